@@ -1,0 +1,69 @@
+import Fastify, { LogController, type FastifyBaseLogger } from "fastify";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { Deps } from "./ctx.js";
+import { registerErrorHandling } from "./http/errors.js";
+import { registerIdempotency } from "./http/idempotency.js";
+import { registerRateLimit, type RateLimitStore } from "./http/rate-limit.js";
+import { requestIdOf } from "./http/request-id.js";
+import { ErrorBody } from "./http/schemas.js";
+import { registerValidation } from "./http/validation.js";
+import type { App } from "./http/types.js";
+import { registerCheckoutRoutes } from "./checkout/routes.js";
+import { registerProviderRoutes } from "./providers/routes.js";
+
+export interface AppOptions {
+  rateLimitStore: RateLimitStore;
+}
+
+/** The whole service as one Fastify instance; main.ts and the tests build it the same way. */
+export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    // One line per request (below) instead of Fastify's two: per-request logging costs throughput.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "requestId" }),
+    genReqId: requestIdOf,
+    bodyLimit: 1024 * 1024,
+    trustProxy: deps.config.trustProxy,
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerValidation(app);
+  registerErrorHandling(app);
+  app.addSchema(ErrorBody);
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    // The route pattern, not the raw URL: paths can carry checkout tokens.
+    request.log.info({ method: request.method, route: request.routeOptions.url ?? "(unknown)", status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "request");
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "Checkout, upsell and administration API", version: "1.0.0", description: "See SPEC.md; errors are { error, code?, details? }." },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await deps.database.ping();
+      return { status: "ok" };
+    } catch {
+      return reply.code(503).send({ status: "unavailable", error: "Database unreachable", code: "SERVICE_UNAVAILABLE" });
+    }
+  });
+
+  registerRateLimit(app, { store: options.rateLimitStore, clock: deps.clock, anonymous: deps.config.rateLimit.anonymous, authenticated: deps.config.rateLimit.authenticated });
+  registerIdempotency(app, { db: deps.database.db, clock: deps.clock });
+
+  registerCheckoutRoutes(app, deps);
+  registerProviderRoutes(app, deps);
+
+  return app;
+}

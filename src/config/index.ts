@@ -1,0 +1,201 @@
+// The one place that reads the environment (CONTRACT.md "Configuration"). Everything else gets a Config.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+export type DatabaseKind = "pglite-file" | "pglite-memory" | "postgres";
+export type RegistrationMode = "open" | "disabled" | "maintenance";
+export type PaymentMode = "test" | "live";
+
+export interface SocialProviderConfig {
+  clientId: string;
+  clientSecret: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  userinfoUrl: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  dataDir: string;
+  database: { kind: DatabaseKind; url: string | null };
+  checkoutTokenSecret: string;
+  /** 32 raw bytes for AES-256-GCM. */
+  encryptionKey: Buffer;
+  redisUrl: string | null;
+  rateLimit: { anonymous: number; authenticated: number };
+  registrationMode: RegistrationMode;
+  upsellSessionTtlSeconds: number;
+  allowPrivateWebhookUrls: boolean;
+  trustProxy: boolean;
+  smtp: { url: string | null; from: string };
+  social: { social_a: SocialProviderConfig | null; social_b: SocialProviderConfig | null };
+  hosting: { apiUrl: string | null; apiToken: string | null; projectId: string | null; aRecord: string; cnameTarget: string };
+  paymentMode: PaymentMode;
+  checkoutCompletionGraceSeconds: number;
+  declineLimit: number;
+  declineWindowSeconds: number;
+  dnsServers: string[] | null;
+  session: { idleMinutes: number; maxHours: number };
+  logLevel: string;
+  /** Warnings to log once the logger exists (generated secrets, embedded database). */
+  warnings: string[];
+}
+
+/** A configuration the process must refuse to start with; main.ts prints it and exits non-zero. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "true" || raw === "1") return true;
+  if (raw === "false" || raw === "0") return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(", ")}, got "${raw}"`);
+  return raw as T;
+}
+
+function url(env: Env, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return null;
+  try {
+    new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL: "${raw}"`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+function databaseOf(env: Env): Config["database"] {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === "") return { kind: "pglite-file", url: null };
+  if (raw === "memory://") return { kind: "pglite-memory", url: raw };
+  if (/^postgres(ql)?:\/\//.test(raw)) return { kind: "postgres", url: raw };
+  throw new ConfigError(`DATABASE_URL must be unset, memory:// or a postgres:// URL, got "${raw}"`);
+}
+
+function decodeKey(raw: string, name: string): Buffer {
+  const hex = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : null;
+  const key = hex ?? Buffer.from(raw, "base64");
+  if (key.length !== 32) throw new ConfigError(`${name} must be 32 bytes, base64 or hex encoded (got ${key.length} bytes)`);
+  return key;
+}
+
+/**
+ * Secrets unset on the embedded database are generated once and kept under DATA_DIR (mode 0600),
+ * so restarts keep issued tokens and encrypted settings valid. With PostgreSQL there is no safe
+ * place to invent them: several processes would each invent their own, so we refuse to start.
+ */
+function secretOf(
+  env: Env,
+  name: "CHECKOUT_TOKEN_SECRET" | "ENCRYPTION_KEY",
+  database: Config["database"],
+  dataDir: string,
+  warnings: string[],
+): string {
+  const raw = env[name];
+  if (raw !== undefined && raw !== "") return raw;
+  if (database.kind === "postgres") {
+    throw new ConfigError(`${name} must be set when DATABASE_URL points at PostgreSQL (every instance must share it)`);
+  }
+  const generated = name === "CHECKOUT_TOKEN_SECRET" ? randomBytes(48).toString("base64url") : randomBytes(32).toString("base64");
+  if (database.kind === "pglite-memory") return generated;
+  const file = path.join(dataDir, "secrets.json");
+  const kept: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
+  if (!kept[name]) {
+    kept[name] = generated;
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(kept, null, 2), { mode: 0o600 });
+    warnings.push(`${name} was not set: generated one and kept it in ${file}. Set it explicitly in production.`);
+  }
+  return kept[name];
+}
+
+function socialOf(env: Env, prefix: "SOCIAL_A" | "SOCIAL_B"): SocialProviderConfig | null {
+  const clientId = env[`${prefix}_CLIENT_ID`];
+  if (!clientId) return null;
+  const required = (suffix: string) => {
+    const value = url(env, `${prefix}_${suffix}`);
+    if (!value) throw new ConfigError(`${prefix}_${suffix} must be set when ${prefix}_CLIENT_ID is set`);
+    return value;
+  };
+  return {
+    clientId,
+    clientSecret: env[`${prefix}_CLIENT_SECRET`] ?? "",
+    authorizationUrl: required("AUTHORIZATION_URL"),
+    tokenUrl: required("TOKEN_URL"),
+    userinfoUrl: required("USERINFO_URL"),
+  };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const warnings: string[] = [];
+  const port = integer(env, "PORT", 3000);
+  if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
+  const host = env.HOST || "127.0.0.1";
+  const dataDir = path.resolve(env.DATA_DIR || "./data");
+  const database = databaseOf(env);
+  if (database.kind === "pglite-file") {
+    warnings.push(`Using the embedded database under ${dataDir}: fine for trying and developing; run production on PostgreSQL (DATABASE_URL).`);
+  }
+
+  const checkoutTokenSecret = secretOf(env, "CHECKOUT_TOKEN_SECRET", database, dataDir, warnings);
+  if (checkoutTokenSecret.length < 32) throw new ConfigError("CHECKOUT_TOKEN_SECRET must be at least 32 characters");
+  const encryptionKey = decodeKey(secretOf(env, "ENCRYPTION_KEY", database, dataDir, warnings), "ENCRYPTION_KEY");
+
+  const publicBaseUrl = url(env, "PUBLIC_BASE_URL") ?? `http://localhost:${port}`;
+  const dnsServers = env.DNS_SERVERS ? env.DNS_SERVERS.split(",").map((s) => s.trim()).filter(Boolean) : null;
+
+  return {
+    port,
+    host,
+    publicBaseUrl,
+    dataDir,
+    database,
+    checkoutTokenSecret,
+    encryptionKey,
+    redisUrl: env.REDIS_URL || null,
+    rateLimit: {
+      anonymous: integer(env, "RATE_LIMIT_ANONYMOUS", 20, 1),
+      authenticated: integer(env, "RATE_LIMIT_AUTHENTICATED", 100, 1),
+    },
+    registrationMode: oneOf(env, "REGISTRATION_MODE", ["open", "disabled", "maintenance"] as const, "open"),
+    upsellSessionTtlSeconds: integer(env, "UPSELL_SESSION_TTL_SECONDS", 1800, 1),
+    allowPrivateWebhookUrls: boolean(env, "ALLOW_PRIVATE_WEBHOOK_URLS", false),
+    trustProxy: boolean(env, "TRUST_PROXY", false),
+    smtp: { url: url(env, "SMTP_URL"), from: env.MAIL_FROM || "no-reply@localhost" },
+    social: { social_a: socialOf(env, "SOCIAL_A"), social_b: socialOf(env, "SOCIAL_B") },
+    hosting: {
+      apiUrl: url(env, "HOSTING_API_URL"),
+      apiToken: env.HOSTING_API_TOKEN || null,
+      projectId: env.HOSTING_PROJECT_ID || null,
+      aRecord: env.HOSTING_A_RECORD || "76.76.21.21",
+      cnameTarget: env.HOSTING_CNAME_TARGET || "cname.vercel-dns.com",
+    },
+    paymentMode: oneOf(env, "PAYMENT_MODE", ["test", "live"] as const, "test"),
+    checkoutCompletionGraceSeconds: integer(env, "CHECKOUT_COMPLETION_GRACE_SECONDS", 3600),
+    declineLimit: integer(env, "DECLINE_LIMIT", 5, 1),
+    declineWindowSeconds: integer(env, "DECLINE_WINDOW_SECONDS", 600, 1),
+    dnsServers,
+    session: { idleMinutes: integer(env, "SESSION_IDLE_MINUTES", 30, 1), maxHours: integer(env, "SESSION_MAX_HOURS", 12, 1) },
+    logLevel: oneOf(env, "LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
+    warnings,
+  };
+}

@@ -1,0 +1,40 @@
+import type { Logger } from "pino";
+import type { Config } from "./config/index.js";
+import type { Database, Db } from "./db/client.js";
+import type { Clock } from "./lib/clock.js";
+import type { ProviderRegistry } from "./providers/registry.js";
+
+/** Who is acting. Administration verbs check it; audit records name it. */
+export interface Actor {
+  type: "user" | "salesperson" | "api" | "system" | "anonymous";
+  id?: string;
+  organizationId?: string;
+  brandId?: string;
+  role?: string;
+}
+
+/** What the process holds once: built by main.ts (or test support) and given to buildApp. */
+export interface Deps {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  log: Logger;
+  providers: ProviderRegistry;
+}
+
+/**
+ * What every verb needs and nothing global. `db` is the client or an open transaction
+ * (see withTransaction), so verbs compose and tests can wrap them.
+ */
+export interface Ctx {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  config: Config;
+  providers: ProviderRegistry;
+  actor: Actor;
+  /** The client's address (rate limits, card-testing defence, audit). */
+  clientAddress?: string;
+  userAgent?: string;
+  requestId?: string;
+}

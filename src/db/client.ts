@@ -1,0 +1,101 @@
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePg, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import { sql } from "drizzle-orm";
+import pg from "pg";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Config } from "../config/index.js";
+import * as schema from "./schema/index.js";
+
+export type Schema = typeof schema;
+/** A Drizzle handle: the client or an open transaction. Both engines share one type and one dialect. */
+export type Db = NodePgDatabase<Schema>;
+
+export interface Database {
+  db: Db;
+  kind: Config["database"]["kind"];
+  /** Resolves when the database answers a trivial query; used by /healthz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** The pg pool (PostgreSQL only): for metrics and the raw-SQL benchmark replicas. */
+  pool?: pg.Pool;
+}
+
+// Two levels below the package root from both src/db and dist/db, so this resolves in both.
+const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/db/migrations");
+// Any fixed number: serialises migrations when several instances start together.
+const MIGRATION_LOCK = 727_272;
+
+// Return bigint columns as JS numbers (cents fit easily in 2^53).
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export async function openDatabase(config: Config["database"], dataDir: string, options: { poolSize?: number } = {}): Promise<Database> {
+  if (config.kind === "postgres") {
+    const pool = new pg.Pool({
+      connectionString: config.url!,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle client losing its connection (database restart) must not crash the process.
+    pool.on("error", () => {});
+    const db = drizzlePg(pool, { schema });
+    return {
+      db,
+      kind: config.kind,
+      pool,
+      ping: async () => void (await pool.query("select 1")),
+      close: () => pool.end(),
+    };
+  }
+  let client: PGlite;
+  if (config.kind === "pglite-memory") {
+    client = new PGlite();
+  } else {
+    const dir = path.join(dataDir, "pglite");
+    mkdirSync(dir, { recursive: true });
+    client = new PGlite(dir);
+  }
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: config.kind,
+    ping: async () => void (await client.query("select 1")),
+    close: () => client.close(),
+  };
+}
+
+/** Applies the committed SQL migrations. On PostgreSQL an advisory lock lets many instances start at once. */
+export async function migrateDatabase(database: Database): Promise<void> {
+  if (database.kind !== "postgres") {
+    await migratePglite(database.db as never, { migrationsFolder: MIGRATIONS });
+    return;
+  }
+  const client = await database.pool!.connect();
+  try {
+    await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS });
+  } finally {
+    await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
+    client.release();
+  }
+}
+
+/** Creates the default organization and brand once (CONTRACT §27); safe to run from every instance. */
+export async function ensureDefaultTenant(db: Db, now: Date): Promise<void> {
+  await db
+    .insert(schema.organizations)
+    .values({ id: schema.DEFAULT_ORGANIZATION_ID, name: "Default organization", slug: "default", isDefault: true, createdAt: now })
+    .onConflictDoNothing();
+  await db
+    .insert(schema.brands)
+    .values({ id: schema.DEFAULT_BRAND_ID, organizationId: schema.DEFAULT_ORGANIZATION_ID, name: "Default brand", slug: "default", createdAt: now })
+    .onConflictDoNothing();
+}
+
+export { sql };

@@ -1,0 +1,103 @@
+import { index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { at, cents } from "./columns.js";
+import { brands } from "./tenancy.js";
+
+/** One row per merchant order being paid: created by initialize, closed by complete. */
+export const checkouts = pgTable(
+  "checkouts",
+  {
+    id: text("id").primaryKey(),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id),
+    orderId: text("order_id").notNull(),
+    /** sha256 of the token that opened it: initialize with the same token updates this row. */
+    tokenHash: text("token_hash").notNull(),
+    /** The token's claims (order data shown on the page); never card data. */
+    claims: jsonb("claims").$type<Record<string, unknown>>().notNull(),
+    amountCents: cents("amount_cents").notNull(),
+    currency: text("currency").notNull(),
+    provider: text("provider"),
+    providerOrderId: text("provider_order_id"),
+    customer: jsonb("customer").$type<Record<string, unknown> | null>(),
+    shippingAddress: jsonb("shipping_address").$type<Record<string, unknown> | null>(),
+    billingAddress: jsonb("billing_address").$type<Record<string, unknown> | null>(),
+    status: text("status").$type<"initialized" | "completed">().notNull(),
+    webhookUrl: text("webhook_url"),
+    successUrl: text("success_url"),
+    tokenExpiresAt: at("token_expires_at").notNull(),
+    createdAt: at("created_at").notNull(),
+    updatedAt: at("updated_at").notNull(),
+    completedAt: at("completed_at"),
+  },
+  (t) => [uniqueIndex("checkouts_brand_order_key").on(t.brandId, t.orderId), index("checkouts_order_idx").on(t.orderId)],
+);
+
+/** Orders: one per completed checkout (kind `checkout`) and one per accepted upsell (kind `upsell`). */
+export const orders = pgTable(
+  "orders",
+  {
+    id: text("id").primaryKey(),
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id),
+    kind: text("kind").$type<"checkout" | "upsell">().notNull(),
+    /** Unique: completion is keyed by its checkout, so concurrent duplicates make one order (CONTRACT §7). */
+    checkoutId: text("checkout_id").references(() => checkouts.id),
+    parentOrderId: text("parent_order_id"),
+    orderId: text("order_id").notNull(),
+    transactionId: text("transaction_id").notNull(),
+    provider: text("provider").notNull(),
+    providerOrderId: text("provider_order_id"),
+    amountCents: cents("amount_cents").notNull(),
+    currency: text("currency").notNull(),
+    customerEmail: text("customer_email").notNull(),
+    customerName: text("customer_name").notNull(),
+    customer: jsonb("customer").$type<Record<string, unknown> | null>(),
+    billingAddress: jsonb("billing_address").$type<Record<string, unknown> | null>(),
+    shippingAddress: jsonb("shipping_address").$type<Record<string, unknown> | null>(),
+    /** The saved payment method, usable only for upsells of this order (CONTRACT §8). */
+    paymentMethodToken: text("payment_method_token"),
+    crmProvider: text("crm_provider"),
+    crmOrderId: text("crm_order_id"),
+    crmStatus: text("crm_status").$type<"recorded" | "skipped" | "failed">(),
+    crmCampaignId: text("crm_campaign_id"),
+    affId: text("aff_id"),
+    subId: text("sub_id"),
+    /** The response of the first completion, replayed to identical repeats (CONTRACT §7). */
+    result: jsonb("result").$type<Record<string, unknown>>().notNull(),
+    createdAt: at("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("orders_checkout_key").on(t.checkoutId),
+    index("orders_brand_created_idx").on(t.brandId, t.createdAt),
+    index("orders_order_id_idx").on(t.orderId),
+    index("orders_transaction_idx").on(t.provider, t.transactionId),
+    index("orders_parent_idx").on(t.parentOrderId),
+  ],
+);
+
+export const orderLineItems = pgTable(
+  "order_line_items",
+  {
+    id: text("id").primaryKey(),
+    orderRef: text("order_ref")
+      .notNull()
+      .references(() => orders.id),
+    itemId: text("item_id").notNull(),
+    name: text("name"),
+    quantity: integer("quantity").notNull(),
+    unitPriceCents: cents("unit_price_cents").notNull(),
+    sku: text("sku"),
+  },
+  (t) => [index("order_line_items_order_idx").on(t.orderRef)],
+);
+
+/** Short checkout links `/c/<code>` (at least 64 random bits, unguessable). */
+export const shortLinks = pgTable("short_links", {
+  code: text("code").primaryKey(),
+  token: text("token").notNull(),
+  brandId: text("brand_id").notNull(),
+  createdAt: at("created_at").notNull(),
+  expiresAt: at("expires_at").notNull(),
+});

@@ -1,0 +1,24 @@
+import { sql } from "drizzle-orm";
+import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { at } from "./columns.js";
+
+/**
+ * Events written in the same transaction as the business change that causes them, so a crash
+ * between commit and send loses nothing. The webhook dispatcher fans them out to endpoints.
+ */
+export const outboxEvents = pgTable(
+  "outbox_events",
+  {
+    id: text("id").primaryKey(),
+    brandId: text("brand_id").notNull(),
+    type: text("type").notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    /** The checkout token's `webhookUrl` claim, which receives this event too (CONTRACT §29). */
+    webhookUrl: text("webhook_url"),
+    checkoutId: text("checkout_id"),
+    createdAt: at("created_at").notNull(),
+    /** Set once the event has been fanned out to deliveries. */
+    dispatchedAt: at("dispatched_at"),
+  },
+  (t) => [index("outbox_events_pending_idx").on(t.createdAt).where(sql`dispatched_at is null`), index("outbox_events_brand_idx").on(t.brandId, t.createdAt)],
+);

@@ -1,0 +1,44 @@
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { Config } from "./config/index.js";
+import type { Deps } from "./ctx.js";
+import { ensureDefaultTenant, migrateDatabase, openDatabase } from "./db/client.js";
+import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
+import type { Clock } from "./lib/clock.js";
+import { demoCrmProviders, demoPaymentProviders } from "./providers/demo/index.js";
+import { createProviderRegistry } from "./providers/registry.js";
+
+export interface Runtime {
+  deps: Deps;
+  rateLimitStore: RateLimitStore;
+  redis: Redis | null;
+  close(): Promise<void>;
+}
+
+/** Opens what the process holds once: database (migrated, default tenant), Redis, providers. */
+export async function createRuntime(config: Config, clock: Clock, log: Logger, options: { poolSize?: number } = {}): Promise<Runtime> {
+  const database = await openDatabase(config.database, config.dataDir, options);
+  await migrateDatabase(database);
+  await ensureDefaultTenant(database.db, new Date(clock.now()));
+
+  let redis: Redis | null = null;
+  let rateLimitStore: RateLimitStore = new MemoryRateLimitStore();
+  if (config.redisUrl) {
+    // Fail fast instead of queueing while Redis is away: the store then counts per process.
+    redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500, lazyConnect: false });
+    redis.on("error", () => {});
+    rateLimitStore = new RedisRateLimitStore(redis, log);
+  }
+
+  const providers = createProviderRegistry({ config, db: database.db, clock, log, demoPayment: demoPaymentProviders, demoCrm: demoCrmProviders });
+  const deps: Deps = { config, database, clock, log, providers };
+  return {
+    deps,
+    rateLimitStore,
+    redis,
+    close: async () => {
+      redis?.disconnect();
+      await database.close();
+    },
+  };
+}

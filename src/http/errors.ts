@@ -1,0 +1,118 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "../lib/errors.js";
+import { STATUS_BY_CODE } from "./error-codes.js";
+
+export interface ErrorBody {
+  error: string;
+  code?: string;
+  details?: string;
+  [extra: string]: unknown;
+}
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /**
+     * The `error` text SPEC.md prescribes when required body members are missing on this route
+     * (e.g. "Missing token or provider"); applies when one of `fields` (or the whole body) is missing.
+     */
+    missingFields?: { fields: string[]; message: string };
+  }
+}
+
+interface AjvIssue {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** `/customer/email` + missing `email` -> `customer.email`; array indexes stay numeric (`offers.2.price`). */
+function dottedPath(issue: AjvIssue): string {
+  const segments = issue.instancePath.split("/").filter(Boolean);
+  if (issue.keyword === "required" && typeof issue.params.missingProperty === "string") segments.push(issue.params.missingProperty);
+  if (issue.keyword === "additionalProperties" && typeof issue.params.additionalProperty === "string") segments.push(issue.params.additionalProperty);
+  return segments.map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~")).join(".");
+}
+
+function describe(issue: AjvIssue, field: string): string {
+  switch (issue.keyword) {
+    case "required":
+      return `${field} is required`;
+    case "enum":
+      return `${field} must be one of: ${(issue.params.allowedValues as unknown[]).join(", ")}`;
+    case "additionalProperties":
+      return `${field} is not allowed`;
+    default:
+      return `${field || "body"} ${issue.message ?? "is invalid"}`;
+  }
+}
+
+function validationBody(error: FastifyError, request: FastifyRequest): ErrorBody {
+  const issue = (error.validation as AjvIssue[])[0];
+  const field = dottedPath(issue);
+  const missing = request.routeOptions.config.missingFields;
+  const bodyMissing = error.validationContext === "body" && (request.body === undefined || request.body === null);
+  if (missing && error.validationContext === "body" && (bodyMissing || (issue.keyword === "required" && missing.fields.includes(field)))) {
+    return { error: missing.message, code: "VALIDATION_ERROR", details: bodyMissing ? missing.fields.join(", ") : field };
+  }
+  return { error: `Invalid request: ${describe(issue, field)}`, code: "VALIDATION_ERROR", details: field || error.validationContext };
+}
+
+const CONNECTION_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01", "57P02", "57P03", "08000", "08003", "08006"]);
+
+/** A database that is down or restarting: the request is answered 503, the process carries on. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error as { code?: string; message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.code && CONNECTION_ERRORS.has(e.code)) return true;
+    if (e.message && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(e.message)) return true;
+  }
+  return false;
+}
+
+export function toErrorResponse(error: unknown, request: FastifyRequest): { status: number; body: ErrorBody } {
+  if (error instanceof AppError) {
+    const status = STATUS_BY_CODE[error.code];
+    if (status === undefined) {
+      request.log.error({ err: error }, "AppError with a code missing from STATUS_BY_CODE");
+      return { status: 500, body: { error: "Internal server error", code: "INTERNAL_ERROR" } };
+    }
+    const body: ErrorBody = { error: error.message, code: error.code, ...error.extra };
+    if (error.details !== undefined) body.details = error.details;
+    return { status, body };
+  }
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return { status: 400, body: validationBody(fastifyError, request) };
+  switch (fastifyError.code) {
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return { status: 400, body: { error: "Malformed JSON body", code: "INVALID_JSON", details: fastifyError.message } };
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return { status: 413, body: { error: "Request body too large (limit 1 MiB)", code: "PAYLOAD_TOO_LARGE" } };
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return { status: 415, body: { error: "Unsupported content type: send application/json", code: "UNSUPPORTED_MEDIA_TYPE" } };
+  }
+  if (error instanceof SyntaxError && (error as FastifyError).statusCode === 400) {
+    return { status: 400, body: { error: "Malformed JSON body", code: "INVALID_JSON" } };
+  }
+  const status = fastifyError.statusCode;
+  if (status && status >= 400 && status < 500) {
+    return { status, body: { error: fastifyError.message, code: status === 404 ? "NOT_FOUND" : "BAD_REQUEST" } };
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, "database unavailable");
+    return { status: 503, body: { error: "Service temporarily unavailable", code: "SERVICE_UNAVAILABLE" } };
+  }
+  request.log.error({ err: error }, "unhandled error");
+  return { status: 500, body: { error: "Internal server error", code: "INTERNAL_ERROR" } };
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply: FastifyReply) => {
+    const { status, body } = toErrorResponse(error, request);
+    if (status === 503) reply.header("retry-after", "1");
+    return reply.code(status).type("application/json; charset=utf-8").send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    return reply.code(404).send({ error: "Not found", code: "NOT_FOUND", details: `${request.method} ${request.url.split("?")[0]}` });
+  });
+}

@@ -1,0 +1,119 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { and, eq, lt, or, sql } from "drizzle-orm";
+import type { Db } from "../db/client.js";
+import { idempotencyKeys } from "../db/schema/index.js";
+import type { Clock } from "../lib/clock.js";
+import { sha256 } from "../lib/crypto.js";
+
+const KEEP_MS = 24 * 60 * 60 * 1000;
+/** A `running` reservation older than this belongs to a request that died (crash, kill): it may be taken over. */
+const ABANDONED_MS = 60_000;
+const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** This POST creates or charges: it honours Idempotency-Key (CONTRACT §17). */
+    idempotent?: boolean;
+  }
+  interface FastifyRequest {
+    idempotency?: { scope: string; key: string };
+  }
+}
+
+/** JSON with sorted keys, so the same body sent with members in another order is the same request. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+function errorReply(reply: FastifyReply, status: number, error: string, code: string) {
+  return reply.code(status).send({ error, code });
+}
+
+/**
+ * Payment-API idempotency keys: the first response for (caller, method and route, key) is kept for
+ * 24 hours and replayed; the same key with another body is 422; a repeat while the first still runs
+ * is 409. The reservation is a row inserted with ON CONFLICT, so concurrent repeats across
+ * processes see exactly one winner. A 5xx is not kept, so the client can retry it.
+ */
+export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock }): void {
+  app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!request.routeOptions.config.idempotent) return;
+    const key = request.headers["idempotency-key"];
+    if (key === undefined) return;
+    if (typeof key !== "string" || !KEY_FORMAT.test(key)) {
+      return errorReply(reply, 400, "Idempotency-Key must be 1 to 255 printable characters", "VALIDATION_ERROR");
+    }
+    const caller = request.rateLimitSubject?.authenticated ? `s:${request.rateLimitSubject.key}` : `a:${request.ip}`;
+    const scope = `${caller} ${request.method} ${request.routeOptions.url}`;
+    const requestHash = sha256(canonical(request.body ?? null));
+    const now = deps.clock.now();
+
+    // Clear an expired or abandoned reservation for this key, then try to reserve it.
+    await deps.db
+      .delete(idempotencyKeys)
+      .where(
+        and(
+          eq(idempotencyKeys.scope, scope),
+          eq(idempotencyKeys.key, key),
+          or(
+            lt(idempotencyKeys.expiresAt, new Date(now)),
+            and(eq(idempotencyKeys.state, "running"), lt(idempotencyKeys.createdAt, new Date(now - ABANDONED_MS))),
+          ),
+        ),
+      );
+    const reserved = await deps.db
+      .insert(idempotencyKeys)
+      .values({ scope, key, requestHash, state: "running", createdAt: new Date(now), expiresAt: new Date(now + KEEP_MS) })
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key });
+    if (reserved.length === 1) {
+      request.idempotency = { scope, key };
+      return;
+    }
+    const [first] = await deps.db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
+    if (!first) return errorReply(reply, 409, "Request in progress", "REQUEST_IN_PROGRESS");
+    if (first.requestHash !== requestHash) {
+      return errorReply(reply, 422, "Idempotency key reused with different parameters", "IDEMPOTENCY_KEY_REUSED");
+    }
+    if (first.state === "running") return errorReply(reply, 409, "Request in progress", "REQUEST_IN_PROGRESS");
+    reply.code(first.statusCode!).headers(first.responseHeaders ?? {}).header("idempotent-replayed", "true");
+    return reply.type("application/json; charset=utf-8").send(first.responseBody);
+  });
+
+  app.addHook("onSend", async (request, reply, payload) => {
+    const held = request.idempotency;
+    if (!held) return payload;
+    request.idempotency = undefined;
+    const where = and(eq(idempotencyKeys.scope, held.scope), eq(idempotencyKeys.key, held.key));
+    if (reply.statusCode >= 500) {
+      await deps.db.delete(idempotencyKeys).where(where);
+      return payload;
+    }
+    const cacheControl = reply.getHeader("cache-control");
+    await deps.db
+      .update(idempotencyKeys)
+      .set({
+        state: "done",
+        statusCode: reply.statusCode,
+        responseBody: typeof payload === "string" ? payload : String(payload ?? ""),
+        responseHeaders: cacheControl ? { "cache-control": String(cacheControl) } : {},
+      })
+      .where(where);
+    return payload;
+  });
+}
+
+/** Removes expired keys; called by the periodic housekeeping. */
+export async function purgeExpiredIdempotencyKeys(db: Db, now: number): Promise<void> {
+  await db.execute(sql`delete from idempotency_keys where expires_at < ${new Date(now)}`);
+}

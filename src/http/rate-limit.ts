@@ -1,0 +1,106 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { Clock } from "../lib/clock.js";
+
+/** Fixed one-minute windows (SPEC "Limits": per minute). */
+const WINDOW_MS = 60_000;
+/** Not rate-limited (CONTRACT §28): probes and scrapers must always get through. */
+const EXEMPT = /^\/(healthz|metrics|openapi\.json|docs)(\/|$|\?)/;
+
+export interface RateLimitStore {
+  /** Counts one request for `key` in the window starting at `windowStart`; returns the count so far. */
+  hit(key: string, windowStart: number): Promise<number>;
+}
+
+export class MemoryRateLimitStore implements RateLimitStore {
+  private counts = new Map<string, number>();
+  private window = 0;
+  async hit(key: string, windowStart: number): Promise<number> {
+    // Windows are global, so the whole map turns over at once: no per-key timers, no leak.
+    if (windowStart !== this.window) {
+      this.counts.clear();
+      this.window = windowStart;
+    }
+    const count = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, count);
+    return count;
+  }
+}
+
+/**
+ * Counters shared by every instance. When Redis cannot be reached the request is counted in this
+ * process instead (CONTRACT §24): logged once per outage and visible in /metrics, never a failure.
+ */
+export class RedisRateLimitStore implements RateLimitStore {
+  private fallback = new MemoryRateLimitStore();
+  private degraded = false;
+  fallbackCount = 0;
+  constructor(
+    private redis: Redis,
+    private log: Logger,
+  ) {}
+  get isDegraded(): boolean {
+    return this.degraded;
+  }
+  async hit(key: string, windowStart: number): Promise<number> {
+    const redisKey = `rl:${windowStart}:${key}`;
+    try {
+      const results = await this.redis.multi().incr(redisKey).pexpire(redisKey, WINDOW_MS * 2).exec();
+      const count = Number(results?.[0]?.[1]);
+      if (!Number.isFinite(count)) throw new Error("unexpected reply from redis");
+      if (this.degraded) {
+        this.degraded = false;
+        this.log.warn("rate limiting: redis reachable again, counters shared again");
+      }
+      return count;
+    } catch (error) {
+      this.fallbackCount++;
+      if (!this.degraded) {
+        this.degraded = true;
+        this.log.warn({ err: error }, "rate limiting: redis unreachable, counting per process until it is back");
+      }
+      return this.fallback.hit(key, windowStart);
+    }
+  }
+}
+
+export interface RateLimitSubject {
+  key: string;
+  authenticated: boolean;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by the identity layer for a valid session, before rate limiting runs. */
+    rateLimitSubject?: RateLimitSubject;
+  }
+}
+
+export interface RateLimitOptions {
+  store: RateLimitStore;
+  clock: Clock;
+  anonymous: number;
+  authenticated: number;
+}
+
+/** X-RateLimit-* on every response; 429 past the limit. Anonymous by client address, sessions by session. */
+export function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
+  app.addHook("onRequest", async (request: FastifyRequest, reply) => {
+    if (EXEMPT.test(request.url)) return;
+    const subject = request.rateLimitSubject;
+    const limit = subject?.authenticated ? options.authenticated : options.anonymous;
+    const key = subject?.authenticated ? `s:${subject.key}` : `a:${request.ip}`;
+    const now = options.clock.now();
+    const windowStart = now - (now % WINDOW_MS);
+    const count = await options.store.hit(key, windowStart);
+    const resetSeconds = Math.ceil((windowStart + WINDOW_MS) / 1000);
+    reply.header("x-ratelimit-limit", limit);
+    reply.header("x-ratelimit-remaining", Math.max(0, limit - count));
+    reply.header("x-ratelimit-reset", resetSeconds);
+    if (count > limit) {
+      reply.header("retry-after", Math.max(1, resetSeconds - Math.floor(now / 1000)));
+      return reply.code(429).send({ error: "Too many requests", code: "RATE_LIMITED", details: `limit ${limit} per minute` });
+    }
+  });
+}

@@ -1,0 +1,14 @@
+import { Type } from "typebox";
+
+/** The error body of CONTRACT §2, used in every route's OpenAPI responses. */
+export const ErrorBody = Type.Object(
+  { error: Type.String(), code: Type.Optional(Type.String()), details: Type.Optional(Type.String()) },
+  { $id: "ErrorBody", additionalProperties: true },
+);
+
+const ref = Type.Unsafe<{ error: string; code?: string; details?: string }>({ $ref: "ErrorBody#" });
+
+/** OpenAPI error responses for a route, by status. */
+export function errorResponses(...statuses: number[]): Record<number, typeof ref> {
+  return Object.fromEntries(statuses.map((status) => [status, ref]));
+}

@@ -1,0 +1,147 @@
+import type { Logger } from "pino";
+import type { Db } from "../db/client.js";
+import type { Clock } from "../lib/clock.js";
+
+export const PAYMENT_PROVIDERS = [
+  "intent_gateway",
+  "vault_gateway_a",
+  "order_crm_a",
+  "order_crm_b",
+  "hosted_store",
+  "cart_gateway",
+  "vault_gateway_b",
+] as const;
+export type PaymentProviderType = (typeof PAYMENT_PROVIDERS)[number];
+
+export const CRM_PROVIDERS = ["order_crm_b", "order_crm_a", "cart_gateway"] as const;
+export type CrmProviderType = (typeof CRM_PROVIDERS)[number];
+
+/** Card fields as received. Held only for the length of a provider call: never stored, never logged. */
+export interface CardInput {
+  cardNumber: string;
+  cardExpMonth: string;
+  cardExpYear: string;
+  cardCvv: string;
+}
+
+export interface PartyInput {
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+  phone?: string;
+}
+
+export interface AddressInput {
+  line1: string;
+  line2?: string;
+  city: string;
+  state: string;
+  postalCode: string;
+  country: string;
+}
+
+/** Everything an adapter call needs besides its input. No module state, no process.env in adapters. */
+export interface ProviderCall {
+  /** Decrypted credentials from the brand's settings; null in demo mode. */
+  credentials: Record<string, unknown> | null;
+  clock: Clock;
+  log: Logger;
+  /** The demo ledger lives in our database; real adapters never touch it. */
+  db: Db;
+  publicBaseUrl: string;
+  idempotencyKey?: string;
+}
+
+export interface InitializeInput {
+  checkoutId: string;
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  productName: string;
+  customer: PartyInput | null;
+  shippingAddress: AddressInput | null;
+  billingAddress: AddressInput | null;
+  lineItems: { id: string; name?: string; quantity: number; unitPrice: number }[];
+}
+
+/** clientSecret (intent_gateway), checkoutUrl (hosted_store); providerOrderId always. */
+export interface InitializeOutcome {
+  providerOrderId: string;
+  clientSecret?: string;
+  checkoutUrl?: string;
+}
+
+/** Declines and 3-D Secure steps are expected answers, so they are values; failures throw ProviderError. */
+export type ChargeOutcome =
+  | { status: "succeeded"; transactionId: string; paymentMethodToken?: string; providerOrderId?: string }
+  | { status: "requires_action"; transactionId?: string; clientSecret?: string; redirectUrl?: string }
+  | { status: "declined"; reason: string; providerCode?: string };
+
+/** What the provider says about a transaction, for completion to verify (CONTRACT §19). */
+export interface PaymentRecord {
+  transactionId: string;
+  orderId: string | null;
+  providerOrderId: string | null;
+  status: "succeeded" | "processing" | "requires_action" | "failed";
+  amountCents: number;
+  currency: string;
+  /** In the provider's format (SPEC "Payment method token formats"). */
+  paymentMethodToken: string;
+}
+
+export interface SavedChargeInput {
+  paymentMethodToken: string;
+  amountCents: number;
+  currency: string;
+  /** The new order the charge is for (an upsell's orderId). */
+  orderId: string;
+  originalOrderId: string;
+}
+
+export interface CrmRecordInput {
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  customer: PartyInput & { email: string };
+  billingAddress: AddressInput;
+  shippingAddress: AddressInput | null;
+  lineItems: { id: string; name?: string; quantity: number; unitPrice: number }[];
+  campaignId?: string;
+  transactionId: string;
+}
+
+/**
+ * One interface for every payment provider (STYLE "Providers"). Adapters are factories returning
+ * plain objects checked with `satisfies`. They translate provider statuses, ids and token formats;
+ * nothing outside providers/<name>/ knows a provider's field names. They never touch our tables
+ * (the demo ledger is the demo provider's own storage).
+ */
+export interface PaymentProvider {
+  readonly id: PaymentProviderType;
+  /** True for the demo implementation used when credentials are missing. */
+  readonly demo: boolean;
+  initialize(input: InitializeInput, call: ProviderCall): Promise<InitializeOutcome>;
+  /** Looks a transaction up at the provider; null when the provider does not know it. */
+  findPayment(input: { transactionId: string; providerOrderId?: string }, call: ProviderCall): Promise<PaymentRecord | null>;
+  /** One-click charge of a saved payment method (upsells). */
+  chargeSaved(input: SavedChargeInput, call: ProviderCall): Promise<ChargeOutcome>;
+}
+
+/** A CRM that records orders after payment (complete rule 1). */
+export interface CrmProvider {
+  readonly id: CrmProviderType;
+  readonly demo: boolean;
+  recordOrder(input: CrmRecordInput, call: ProviderCall): Promise<{ crmOrderId: string }>;
+}
+
+/** A provider failed (timeout, 5xx, bad credentials, unreadable reply). Carries no card data. */
+export class ProviderError extends Error {
+  constructor(
+    readonly provider: string,
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
+}

@@ -1,0 +1,31 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+
+/** Which engine this test run uses: vitest projects set TEST_DB (see vitest.config.ts). */
+export const testEngine = process.env.TEST_DB === "postgres" ? "postgres" : "pglite";
+
+/**
+ * A fresh database for one test app, so tests never see each other's rows: an in-memory PGlite,
+ * or a new PostgreSQL database created next to DATABASE_URL's and dropped afterwards.
+ */
+export async function freshDatabaseUrl(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (testEngine === "pglite") return { url: "memory://", drop: async () => {} };
+  const base = process.env.DATABASE_URL;
+  if (!base) throw new Error("TEST_DB=postgres needs DATABASE_URL");
+  const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
