@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "./config/index.js";
 import type { Deps } from "./ctx.js";
-import { ensureDefaultTenant, migrateDatabase, openDatabase } from "./db/client.js";
+import { ensureDefaultTenant, migrateDatabase, openDatabase, type OpenOptions } from "./db/client.js";
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
 import type { Clock } from "./lib/clock.js";
 import { demoCrmProviders, demoPaymentProviders } from "./providers/demo/index.js";
@@ -16,7 +16,7 @@ export interface Runtime {
 }
 
 /** Opens what the process holds once: database (migrated, default tenant), Redis, providers. */
-export async function createRuntime(config: Config, clock: Clock, log: Logger, options: { poolSize?: number } = {}): Promise<Runtime> {
+export async function createRuntime(config: Config, clock: Clock, log: Logger, options: OpenOptions = {}): Promise<Runtime> {
   const database = await openDatabase(config.database, config.dataDir, options);
   await migrateDatabase(database);
   await ensureDefaultTenant(database.db, new Date(clock.now()));

@@ -33,7 +33,13 @@ const MIGRATION_LOCK = 727_272;
 // Return bigint columns as JS numbers (cents fit easily in 2^53).
 pg.types.setTypeParser(20, (value) => Number(value));
 
-export async function openDatabase(config: Config["database"], dataDir: string, options: { poolSize?: number } = {}): Promise<Database> {
+export interface OpenOptions {
+  poolSize?: number;
+  /** In-memory PGlite only: start from this data directory dump (tests reuse one migrated database). */
+  pgliteSnapshot?: Blob;
+}
+
+export async function openDatabase(config: Config["database"], dataDir: string, options: OpenOptions = {}): Promise<Database> {
   if (config.kind === "postgres") {
     const pool = new pg.Pool({
       connectionString: config.url!,
@@ -54,7 +60,7 @@ export async function openDatabase(config: Config["database"], dataDir: string, 
   }
   let client: PGlite;
   if (config.kind === "pglite-memory") {
-    client = new PGlite();
+    client = new PGlite(options.pgliteSnapshot ? { loadDataDir: options.pgliteSnapshot } : undefined);
   } else {
     const dir = path.join(dataDir, "pglite");
     mkdirSync(dir, { recursive: true });

@@ -7,7 +7,7 @@ import { createRuntime, type Runtime } from "../../src/deps.js";
 import type { App } from "../../src/http/types.js";
 import { ManualClock } from "../../src/lib/clock.js";
 import { createLogger } from "../../src/lib/logger.js";
-import { freshDatabaseUrl } from "./database.js";
+import { freshDatabaseUrl, pgliteSnapshot, testEngine } from "./database.js";
 
 export const TEST_TOKEN_SECRET = "test-checkout-token-secret-0123456789abcdef";
 
@@ -46,7 +46,7 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
   });
   const log = createLogger(config.logLevel, sink);
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
-  const runtime = await createRuntime(config, clock, log, { poolSize: 5 });
+  const runtime = await createRuntime(config, clock, log, { poolSize: 5, pgliteSnapshot: testEngine === "pglite" ? await pgliteSnapshot() : undefined });
   const app = await buildApp(runtime.deps, { rateLimitStore: runtime.rateLimitStore });
   await app.ready();
   return {

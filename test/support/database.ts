@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
+import { migrateDatabase, openDatabase } from "../../src/db/client.js";
 
 /** Which engine this test run uses: vitest projects set TEST_DB (see vitest.config.ts). */
 export const testEngine = process.env.TEST_DB === "postgres" ? "postgres" : "pglite";
@@ -28,4 +30,19 @@ export async function freshDatabaseUrl(): Promise<{ url: string; drop(): Promise
       await client.end();
     },
   };
+}
+
+let snapshot: Promise<Blob> | undefined;
+
+/** One migrated in-memory database per test worker, dumped once; each test app loads a copy (2-4x faster than initdb). */
+export function pgliteSnapshot(): Promise<Blob> {
+  snapshot ??= (async () => {
+    const database = await openDatabase({ kind: "pglite-memory", url: "memory://" }, "");
+    await migrateDatabase(database);
+    const client = (database.db as unknown as { $client: PGlite }).$client;
+    const dump = await client.dumpDataDir("none");
+    await database.close();
+    return dump;
+  })();
+  return snapshot;
 }

@@ -1,0 +1,78 @@
+// CONTRACT.md "Configuration": defaults, generated secrets, and the refusals to start.
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./index.js";
+
+const SECRET = "x".repeat(32);
+
+describe("loadConfig", () => {
+  it("has the contract's defaults", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "cfg-"));
+    const config = loadConfig({ DATA_DIR: dir });
+    expect(config).toMatchObject({
+      port: 3000,
+      host: "127.0.0.1",
+      publicBaseUrl: "http://localhost:3000",
+      database: { kind: "pglite-file", url: null },
+      rateLimit: { anonymous: 20, authenticated: 100 },
+      registrationMode: "open",
+      upsellSessionTtlSeconds: 1800,
+      allowPrivateWebhookUrls: false,
+      trustProxy: false,
+      paymentMode: "test",
+      checkoutCompletionGraceSeconds: 3600,
+      declineLimit: 5,
+      declineWindowSeconds: 600,
+      session: { idleMinutes: 30, maxHours: 12 },
+      logLevel: "info",
+    });
+    expect(config.hosting).toMatchObject({ aRecord: "76.76.21.21", cnameTarget: "cname.vercel-dns.com", apiUrl: null });
+  });
+
+  it("generates secrets once on the embedded database, keeps them under DATA_DIR with mode 0600, and warns", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "cfg-"));
+    const first = loadConfig({ DATA_DIR: dir });
+    expect(first.checkoutTokenSecret.length).toBeGreaterThanOrEqual(32);
+    expect(first.encryptionKey.length).toBe(32);
+    expect(first.warnings.some((w) => w.includes("CHECKOUT_TOKEN_SECRET"))).toBe(true);
+    const again = loadConfig({ DATA_DIR: dir });
+    expect(again.checkoutTokenSecret).toBe(first.checkoutTokenSecret);
+    expect(again.encryptionKey.equals(first.encryptionKey)).toBe(true);
+    const file = path.join(dir, "secrets.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, "utf8")).CHECKOUT_TOKEN_SECRET).toBe(first.checkoutTokenSecret);
+  });
+
+  it("refuses PostgreSQL without the secrets", () => {
+    expect(() => loadConfig({ DATABASE_URL: "postgres://db/x" })).toThrow(/CHECKOUT_TOKEN_SECRET must be set/);
+    expect(() => loadConfig({ DATABASE_URL: "postgres://db/x", CHECKOUT_TOKEN_SECRET: SECRET })).toThrow(/ENCRYPTION_KEY must be set/);
+  });
+
+  it("refuses a short token secret and a malformed encryption key", () => {
+    expect(() => loadConfig({ DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: "short" })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: SECRET, ENCRYPTION_KEY: "abc" })).toThrow(/32 bytes/);
+  });
+
+  it("accepts a hex or base64 encryption key", () => {
+    const hex = loadConfig({ DATABASE_URL: "memory://", ENCRYPTION_KEY: "ab".repeat(32) });
+    expect(hex.encryptionKey.length).toBe(32);
+    const b64 = loadConfig({ DATABASE_URL: "memory://", ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64") });
+    expect(b64.encryptionKey.equals(Buffer.alloc(32, 1))).toBe(true);
+  });
+
+  it("refuses values outside their domain, naming the variable", () => {
+    expect(() => loadConfig({ DATABASE_URL: "memory://", PORT: "abc" })).toThrow(/PORT/);
+    expect(() => loadConfig({ DATABASE_URL: "memory://", REGISTRATION_MODE: "closed" })).toThrow(/REGISTRATION_MODE/);
+    expect(() => loadConfig({ DATABASE_URL: "memory://", PAYMENT_MODE: "prod" })).toThrow(/PAYMENT_MODE/);
+    expect(() => loadConfig({ DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: "memory://", TRUST_PROXY: "yes" })).toThrow(/TRUST_PROXY/);
+    expect(() => loadConfig({ DATABASE_URL: "memory://", SOCIAL_A_CLIENT_ID: "id" })).toThrow(/SOCIAL_A_AUTHORIZATION_URL/);
+  });
+
+  it("derives PUBLIC_BASE_URL from PORT and trims a trailing slash when given", () => {
+    expect(loadConfig({ DATABASE_URL: "memory://", PORT: "8080" }).publicBaseUrl).toBe("http://localhost:8080");
+    expect(loadConfig({ DATABASE_URL: "memory://", PUBLIC_BASE_URL: "https://pay.example.com/" }).publicBaseUrl).toBe("https://pay.example.com");
+  });
+});
