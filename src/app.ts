@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger } from "fastify";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
+import cookie from "@fastify/cookie";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Deps } from "./ctx.js";
 import { registerErrorHandling } from "./http/errors.js";
@@ -12,6 +13,8 @@ import { registerValidation } from "./http/validation.js";
 import type { App } from "./http/types.js";
 import { registerCheckoutRoutes } from "./checkout/routes.js";
 import { registerProviderRoutes } from "./providers/routes.js";
+import { registerIdentityRoutes } from "./identity/routes.js";
+import { registerSessionResolution } from "./identity/session-hook.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -59,11 +62,15 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     }
   });
 
+  await app.register(cookie);
+  // Before rate limiting: a valid session gets the authenticated limit (hooks run in registration order).
+  registerSessionResolution(app, deps);
   registerRateLimit(app, { store: options.rateLimitStore, clock: deps.clock, anonymous: deps.config.rateLimit.anonymous, authenticated: deps.config.rateLimit.authenticated });
   registerIdempotency(app, { db: deps.database.db, clock: deps.clock });
 
   registerCheckoutRoutes(app, deps);
   registerProviderRoutes(app, deps);
+  registerIdentityRoutes(app, deps);
 
   return app;
 }

@@ -5,4 +5,5 @@ export * from "./commissions.js";
 export * from "./outbox.js";
 export * from "./http.js";
 export * from "./audit.js";
+export * from "./identity.js";
 export * from "./providers.js";

@@ -1,0 +1,67 @@
+import { recordAudit } from "../audit/record.js";
+import type { Ctx } from "../ctx.js";
+import { withTransaction } from "../db/transaction.js";
+import { AppError } from "../lib/errors.js";
+import { newId } from "../lib/ids.js";
+import { completeFirstFactor } from "./complete-login.js";
+import { accountLocked, invalidCredentials, missingRequiredFields, tooManyAttempts } from "./errors.js";
+import { verifyPassword } from "./password.js";
+import { ADDRESS_FAILURES, ADDRESS_WINDOW_MS, LOCK_DURATION_MS, LOCK_FAILURES, LOCK_WINDOW_MS } from "./policy.js";
+import { normalizeEmail } from "./register.js";
+import type { LoginOutcome } from "./sessions.js";
+import { countRecentFailuresForAddress, countRecentFailuresForEmail, findLock, findUserByEmail, recordLoginAttempt, upsertLock } from "./store.js";
+
+export interface PasswordLoginInput {
+  email: string;
+  password: string;
+}
+
+/**
+ * `POST /api/admin/auth`. Unknown email and wrong password give the same error after the same
+ * work (one argon2id verify, against a dummy hash when there is no user). Brute force (CONTRACT
+ * §23): ten failures for one email in 15 minutes lock password login for it for 30 minutes;
+ * too many failures from one client address are refused too. Locks apply to unknown emails
+ * alike, so a lock reveals nothing about which accounts exist.
+ */
+export async function loginWithPassword({ ctx, input }: { ctx: Ctx; input: PasswordLoginInput }): Promise<LoginOutcome> {
+  const email = normalizeEmail(input.email);
+  if (!email || !input.password) throw missingRequiredFields();
+  const now = ctx.clock.now();
+  const db = ctx.db;
+  const address = ctx.clientAddress ?? null;
+
+  const refuse = async (error: AppError, details: Record<string, unknown>) => {
+    await withTransaction(db, (tx) => recordAudit(tx, ctx, { action: "user.throttle", resourceType: "user", resourceId: null, success: false, details }));
+    throw error;
+  };
+  const lockedUntil = await findLock(db, email);
+  if (lockedUntil && lockedUntil.getTime() > now) {
+    await refuse(accountLocked(Math.ceil((lockedUntil.getTime() - now) / 1000)), { reason: "account_locked", email });
+  }
+  if (address && (await countRecentFailuresForAddress(db, address, new Date(now - ADDRESS_WINDOW_MS))) >= ADDRESS_FAILURES) {
+    await refuse(tooManyAttempts(), { reason: "address_limit", email });
+  }
+
+  const user = await findUserByEmail(db, email);
+  const ok = await verifyPassword(user?.passwordHash, input.password);
+
+  if (!ok) {
+    let locked = false;
+    await withTransaction(db, async (tx) => {
+      await recordLoginAttempt(tx, { id: newId("la"), email, ipAddress: address, success: false, createdAt: new Date(now) });
+      await recordAudit(tx, ctx, { action: "user.login", resourceType: "user", resourceId: user?.id ?? null, actorId: user?.id ?? null, success: false, details: { method: "password", email } });
+      if ((await countRecentFailuresForEmail(tx, email, new Date(now - LOCK_WINDOW_MS))) >= LOCK_FAILURES) {
+        locked = true;
+        await upsertLock(tx, email, new Date(now + LOCK_DURATION_MS), new Date(now));
+        await recordAudit(tx, ctx, { action: "user.lock", resourceType: "user", resourceId: user?.id ?? null, actorId: null, success: true, details: { email, lockedMinutes: LOCK_DURATION_MS / 60_000 } });
+      }
+    });
+    if (locked) throw accountLocked(LOCK_DURATION_MS / 1000);
+    throw invalidCredentials();
+  }
+
+  return withTransaction(db, async (tx) => {
+    await recordLoginAttempt(tx, { id: newId("la"), email, ipAddress: address, success: true, createdAt: new Date(now) });
+    return completeFirstFactor(tx, ctx, user!, "password");
+  });
+}

@@ -1,0 +1,224 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import type { Deps } from "../ctx.js";
+import { ctxOf } from "../http/ctx.js";
+import { errorResponses } from "../http/schemas.js";
+import type { App } from "../http/types.js";
+import { loginWithPassword } from "./login.js";
+import { MailSender } from "./mail.js";
+import { MAGIC_LINK_MESSAGE, requestMagicLink, verifyMagicLink } from "./magic-link.js";
+import { MAGIC_LINK_MIN_RESPONSE_MS, PENDING_LOGIN_COOKIE, SESSION_COOKIE, SOCIAL_STATE_COOKIE, SOCIAL_STATE_MS } from "./policy.js";
+import { assertRegistrationOpen, registerUser } from "./register.js";
+import {
+  AuthStateReply,
+  LoginBody,
+  LoginReply,
+  MagicLinkBody,
+  MagicLinkReply,
+  MagicLinkVerifyQuery,
+  RegisterBody,
+  SuccessReply,
+  SwitchBrandBody,
+  SwitchOrgBody,
+  SwitchReply,
+  TwoFactorConfirmBody,
+  TwoFactorSetupReply,
+  TwoFactorVerifyBody,
+} from "./schemas.js";
+import { actorOfSession, requireSession } from "./session-hook.js";
+import { pendingCookieOptions, sessionCookieOptions, type LoginOutcome } from "./sessions.js";
+import { finishSocialSignIn, SOCIAL_PROVIDERS, startSocialSignIn } from "./social.js";
+import { describeSession, logout, switchBrand, switchOrganization } from "./tenant.js";
+import { confirmTwoFactor, setupTwoFactor, verifyTwoFactor } from "./two-factor.js";
+
+const AUTH = ["Authentication"];
+const ADMIN_AUTH = ["Administration: authentication"];
+const MAIL_RETRY_MS = 30_000;
+
+/** Where the login page continues a pending (2FA) login. */
+const pendingLoginLocation = (userId: string) => `/login?step=2fa&userId=${encodeURIComponent(userId)}`;
+
+export function registerIdentityRoutes(app: App, deps: Deps): void {
+  const { config } = deps;
+  const mail = new MailSender({ db: deps.database.db, config, clock: deps.clock, log: deps.log });
+  const retry = setInterval(() => void mail.kick(), MAIL_RETRY_MS);
+  retry.unref();
+  app.addHook("onClose", async () => {
+    clearInterval(retry);
+    await mail.kick();
+    mail.close();
+  });
+
+  const setSession = (reply: FastifyReply, outcome: LoginOutcome) => {
+    if (outcome.kind === "session") {
+      reply.setCookie(SESSION_COOKIE, outcome.sessionId, sessionCookieOptions(config));
+      reply.clearCookie(PENDING_LOGIN_COOKIE, { path: "/" });
+    } else {
+      reply.setCookie(PENDING_LOGIN_COOKIE, outcome.pendingId, pendingCookieOptions(config));
+    }
+  };
+  const sessionCtx = (request: FastifyRequest, extra?: Record<string, unknown>) => {
+    const session = requireSession(request, extra);
+    return { session, ctx: ctxOf(deps, request, actorOfSession(session)) };
+  };
+
+  app.post(
+    "/api/auth/register",
+    {
+      schema: { tags: AUTH, summary: "Register a user with an organization and a default brand; logs in", body: RegisterBody, response: { 200: SuccessReply, ...errorResponses(400, 403, 503) } },
+      config: { missingFields: { fields: ["name", "email", "password", "orgName"], message: "Missing required fields" } },
+      // REGISTRATION_MODE answers before the body is looked at.
+      preValidation: async (request) => assertRegistrationOpen(ctxOf(deps, request)),
+    },
+    async (request, reply) => {
+      const session = await registerUser({ ctx: ctxOf(deps, request), input: request.body });
+      setSession(reply, session);
+      return { success: true };
+    },
+  );
+
+  app.post(
+    "/api/admin/auth",
+    {
+      schema: { tags: ADMIN_AUTH, summary: "Password login (answers requires2FA for 2FA users)", body: LoginBody, response: { 200: LoginReply, ...errorResponses(400, 401, 403, 429) } },
+      config: { missingFields: { fields: ["email", "password"], message: "Missing required fields" } },
+    },
+    async (request, reply) => {
+      const outcome = await loginWithPassword({ ctx: ctxOf(deps, request), input: request.body });
+      setSession(reply, outcome);
+      if (outcome.kind === "pending") return { success: true, requires2FA: true, userId: outcome.userId };
+      return { success: true, session: { userId: outcome.userId, email: outcome.email, name: outcome.name, role: outcome.role } };
+    },
+  );
+
+  app.get(
+    "/api/admin/auth",
+    { schema: { tags: ADMIN_AUTH, summary: "The current session, organizations and brands", response: { 200: AuthStateReply, ...errorResponses(401) } } },
+    async (request) => {
+      const { ctx, session } = sessionCtx(request, { authenticated: false });
+      return describeSession({ ctx, session });
+    },
+  );
+
+  app.delete(
+    "/api/admin/auth",
+    { schema: { tags: ADMIN_AUTH, summary: "Log out", response: { 200: SuccessReply, ...errorResponses(401, 403) } } },
+    async (request, reply) => {
+      const { ctx, session } = sessionCtx(request);
+      await logout({ ctx, session });
+      reply.clearCookie(SESSION_COOKIE, { path: "/" });
+      return { success: true };
+    },
+  );
+
+  app.post(
+    "/api/admin/auth/switch-org",
+    { schema: { tags: ADMIN_AUTH, summary: "Switch to another organization of the user (new session id)", body: SwitchOrgBody, response: { 200: SwitchReply, ...errorResponses(400, 401, 403) } } },
+    async (request, reply) => {
+      const { ctx, session } = sessionCtx(request);
+      const issued = await switchOrganization({ ctx, session, organizationId: request.body.organizationId });
+      setSession(reply, issued);
+      return { success: true, organizationId: issued.organizationId, brandId: issued.brandId };
+    },
+  );
+
+  app.post(
+    "/api/admin/auth/switch-brand",
+    { schema: { tags: ADMIN_AUTH, summary: "Switch to another brand of the current organization (new session id)", body: SwitchBrandBody, response: { 200: SwitchReply, ...errorResponses(400, 401, 403) } } },
+    async (request, reply) => {
+      const { ctx, session } = sessionCtx(request);
+      const issued = await switchBrand({ ctx, session, brandId: request.body.brandId });
+      setSession(reply, issued);
+      return { success: true, organizationId: issued.organizationId, brandId: issued.brandId };
+    },
+  );
+
+  app.get(
+    "/api/auth/2fa/setup",
+    { schema: { tags: AUTH, summary: "Start TOTP setup: secret and otpauth_url (or enabled: true)", response: { 200: TwoFactorSetupReply, ...errorResponses(401) } } },
+    async (request) => {
+      const { ctx, session } = sessionCtx(request);
+      return setupTwoFactor({ ctx, session });
+    },
+  );
+
+  app.post(
+    "/api/auth/2fa/confirm",
+    { schema: { tags: AUTH, summary: "Enable TOTP with a valid code (new session id)", body: TwoFactorConfirmBody, response: { 200: SuccessReply, ...errorResponses(400, 401, 403) } } },
+    async (request, reply) => {
+      const { ctx, session } = sessionCtx(request);
+      const issued = await confirmTwoFactor({ ctx, session, input: request.body });
+      setSession(reply, issued);
+      return { success: true };
+    },
+  );
+
+  app.post(
+    "/api/auth/2fa/verify",
+    {
+      schema: { tags: AUTH, summary: "Complete a pending login with a TOTP code", body: TwoFactorVerifyBody, response: { 200: SuccessReply, ...errorResponses(400, 401) } },
+      config: { missingFields: { fields: ["userId", "token"], message: "Missing fields" } },
+    },
+    async (request, reply) => {
+      const issued = await verifyTwoFactor({ ctx: ctxOf(deps, request), pendingId: request.cookies[PENDING_LOGIN_COOKIE], input: request.body ?? {} });
+      setSession(reply, issued);
+      return { success: true };
+    },
+  );
+
+  app.post(
+    "/api/auth/magic-link",
+    { schema: { tags: AUTH, summary: "Mail a sign-in link (same answer for unknown emails)", body: MagicLinkBody, response: { 200: MagicLinkReply, ...errorResponses(400) } } },
+    async (request) => {
+      const started = performance.now();
+      const { queued } = await requestMagicLink({ ctx: ctxOf(deps, request), email: request.body.email });
+      if (queued) void mail.kick();
+      // Same timing whether or not the email is registered: answer no sooner than the floor.
+      const wait = MAGIC_LINK_MIN_RESPONSE_MS - (performance.now() - started);
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      return { success: true, message: MAGIC_LINK_MESSAGE };
+    },
+  );
+
+  app.get(
+    "/api/auth/magic-link/verify",
+    {
+      // HEAD (link previews, mail scanners) must not consume the token (CONTRACT §23).
+      exposeHeadRoute: false,
+      schema: { tags: AUTH, summary: "Use a magic link: redirect to /admin or /login?error=<code>", querystring: MagicLinkVerifyQuery, response: { 302: Type.Null() } },
+    },
+    async (request, reply) => {
+      const result = await verifyMagicLink({ ctx: ctxOf(deps, request), token: request.query.token });
+      if (!result.ok) return reply.redirect(`/login?error=${result.error}`, 302);
+      setSession(reply, result.outcome);
+      return reply.redirect(result.outcome.kind === "session" ? "/admin" : pendingLoginLocation(result.outcome.userId), 302);
+    },
+  );
+  app.head("/api/auth/magic-link/verify", { schema: { hide: true } }, async (_request, reply) => reply.code(200).header("cache-control", "no-store").send());
+
+  const stateCookieOptions = { httpOnly: true, sameSite: "lax" as const, secure: config.publicBaseUrl.startsWith("https:"), path: "/api/auth", maxAge: SOCIAL_STATE_MS / 1000 };
+  for (const provider of SOCIAL_PROVIDERS) {
+    app.get(
+      `/api/auth/${provider}`,
+      { schema: { tags: AUTH, summary: `Sign in with ${provider}: redirect to its consent screen`, response: { 302: Type.Null() } } },
+      async (request, reply) => {
+        const started = await startSocialSignIn({ ctx: ctxOf(deps, request), provider });
+        if (!started.ok) return reply.redirect(`/login?error=${started.error}`, 302);
+        reply.setCookie(SOCIAL_STATE_COOKIE, started.stateCookie, stateCookieOptions);
+        return reply.redirect(started.location, 302);
+      },
+    );
+    app.get(
+      `/api/auth/${provider}/callback`,
+      { schema: { tags: AUTH, summary: `${provider} callback: redirect to /admin or /login?error=<code>`, response: { 302: Type.Null() } } },
+      async (request, reply) => {
+        const query = new URLSearchParams(request.url.split("?")[1] ?? "");
+        const result = await finishSocialSignIn({ ctx: ctxOf(deps, request), provider, query, stateCookie: request.cookies[SOCIAL_STATE_COOKIE] });
+        reply.clearCookie(SOCIAL_STATE_COOKIE, { path: "/api/auth" });
+        if (!result.ok) return reply.redirect(`/login?error=${result.error}`, 302);
+        setSession(reply, result.outcome);
+        return reply.redirect(result.outcome.kind === "session" ? "/admin" : pendingLoginLocation(result.outcome.userId), 302);
+      },
+    );
+  }
+}
