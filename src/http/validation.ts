@@ -15,6 +15,8 @@ function makeAjv(coerceTypes: boolean | "array"): Ajv {
  * path parameters are text on the wire, so they are coerced to the schema's types.
  */
 export function registerValidation(app: FastifyInstance): void {
+  // JSON bodies only (docs/decisions.md): without Fastify's built-in text parser, text/plain is 415.
+  app.removeContentTypeParser("text/plain");
   const strict = makeAjv(false);
   const coercing = makeAjv("array");
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === "body" ? strict : coercing).compile(schema as object) as never);

@@ -3,7 +3,29 @@ import type { Config } from "../config/index.js";
 import type { Db } from "../db/client.js";
 import { AppError } from "../lib/errors.js";
 import type { Clock } from "../lib/clock.js";
-import type { CrmProvider, CrmProviderType, PaymentProvider, PaymentProviderType, ProviderCall } from "./types.js";
+import type { CartGatewayAdapter } from "./cart-gateway/adapter.js";
+import type { VaultGatewayAdapter } from "./demo/vault-gateway.js";
+import type { HostedStoreAdapter } from "./hosted-store/adapter.js";
+import type { IntentGatewayAdapter } from "./intent-gateway/adapter.js";
+import type { OrderCrmAAdapter } from "./order-crm-a/adapter.js";
+import type { OrderCrmBAdapter } from "./order-crm-b/adapter.js";
+import type { CrmProvider, CrmProviderType, PaymentProviderType, ProviderCall } from "./types.js";
+
+/**
+ * Each provider's adapter type: the PaymentProvider contract plus the operations its own endpoints
+ * need (SPEC "Payment provider endpoints"). `payment("vault_gateway_a", …)` is typed accordingly;
+ * with a provider only known at run time it is the union, which is still a PaymentProvider.
+ */
+export interface PaymentAdapters {
+  intent_gateway: IntentGatewayAdapter;
+  vault_gateway_a: VaultGatewayAdapter;
+  order_crm_a: OrderCrmAAdapter;
+  order_crm_b: OrderCrmBAdapter;
+  hosted_store: HostedStoreAdapter;
+  cart_gateway: CartGatewayAdapter;
+  vault_gateway_b: VaultGatewayAdapter;
+}
+export type CrmAdapters = Record<CrmProviderType, CrmProvider>;
 
 export interface ResolvedProvider<P> {
   adapter: P;
@@ -16,7 +38,7 @@ export interface ResolvedProvider<P> {
  * registry's job, so no verb or route ever asks "are we in demo mode?".
  */
 export interface ProviderRegistry {
-  payment(provider: PaymentProviderType, brandId: string, db?: Db): Promise<ResolvedProvider<PaymentProvider>>;
+  payment<P extends PaymentProviderType>(provider: P, brandId: string, db?: Db): Promise<ResolvedProvider<PaymentAdapters[P]>>;
   crm(provider: CrmProviderType, brandId: string, db?: Db): Promise<ResolvedProvider<CrmProvider>>;
 }
 
@@ -25,8 +47,8 @@ export interface RegistryDeps {
   db: Db;
   clock: Clock;
   log: Logger;
-  demoPayment: Record<PaymentProviderType, PaymentProvider>;
-  demoCrm: Record<CrmProviderType, CrmProvider>;
+  demoPayment: PaymentAdapters;
+  demoCrm: CrmAdapters;
 }
 
 export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
@@ -43,7 +65,7 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
     return { adapter, call: callFor(db) };
   };
   return {
-    payment: async (provider, _brandId, db) => demoOrRefuse(deps.demoPayment[provider], db),
+    payment: async <P extends PaymentProviderType>(provider: P, _brandId: string, db?: Db) => demoOrRefuse(deps.demoPayment[provider], db),
     crm: async (provider, _brandId, db) => demoOrRefuse(deps.demoCrm[provider], db),
   };
 }

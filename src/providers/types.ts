@@ -85,7 +85,7 @@ export interface PaymentRecord {
   status: "succeeded" | "processing" | "requires_action" | "failed";
   amountCents: number;
   currency: string;
-  /** In the provider's format (SPEC "Payment method token formats"). */
+  /** In the provider's format (SPEC "Payment method token formats"); empty unless status is `succeeded`. */
   paymentMethodToken: string;
 }
 

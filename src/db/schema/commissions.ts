@@ -1,4 +1,4 @@
-import { doublePrecision, index, pgTable, text } from "drizzle-orm/pg-core";
+import { doublePrecision, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 
 export type CommissionStatus = "pending" | "approved" | "paid" | "cancelled" | "disputed";
@@ -31,6 +31,7 @@ export const commissions = pgTable(
   (t) => [
     index("commissions_brand_created_idx").on(t.brandId, t.createdAt),
     index("commissions_salesperson_idx").on(t.salespersonId),
-    index("commissions_order_idx").on(t.orderRef),
+    // One commission per order: completion creates it once, even for concurrent duplicates (CONTRACT §7).
+    uniqueIndex("commissions_order_key").on(t.orderRef),
   ],
 );

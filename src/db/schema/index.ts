@@ -7,3 +7,4 @@ export * from "./http.js";
 export * from "./audit.js";
 export * from "./identity.js";
 export * from "./providers.js";
+export * from "./upsell.js";

@@ -1,10 +1,25 @@
-import type { CrmProvider, CrmProviderType, PaymentProvider, PaymentProviderType } from "../types.js";
+import { createDemoCartGateway, createDemoCartGatewayCrm } from "../cart-gateway/adapter.js";
+import { createDemoHostedStore } from "../hosted-store/adapter.js";
+import { createDemoIntentGateway } from "../intent-gateway/adapter.js";
+import { createDemoOrderCrmA, createDemoOrderCrmACrm } from "../order-crm-a/adapter.js";
+import { createDemoOrderCrmB, createDemoOrderCrmBCrm } from "../order-crm-b/adapter.js";
+import type { CrmAdapters, PaymentAdapters } from "../registry.js";
+import { createDemoVaultGatewayA } from "../vault-gateway-a/adapter.js";
+import { createDemoVaultGatewayB } from "../vault-gateway-b/adapter.js";
 
-// Placeholder until the demo adapters land.
-const missing = (id: string) =>
-  new Proxy({ id, demo: true }, { get: (t, p) => (p in t ? t[p as keyof typeof t] : async () => { throw new Error(`${id}: not implemented`); }) });
+/** The demo adapter of every provider: what the registry returns while a brand has no credentials. */
+export const demoPaymentProviders = {
+  intent_gateway: createDemoIntentGateway(),
+  vault_gateway_a: createDemoVaultGatewayA(),
+  order_crm_a: createDemoOrderCrmA(),
+  order_crm_b: createDemoOrderCrmB(),
+  hosted_store: createDemoHostedStore(),
+  cart_gateway: createDemoCartGateway(),
+  vault_gateway_b: createDemoVaultGatewayB(),
+} satisfies PaymentAdapters;
 
-export const demoPaymentProviders = Object.fromEntries(
-  ["intent_gateway", "vault_gateway_a", "order_crm_a", "order_crm_b", "hosted_store", "cart_gateway", "vault_gateway_b"].map((id) => [id, missing(id)]),
-) as unknown as Record<PaymentProviderType, PaymentProvider>;
-export const demoCrmProviders = Object.fromEntries(["order_crm_a", "order_crm_b", "cart_gateway"].map((id) => [id, missing(id)])) as unknown as Record<CrmProviderType, CrmProvider>;
+export const demoCrmProviders = {
+  order_crm_a: createDemoOrderCrmACrm(),
+  order_crm_b: createDemoOrderCrmBCrm(),
+  cart_gateway: createDemoCartGatewayCrm(),
+} satisfies CrmAdapters;

@@ -1,0 +1,76 @@
+// One measured autocannon run and the CPU the processes under test spent during it.
+import autocannon from "autocannon";
+import { cpuBetween, machineBusyMs, snapshotCpu } from "./proc.mjs";
+
+/**
+ * Sends `bodies` (pre-serialized JSON, one per request, never replayed) or, without bodies, the same
+ * request for `durationS` seconds. With bodies the run is sized by count (autocannon `amount`), so it
+ * ends when the pool is used up instead of replaying a token or a completed checkout.
+ */
+export async function fire({ baseUrl, method = "GET", path = "/", bodies = null, durationS, connections, capS }) {
+  let next = 0;
+  let overrun = 0;
+  const request = { method, path };
+  if (bodies) {
+    request.headers = { "content-type": "application/json" };
+    request.setupRequest = (req) => {
+      // Cannot happen with amount = bodies.length; counted so a change in autocannon would show.
+      if (next >= bodies.length) overrun++;
+      req.body = bodies[Math.min(next++, bodies.length - 1)];
+      return req;
+    };
+  }
+  const instance = autocannon({
+    url: baseUrl,
+    connections: bodies ? Math.min(connections, bodies.length) : connections,
+    ...(bodies ? { amount: bodies.length } : { duration: durationS }),
+    requests: [request],
+    timeout: 10,
+  });
+  // A pool sized from a poor estimate must not run for minutes.
+  const cap = capS ? setTimeout(() => instance.stop(), capS * 1000) : null;
+  const result = await instance;
+  if (cap) clearTimeout(cap);
+  return { result, overrun };
+}
+
+/**
+ * One measured run with CPU accounting. `pids()` lists the processes under test by role
+ * (`{ server: [pid], postgres: [...] }`); the rest of the machine's busy time, minus this process
+ * (the load generator), is reported as `othersCorePct` so a loaded machine shows in the figures.
+ */
+export async function measuredRun({ pids, ...fireOptions }) {
+  const roles = pids();
+  const before = Object.fromEntries(Object.entries(roles).map(([role, list]) => [role, snapshotCpu(list)]));
+  const busyBefore = machineBusyMs();
+  const selfBefore = process.cpuUsage();
+  const { result, overrun } = await fire(fireOptions);
+  const self = process.cpuUsage(selfBefore);
+  const busy = machineBusyMs() - busyBefore;
+  const rolesAfter = pids();
+  const cpu = {};
+  for (const [role, list] of Object.entries(rolesAfter)) cpu[role] = cpuBetween(before[role] ?? new Map(), snapshotCpu(list));
+  const selfMs = (self.user + self.system) / 1000;
+  const requests = result.requests.total;
+  const wallMs = result.duration * 1000;
+  const perRequest = (ms) => (requests ? ms / requests : null);
+  const ourCpu = Object.values(cpu).reduce((a, b) => a + b, 0);
+  return {
+    requests,
+    durationS: result.duration,
+    rps: requests / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result["2xx"],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    overrun,
+    serverCpuMsPerReq: perRequest(cpu.server ?? 0),
+    postgresCpuMsPerReq: cpu.postgres === undefined ? null : perRequest(cpu.postgres),
+    serverCorePct: ((cpu.server ?? 0) / wallMs) * 100,
+    postgresCorePct: cpu.postgres === undefined ? null : (cpu.postgres / wallMs) * 100,
+    loadGeneratorCorePct: (selfMs / wallMs) * 100,
+    othersCorePct: (Math.max(0, busy - ourCpu - selfMs) / wallMs) * 100,
+  };
+}

@@ -1,0 +1,206 @@
+// docs/benchmarks.md from one run's results. Every figure in the file comes from `results`; the
+// only hand-written text is the method and the targets.
+import { writeFileSync } from "node:fs";
+
+// Another process using more than this much of a core during a measured run makes its figures not final.
+const LOADED_CORE_PCT = 15;
+const TARGETS = {
+  postgres: { ratio: 0.85, p99: 50 },
+  pglite: { ratio: 0.7, p99: null },
+};
+const REFERENCE_REPLICA = { initialize: 2600, complete: 1900 };
+
+const fmt = (value, digits = 0) => (value === null || value === undefined || Number.isNaN(value) ? "–" : Number(value).toFixed(digits));
+const pct = (value) => (value === null || value === undefined ? "–" : `${(value * 100).toFixed(value < 0.1 ? 1 : 0)}%`);
+const ratio = (a, b) => (a?.median && b?.median && b.median.rps ? a.median.rps / b.median.rps : null);
+
+function row(label, result, { bare, replica }) {
+  if (!result) return null;
+  if (result.skipped) return `| ${label} | not measured: ${result.skipped.replace(/\|/g, "\\|").replace(/\n/g, " ")} ||||||||`;
+  const m = result.median;
+  const loaded = result.runs.some((r) => r.othersCorePct > LOADED_CORE_PCT) ? " ⚠" : "";
+  return [
+    `| ${label}${loaded}`,
+    fmt(m.rps),
+    fmt(m.p50),
+    fmt(m.p99),
+    fmt(m.serverCpuMsPerReq, 3),
+    m.postgresCpuMsPerReq === null ? "–" : fmt(m.postgresCpuMsPerReq, 3),
+    `${m.non2xx} / ${m.errors + m.timeouts}`,
+    bare ? pct(ratio(result, bare)) : "–",
+    replica ? pct(ratio(result, replica)) : "–",
+    `${fmt(median(result.runs.map((r) => r.othersCorePct)))}% |`,
+  ].join(" | ");
+}
+
+function median(list) {
+  const sorted = [...list].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : null;
+}
+
+function engineTable(name, engine, bare) {
+  const { service, replica } = engine;
+  return [
+    `### ${name === "postgres" ? "PostgreSQL" : "PGlite (embedded)"}`,
+    "",
+    "| scenario | req/s | p50 ms | p99 ms | server CPU ms/req | postgres CPU ms/req | non-2xx / errors | vs bare Fastify | vs its replica | other load (% of a core) |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    row("bare Fastify `GET /`", bare, {}),
+    row("initialize (service)", service.initialize, { bare, replica: replica.initialize }),
+    row("complete (service)", service.complete, { bare, replica: replica.complete }),
+    row("initialize (raw-SQL replica)", replica.initialize, { bare }),
+    row("complete (raw-SQL replica)", replica.complete, { bare }),
+    "",
+    ...engine.repeatsNote,
+  ]
+    .filter((line) => line !== null)
+    .join("\n");
+}
+
+function repeatsNote(engine) {
+  const lines = [];
+  for (const [kind, group] of Object.entries({ service: engine.service, replica: engine.replica })) {
+    for (const result of Object.values(group)) {
+      if (!result?.runs || result.runs.length < 2) continue;
+      lines.push(`- ${kind} ${result.name}: ${result.runs.map((r) => `${fmt(r.rps)} req/s (p99 ${r.p99} ms)`).join(", ")}`);
+    }
+  }
+  return lines.length ? ["Repeats (req/s):", "", ...lines, ""] : [];
+}
+
+function targets(results) {
+  const lines = ["| engine | check | target | measured | met |", "|---|---|---|---|---|"];
+  for (const [name, engine] of Object.entries(results.engines)) {
+    const target = TARGETS[name];
+    for (const step of ["initialize", "complete"]) {
+      const r = ratio(engine.service[step], engine.replica[step]);
+      lines.push(`| ${name} | ${step} vs raw-SQL replica | ≥ ${pct(target.ratio)} | ${pct(r)} | ${r === null ? "–" : r >= target.ratio ? "yes" : "**no**"} |`);
+      const p99 = engine.service[step]?.median?.p99;
+      if (target.p99) lines.push(`| ${name} | ${step} p99 | < ${target.p99} ms | ${fmt(p99)} ms | ${p99 === undefined ? "–" : p99 < target.p99 ? "yes" : "**no**"} |`);
+    }
+    if (name === "postgres") {
+      for (const step of ["initialize", "complete"]) {
+        lines.push(`| ${name} | replica ${step} vs the issue's reference machine | ~${REFERENCE_REPLICA[step]}/s | ${fmt(engine.replica[step]?.median?.rps)}/s | (calibration, not a target) |`);
+      }
+    }
+  }
+  return lines.join("\n");
+}
+
+/** Where the CPU went, from the per-process figures: which part was saturated in each scenario. */
+function limits(results) {
+  const cores = Number(results.machine.nproc) || 1;
+  const out = [];
+  for (const [name, engine] of Object.entries(results.engines)) {
+    for (const step of ["initialize", "complete"]) {
+      const service = engine.service[step]?.median;
+      const replica = engine.replica[step]?.median;
+      if (!service) continue;
+      const parts = [
+        `service process ${fmt(service.serverCorePct)}% of a core`,
+        service.postgresCorePct !== null ? `PostgreSQL ${fmt(service.postgresCorePct)}%` : null,
+        `load generator ${fmt(service.loadGeneratorCorePct)}%`,
+        `other processes ${fmt(service.othersCorePct)}%`,
+      ].filter(Boolean);
+      const total = service.serverCorePct + (service.postgresCorePct ?? 0) + service.loadGeneratorCorePct + service.othersCorePct;
+      let verdict;
+      if (service.serverCorePct > 85) verdict = "the service's JavaScript thread was saturated: throughput is bounded by its CPU per request";
+      else if (total > cores * 100 * 0.9) verdict = `the machine's ${cores} cores were saturated (the service shares them with the load generator${name === "postgres" ? ", PostgreSQL" : ""} and other processes)`;
+      else verdict = `no process was saturated (service below 85% of a core, machine below 90%): requests spent their time waiting, ${name === "postgres" ? "on database round trips and the pool of 10 connections" : "on PGlite's single connection (one statement at a time)"}`;
+      let line = `- **${name} ${step}**: ${parts.join(", ")} (of ${cores * 100}%) → ${verdict}.`;
+      if (service.othersCorePct > LOADED_CORE_PCT) line += " Other processes loaded the machine during this run: not final.";
+      if (replica) {
+        const extra = service.serverCpuMsPerReq - replica.serverCpuMsPerReq;
+        line += ` The service spent ${fmt(service.serverCpuMsPerReq, 3)} ms of its own CPU per request, the replica ${fmt(replica.serverCpuMsPerReq, 3)} ms: ${fmt(extra, 3)} ms per request is our layer (validation, rate limit, idempotency check, logging, Drizzle query building, response serialization)`;
+        if (service.postgresCpuMsPerReq !== null && replica.postgresCpuMsPerReq !== null) {
+          line += `; PostgreSQL spent ${fmt(service.postgresCpuMsPerReq, 3)} vs ${fmt(replica.postgresCpuMsPerReq, 3)} ms (unnamed vs prepared statements, same SQL)`;
+        }
+        line += ".";
+      }
+      out.push(line);
+    }
+  }
+  return out.length ? out.join("\n") : "Nothing measured yet: the checkout endpoints did not answer (see the tables).";
+}
+
+function statements(results) {
+  if (!results.capture) return "No capture in this run (see Notes).";
+  const lines = [`Captured ${results.capture.source === "recorded in this run" ? "in this run" : `from ${results.capture.source}`}, provider \`${results.capture.provider}\`:`, ""];
+  for (const [step, list] of Object.entries(results.capture.steps)) {
+    const role = step === "pay" ? ", the card payment at the provider endpoint: the replica runs it only to prepare checkouts for its complete" : "";
+    lines.push(`**${step}** (${list.length} statements${role})`, "", "```sql", ...list.map((text) => `${text.replace(/\s+/g, " ").trim()};`), "```", "");
+  }
+  return lines.join("\n");
+}
+
+export function writeReport(file, results) {
+  const { machine, options } = results;
+  const loaded = Object.values(results.engines)
+    .flatMap((e) => [...Object.values(e.service), ...Object.values(e.replica)])
+    .concat(results.bare ? [results.bare] : [])
+    .some((r) => r?.runs?.some((run) => run.othersCorePct > LOADED_CORE_PCT));
+  const quick = options.quick || options.repeats < 3 || options.durationS < 10;
+  const status = [];
+  if (loaded) status.push(`**Not final: other processes used more than ${LOADED_CORE_PCT}% of a core during some measured runs (marked ⚠).** Re-run on an idle machine for figures to quote.`);
+  if (quick) status.push(`**Not final: a quick run (${options.repeats} repeat(s) of ${options.durationS} s).** The method below asks for 3 repeats of 10 s.`);
+
+  const text = `# Benchmarks
+
+Generated by \`${results.command}\` on ${machine.date} (commit ${machine.git}${machine.gitDirty ? `, ${machine.gitDirty} uncommitted change(s) under src/` : ""}).
+Do not edit by hand: every figure below comes from that run (raw figures in \`bench/results/\`, git-ignored).
+
+${status.join("\n\n")}
+
+## Machine
+
+- CPUs (\`nproc\`): ${machine.nproc}, ${machine.cpu}
+- Node.js ${machine.node}; load average at start: ${machine.loadAverage}
+- Memory (\`free -h\`):
+
+\`\`\`
+${machine.free}
+\`\`\`
+
+The load generator (autocannon, in the runner process) and PostgreSQL run on the same machine as the
+server under test and share its cores; their CPU use is in the last section.
+
+## Method
+
+- Each scenario: ${options.connections} connections, ${options.warmupS} s warm-up (discarded), then ${options.durationS} s measured, ${options.repeats} repeat(s); the tables show the median of each column over the repeats (non-2xx and errors are summed).
+- Every checkout request does real work: initialize gets a new order with its own signed token (HS256, \`CHECKOUT_TOKEN_SECRET\` set explicitly), complete gets a checkout that was initialized and paid (\`/api/providers/<provider>/process-payment\`) through the API before the run. Pools are sized from the rate seen so far (warm-up, previous repeat), and a run ends when its pool is used up (autocannon \`amount\`), so nothing is replayed.
+- The service runs as \`node dist/main.js\` with \`LOG_LEVEL=info\` (one log line per request, written to a file), \`RATE_LIMIT_ANONYMOUS\`/\`RATE_LIMIT_AUTHENTICATED\` = 100000000, a fresh \`DATA_DIR\` (PGlite) or a fresh database (PostgreSQL, dropped after).
+- server CPU ms/req: utime + stime of the server process from \`/proc/<pid>/stat\` over the measured run, divided by its requests. postgres CPU ms/req: the same summed over the PostgreSQL processes working for the benchmark database (its backends, autovacuum on it, postmaster, checkpointer, WAL and background writers; other databases' backends are left out).
+- **Ceilings.** *bare Fastify*: \`bench/bare-server.mjs\`, one route answering \`{ ok: true }\`, no logger. *raw-SQL replica*: \`bench/replica-server.mjs\`, bare Fastify running exactly the SQL statements our initialize and complete send (below), through \`pg\` with named prepared statements and a pool of 10 (the service's size), plus the JWT verification (jose, HS256) for initialize; on PGlite the same statements through PGlite.
+- "other load" is the machine's busy CPU time (\`/proc/stat\`) minus the server, PostgreSQL and the load generator, in % of one core: other developers' tests, builds. Runs where it exceeds ${LOADED_CORE_PCT}% are marked ⚠.
+
+## Results
+
+${Object.entries(results.engines)
+  .map(([name, engine]) => engineTable(name, { ...engine, repeatsNote: repeatsNote(engine) }, results.bare))
+  .join("\n\n")}
+
+## Targets
+
+From the issue: on PostgreSQL, initialize and complete at ≥ 85% of their raw-SQL replicas with p99 < 50 ms; on PGlite ≥ 70%.
+The issue's reference machine ran the replicas at ~${REFERENCE_REPLICA.initialize} initializations/s and ~${REFERENCE_REPLICA.complete} completions/s on PostgreSQL.
+
+${targets(results)}
+
+## What limits it
+
+Measured CPU during the runs, as a share of one core (the machine has ${machine.nproc}):
+
+${limits(results)}
+
+## Statements the replicas run
+
+\`bench/capture-sql.mjs\` starts the built service on a fresh PostgreSQL database with \`bench/lib/sql-tap.mjs\`
+preloaded (it wraps \`pg\`'s \`Client.prototype.query\` and records each statement, its parameters and first
+result row), runs one whole checkout to get past first-use queries, then records a second one step by step.
+Statements of polling workers (\`FOR UPDATE SKIP LOCKED\`) are left out. The runner records a fresh capture at
+every run, so the replicas follow the code; run \`node bench/capture-sql.mjs\` to see them with parameters.
+
+${statements(results)}
+${results.notes.length ? `## Notes\n\n${results.notes.map((n) => `- ${n}`).join("\n")}\n` : ""}`;
+  writeFileSync(file, text);
+}

@@ -1,0 +1,22 @@
+// The environment every service under test gets (the brief's item 5).
+import { randomBytes } from "node:crypto";
+
+// Explicit secrets, so the runner can sign checkout tokens itself and nothing is generated on disk.
+export const TOKEN_SECRET = randomBytes(48).toString("base64url");
+export const ENCRYPTION_KEY = randomBytes(32).toString("base64");
+
+/** `url` set: PostgreSQL; unset: PGlite under `dataDir` (always a fresh temporary directory). */
+export function serviceEnv({ url, dataDir }) {
+  return {
+    DATA_DIR: dataDir,
+    ...(url ? { DATABASE_URL: url } : {}),
+    CHECKOUT_TOKEN_SECRET: TOKEN_SECRET,
+    ENCRYPTION_KEY,
+    // Far above what the load generator sends: we measure the checkout, not the limiter's refusals.
+    RATE_LIMIT_ANONYMOUS: "100000000",
+    RATE_LIMIT_AUTHENTICATED: "100000000",
+    // Realistic: one log line per request, as in production.
+    LOG_LEVEL: "info",
+    NODE_ENV: "production",
+  };
+}

@@ -1,0 +1,13 @@
+import { AppError } from "../lib/errors.js";
+
+// Checkout error codes (CONTRACT §3); statuses live in src/http/error-codes.ts. Texts from SPEC.md are exact.
+export const invalidToken = () => new AppError("INVALID_TOKEN", "Invalid token");
+export const providerNotAllowed = () => new AppError("PROVIDER_NOT_ALLOWED", "Payment provider not allowed for this checkout");
+export const checkoutNotFound = () => new AppError("CHECKOUT_NOT_FOUND", "Checkout not found");
+export const checkoutExpired = () => new AppError("CHECKOUT_EXPIRED", "Checkout expired");
+export const checkoutCompleted = () => new AppError("CHECKOUT_COMPLETED", "Checkout already completed");
+export const paymentNotVerified = (reason: string) => new AppError("PAYMENT_NOT_VERIFIED", "Payment could not be verified", reason);
+export const idempotencyConflict = () =>
+  new AppError("IDEMPOTENCY_CONFLICT", "Order already completed with another transaction or amount");
+export const providerFailed = (provider: string) => new AppError("PROVIDER_ERROR", `Payment provider ${provider} failed`);
+export const crmFailed = (provider: string) => new AppError("PROVIDER_ERROR", `CRM recording with ${provider} failed`);

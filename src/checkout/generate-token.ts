@@ -1,0 +1,44 @@
+import type { Ctx } from "../ctx.js";
+import { DEFAULT_BRAND_ID } from "../db/schema/index.js";
+import { notFound } from "../lib/errors.js";
+import { randomToken } from "../lib/ids.js";
+import type { CheckoutClaims, GenerateTokenBody, GenerateTokenResponse } from "./schemas.js";
+import { insertShortLink } from "./store.js";
+import { signCheckoutToken } from "./token.js";
+
+const TOKEN_LIFETIME_SECONDS = 3600;
+const DEMO_TOTAL_CENTS = 4999;
+
+/**
+ * SPEC "Token generate" (development and testing): signs a checkout token from the given members,
+ * filling the order data that is missing, and stores a short link to it. Off in live mode (CONTRACT §22).
+ */
+export async function generateToken({ ctx, input }: { ctx: Ctx; input: GenerateTokenBody }): Promise<GenerateTokenResponse> {
+  if (ctx.config.paymentMode === "live") throw notFound();
+  const info = input.orderInfo ?? {};
+  const lineItemsTotal = input.lineItems?.reduce((sum, item) => sum + item.quantity * item.unitPrice, 0);
+  const total = info.total ?? (lineItemsTotal || DEMO_TOTAL_CENTS);
+  const productName = info.productName ?? input.lineItems?.[0]?.name ?? "Demo product";
+  const claims: Omit<CheckoutClaims, "exp" | "iat"> = {
+    orderId: info.orderId ?? `demo_${randomToken(9)}`,
+    amount: total,
+    currency: (info.currency ?? "USD").toUpperCase(),
+    productName,
+    productDescription: info.productDescription ?? "Generated demo order",
+    lineItems: input.lineItems ?? [{ id: "demo-item", name: productName, quantity: 1, unitPrice: total }],
+    // A generated customer or salesperson would prefill someone else's data or pay a commission to nobody.
+    ...(input.customer ? { customer: input.customer } : {}),
+    ...(input.salesAttribution ? { salesAttribution: input.salesAttribution } : {}),
+  };
+  const { token, expiresAt } = await signCheckoutToken(ctx, claims, TOKEN_LIFETIME_SECONDS);
+  // 12 random bytes = 96 bits: short links must not be guessable (CONTRACT §5).
+  const code = randomToken(12);
+  await insertShortLink(ctx.db, { code, token, brandId: DEFAULT_BRAND_ID, createdAt: new Date(ctx.clock.now()), expiresAt: new Date(expiresAt) });
+  return {
+    success: true,
+    code,
+    checkoutUrl: `${ctx.config.publicBaseUrl}/c/${code}`,
+    token,
+    payload: { orderId: claims.orderId, total: claims.amount, currency: claims.currency },
+  };
+}

@@ -1,0 +1,123 @@
+import type { Ctx } from "../ctx.js";
+import { DEFAULT_BRAND_ID } from "../db/schema/index.js";
+import { withTransaction } from "../db/transaction.js";
+import { sha256 } from "../lib/crypto.js";
+import { newId } from "../lib/ids.js";
+import { ProviderError, type InitializeInput, type InitializeOutcome, type PaymentProviderType } from "../providers/types.js";
+import { enqueueEvents } from "../webhooks/events.js";
+import { allowedProviders } from "./allowed-providers.js";
+import { checkoutCompleted, invalidToken, providerFailed, providerNotAllowed } from "./errors.js";
+import type { Address, CheckoutClaims, InitializeBody, InitializeResponse } from "./schemas.js";
+import { findBrandForCheckout, upsertCheckout } from "./store.js";
+import { verifyCheckoutToken } from "./token.js";
+
+/** The token writes addresses as address1/address2; API bodies and our rows use line1/line2. */
+function addressFromClaims(address: CheckoutClaims["shippingAddress"]): Address | null {
+  if (!address) return null;
+  const { address1, address2, ...rest } = address;
+  return { line1: address1, ...(address2 !== undefined ? { line2: address2 } : {}), ...rest };
+}
+
+/**
+ * SPEC "Checkout" initialize: verifies the token, checks the provider is allowed (CONTRACT §4),
+ * asks the provider to prepare the payment, and records the checkout with a `checkout.created` event.
+ * The request's customer and addresses override the token's (global links) and are stored.
+ */
+export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: InitializeBody }): Promise<InitializeResponse> {
+  const claims = await verifyCheckoutToken(ctx, input.token);
+  // CONTRACT §27: a token without brandId belongs to the default brand; an unknown or deleted brand is an invalid token.
+  const brandId = claims.brandId ?? DEFAULT_BRAND_ID;
+  const brand = await findBrandForCheckout(ctx.db, brandId, claims.orderId);
+  if (!brand) throw invalidToken();
+  if (!allowedProviders(claims.provider, brand.enabledProviders ?? []).includes(input.provider)) throw providerNotAllowed();
+  // Refused before the provider is asked, so a completed order gets no new payment intent.
+  if (brand.checkoutStatus === "completed") throw checkoutCompleted();
+
+  const checkoutId = brand.checkoutId ?? newId("chk");
+  const currency = claims.currency.toUpperCase();
+  const customer = claims.customer || input.customer ? { ...claims.customer, ...input.customer } : null;
+  const shippingAddress = input.shippingAddress ?? addressFromClaims(claims.shippingAddress);
+  const billingAddress = input.billingAddress ?? null;
+
+  const outcome = await initializeAtProvider(ctx, input.provider, brandId, {
+    checkoutId,
+    orderId: claims.orderId,
+    amountCents: claims.amount,
+    currency,
+    productName: claims.productName,
+    customer,
+    shippingAddress,
+    billingAddress,
+    lineItems: (claims.lineItems ?? []).map(({ id, name, quantity, unitPrice }) => ({ id, name, quantity, unitPrice })),
+  });
+
+  const now = new Date(ctx.clock.now());
+  await withTransaction(ctx.db, async (tx) => {
+    const saved = await upsertCheckout(tx, {
+      id: checkoutId,
+      brandId,
+      orderId: claims.orderId,
+      tokenHash: sha256(input.token),
+      claims: claims as unknown as Record<string, unknown>,
+      amountCents: claims.amount,
+      currency,
+      provider: input.provider,
+      providerOrderId: outcome.providerOrderId,
+      customer,
+      shippingAddress,
+      billingAddress,
+      status: "initialized",
+      webhookUrl: claims.webhookUrl ?? null,
+      successUrl: claims.successUrl ?? null,
+      tokenExpiresAt: new Date(claims.exp * 1000),
+      createdAt: now,
+      updatedAt: now,
+    });
+    // Completed between our read and this write (a concurrent complete).
+    if (!saved) throw checkoutCompleted();
+    // One checkout.created per checkout: re-initializing (reload, another provider) updates it silently.
+    if (saved.created) {
+      await enqueueEvents(tx, now.getTime(), [
+        {
+          brandId,
+          type: "checkout.created",
+          checkoutId: saved.id,
+          webhookUrl: claims.webhookUrl ?? null,
+          data: {
+            checkoutId: saved.id,
+            orderId: claims.orderId,
+            amount: claims.amount,
+            currency,
+            productName: claims.productName,
+            provider: input.provider,
+            providerOrderId: outcome.providerOrderId,
+            customerEmail: customer?.email ?? null,
+          },
+        },
+      ]);
+    }
+  });
+
+  const response: InitializeResponse = { success: true, provider: input.provider, providerOrderId: outcome.providerOrderId };
+  if (input.provider === "intent_gateway" && outcome.clientSecret) response.clientSecret = outcome.clientSecret;
+  if (input.provider === "hosted_store" && outcome.checkoutUrl) response.checkoutUrl = outcome.checkoutUrl;
+  return response;
+}
+
+async function initializeAtProvider(
+  ctx: Ctx,
+  provider: PaymentProviderType,
+  brandId: string,
+  input: InitializeInput,
+): Promise<InitializeOutcome> {
+  const { adapter, call } = await ctx.providers.payment(provider, brandId);
+  try {
+    return await adapter.initialize(input, { ...call, log: ctx.log });
+  } catch (error) {
+    if (error instanceof ProviderError) {
+      ctx.log.warn({ provider, retryable: error.retryable, err: error.message }, "provider initialize failed");
+      throw providerFailed(provider);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,223 @@
+import { Type, type Static } from "typebox";
+import { CRM_PROVIDERS, PAYMENT_PROVIDERS } from "../providers/types.js";
+
+// The wire contract of SPEC.md "Checkout" and the resources it uses. Member names are exact.
+
+export const PaymentProviderType = Type.Enum([...PAYMENT_PROVIDERS]);
+
+// JSON's 1e400 parses to Infinity, which passes a bare integer check: every number has a finite maximum.
+const MAX_CENTS = Number.MAX_SAFE_INTEGER;
+const cents = (minimum: number) => Type.Integer({ minimum, maximum: MAX_CENTS });
+const quantity = () => Type.Integer({ minimum: 1, maximum: 1_000_000 });
+const rate = () => Type.Number({ minimum: 0, maximum: 1_000_000_000 });
+const unixTime = () => Type.Number({ maximum: MAX_CENTS });
+
+/** SPEC "Address (API bodies)". */
+export const Address = Type.Object({
+  line1: Type.String({ minLength: 1 }),
+  line2: Type.Optional(Type.String()),
+  city: Type.String(),
+  state: Type.String(),
+  postalCode: Type.String(),
+  country: Type.String({ minLength: 1 }),
+});
+export type Address = Static<typeof Address>;
+
+/** SPEC "Token claims" `shippingAddress`: address1/address2 instead of line1/line2. */
+const ClaimAddress = Type.Object({
+  address1: Type.String(),
+  address2: Type.Optional(Type.String()),
+  city: Type.String(),
+  state: Type.String(),
+  postalCode: Type.String(),
+  country: Type.String(),
+});
+
+const ClaimCustomer = Type.Object({
+  email: Type.Optional(Type.String()),
+  firstName: Type.Optional(Type.String()),
+  lastName: Type.Optional(Type.String()),
+  phone: Type.Optional(Type.String()),
+});
+
+/** Line items as the token generator writes them (SPEC "Line items", token generate). */
+const ClaimLineItem = Type.Object({
+  id: Type.String(),
+  name: Type.Optional(Type.String()),
+  quantity: quantity(),
+  unitPrice: cents(0),
+  description: Type.Optional(Type.String()),
+  sku: Type.Optional(Type.String()),
+});
+
+const ClaimSalesAttribution = Type.Object({
+  salespersonId: Type.String({ minLength: 1 }),
+  salespersonName: Type.Optional(Type.String()),
+  commissionRate: Type.Optional(rate()),
+});
+
+/**
+ * SPEC "Checkout token claims". `lineItems` and `salesAttribution` are the extra claims the token
+ * generator (and the administration link generator) write. Other registered JWT claims (iss, jti, …)
+ * are tolerated and ignored, since merchants' JWT libraries add them.
+ */
+export const CheckoutClaims = Type.Object({
+  orderId: Type.String({ minLength: 1, maxLength: 200 }),
+  amount: cents(1),
+  currency: Type.String({ pattern: "^[A-Za-z]{3}$" }),
+  productName: Type.String(),
+  productDescription: Type.Optional(Type.String()),
+  productImage: Type.Optional(Type.String()),
+  customer: Type.Optional(ClaimCustomer),
+  shippingAddress: Type.Optional(ClaimAddress),
+  provider: Type.Optional(PaymentProviderType),
+  brandId: Type.Optional(Type.String({ minLength: 1 })),
+  successUrl: Type.Optional(Type.String()),
+  cancelUrl: Type.Optional(Type.String()),
+  webhookUrl: Type.Optional(Type.String({ pattern: "^https?://" })),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  lineItems: Type.Optional(Type.Array(ClaimLineItem)),
+  salesAttribution: Type.Optional(ClaimSalesAttribution),
+  exp: unixTime(),
+  iat: unixTime(),
+});
+export type CheckoutClaims = Static<typeof CheckoutClaims>;
+
+// ---- POST /api/token/generate
+
+export const GenerateTokenBody = Type.Object({
+  orderInfo: Type.Optional(
+    Type.Object({
+      orderId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      total: Type.Optional(cents(1)),
+      currency: Type.Optional(Type.String({ pattern: "^[A-Za-z]{3}$" })),
+      productName: Type.Optional(Type.String()),
+      productDescription: Type.Optional(Type.String()),
+    }),
+  ),
+  lineItems: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        quantity: quantity(),
+        unitPrice: cents(0),
+        description: Type.Optional(Type.String()),
+      }),
+      { maxItems: 100 },
+    ),
+  ),
+  customer: Type.Optional(ClaimCustomer),
+  salesAttribution: Type.Optional(ClaimSalesAttribution),
+});
+export type GenerateTokenBody = Static<typeof GenerateTokenBody>;
+
+export const GenerateTokenResponse = Type.Object({
+  success: Type.Boolean(),
+  code: Type.String(),
+  checkoutUrl: Type.String(),
+  token: Type.String(),
+  payload: Type.Object({ orderId: Type.String(), total: Type.Integer(), currency: Type.String() }),
+});
+export type GenerateTokenResponse = Static<typeof GenerateTokenResponse>;
+
+// ---- POST /api/checkout/initialize
+
+export const InitializeBody = Type.Object({
+  token: Type.String({ minLength: 1 }),
+  provider: PaymentProviderType,
+  customer: Type.Optional(
+    Type.Object({ email: Type.String(), firstName: Type.String(), lastName: Type.String(), phone: Type.Optional(Type.String()) }),
+  ),
+  shippingAddress: Type.Optional(Address),
+  billingAddress: Type.Optional(Address),
+});
+export type InitializeBody = Static<typeof InitializeBody>;
+
+export const InitializeResponse = Type.Object({
+  success: Type.Boolean(),
+  provider: PaymentProviderType,
+  providerOrderId: Type.String(),
+  clientSecret: Type.Optional(Type.String()),
+  checkoutUrl: Type.Optional(Type.String()),
+});
+export type InitializeResponse = Static<typeof InitializeResponse>;
+
+// ---- POST /api/checkout/complete
+
+export const CompleteLineItem = Type.Object({
+  id: Type.String(),
+  name: Type.Optional(Type.String()),
+  quantity: quantity(),
+  unitPrice: cents(0),
+  sku: Type.Optional(Type.String()),
+});
+export type CompleteLineItem = Static<typeof CompleteLineItem>;
+
+export const SalesAttribution = Type.Object({
+  salespersonId: Type.String({ minLength: 1 }),
+  salespersonName: Type.Optional(Type.String()),
+  salespersonEmail: Type.Optional(Type.String()),
+  teamId: Type.Optional(Type.String()),
+  teamName: Type.Optional(Type.String()),
+  commissionRate: Type.Optional(rate()),
+  commissionType: Type.Optional(Type.Enum(["percentage", "fixed"])),
+  source: Type.Optional(Type.String()),
+  campaignCode: Type.Optional(Type.String()),
+  generatedAt: Type.Optional(unixTime()),
+});
+export type SalesAttribution = Static<typeof SalesAttribution>;
+
+export const CompleteBody = Type.Object({
+  orderId: Type.String({ minLength: 1 }),
+  transactionId: Type.String({ minLength: 1 }),
+  provider: PaymentProviderType,
+  customerEmail: Type.String(),
+  customerName: Type.String(),
+  amount: cents(0),
+  currency: Type.String({ pattern: "^[A-Za-z]{3}$" }),
+  providerOrderId: Type.Optional(Type.String()),
+  customer: Type.Optional(
+    Type.Object({ firstName: Type.String(), lastName: Type.String(), phone: Type.Optional(Type.String()), ipAddress: Type.Optional(Type.String()) }),
+  ),
+  billingAddress: Type.Optional(Address),
+  shippingAddress: Type.Optional(Address),
+  lineItems: Type.Optional(Type.Array(CompleteLineItem, { maxItems: 500 })),
+  recordInCrm: Type.Optional(Type.Boolean()),
+  crmProvider: Type.Optional(Type.Enum([...CRM_PROVIDERS, "none"])),
+  crmCampaignId: Type.Optional(Type.String()),
+  affId: Type.Optional(Type.String()),
+  subId: Type.Optional(Type.String()),
+  salesAttribution: Type.Optional(SalesAttribution),
+});
+export type CompleteBody = Static<typeof CompleteBody>;
+
+export const CompleteResponse = Type.Object({
+  success: Type.Boolean(),
+  orderId: Type.String(),
+  transactionId: Type.String(),
+  paymentMethodToken: Type.String(),
+  provider: PaymentProviderType,
+  crmOrderId: Type.Optional(Type.String()),
+  crmProvider: Type.Optional(Type.String()),
+  commissionId: Type.Optional(Type.String()),
+});
+export type CompleteResponse = Static<typeof CompleteResponse>;
+
+// ---- POST /api/checkout/get-payment-token
+
+export const GetPaymentTokenBody = Type.Object({
+  provider: PaymentProviderType,
+  transactionId: Type.String({ minLength: 1 }),
+  providerOrderId: Type.Optional(Type.String()),
+});
+export type GetPaymentTokenBody = Static<typeof GetPaymentTokenBody>;
+
+export const GetPaymentTokenResponse = Type.Object({
+  success: Type.Boolean(),
+  paymentMethodToken: Type.String(),
+  provider: PaymentProviderType,
+});
+export type GetPaymentTokenResponse = Static<typeof GetPaymentTokenResponse>;
+
+export const ShortLinkParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -1,0 +1,83 @@
+import { validationError } from "../../lib/errors.js";
+import type { CardInput } from "../types.js";
+
+/**
+ * The demo test cards of CONTRACT §25, identical on every card-taking endpoint. Any other
+ * Luhn-valid number succeeds.
+ */
+export const TEST_CARDS = {
+  declined: "4000000000000002",
+  insufficientFunds: "4000000000009995",
+  authenticationRequired: "4000000000003220",
+  declineSavedCharges: "4000000000000341",
+} as const;
+
+/** What a card does in demo mode. `requires_action` becomes a decline everywhere but the intent gateway. */
+export type TestCardBehaviour =
+  | { kind: "succeed"; savedChargesDecline: boolean }
+  | { kind: "decline"; reason: string }
+  | { kind: "requires_action" };
+
+/** Stored on the ledger for the 4000000000000341 card: later saved-method charges decline. */
+export const DECLINE_SAVED_CHARGES = "decline_saved_charges";
+
+export function testCardBehaviour(cardNumber: string): TestCardBehaviour {
+  switch (normaliseCardNumber(cardNumber)) {
+    case TEST_CARDS.declined:
+      return { kind: "decline", reason: "card_declined" };
+    case TEST_CARDS.insufficientFunds:
+      return { kind: "decline", reason: "insufficient_funds" };
+    case TEST_CARDS.authenticationRequired:
+      return { kind: "requires_action" };
+    case TEST_CARDS.declineSavedCharges:
+      return { kind: "succeed", savedChargesDecline: true };
+    default:
+      return { kind: "succeed", savedChargesDecline: false };
+  }
+}
+
+/** Spaces and dashes are how people type card numbers; nothing else is accepted. */
+export function normaliseCardNumber(cardNumber: string): string {
+  return cardNumber.replace(/[\s-]/g, "");
+}
+
+export function isLuhnValid(digits: string): boolean {
+  if (!/^\d{12,19}$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let digit = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+/**
+ * Refuses a card that no gateway would take (CONTRACT §25): 400 VALIDATION_ERROR naming the field.
+ * Messages never echo the number. Years may have two or four digits; a card is valid through the
+ * last day of its expiry month (UTC).
+ */
+export function assertCardAcceptable(card: CardInput, now: number): void {
+  if (!isLuhnValid(normaliseCardNumber(card.cardNumber))) throw validationError("Invalid request: cardNumber is not a valid card number", "cardNumber");
+  if (!/^\d{1,2}$/.test(card.cardExpMonth) || Number(card.cardExpMonth) < 1 || Number(card.cardExpMonth) > 12) {
+    throw validationError("Invalid request: cardExpMonth must be a month from 1 to 12", "cardExpMonth");
+  }
+  if (!/^(\d{2}|\d{4})$/.test(card.cardExpYear)) throw validationError("Invalid request: cardExpYear must have two or four digits", "cardExpYear");
+  if (!/^\d{3,4}$/.test(card.cardCvv)) throw validationError("Invalid request: cardCvv must have three or four digits", "cardCvv");
+
+  const month = Number(card.cardExpMonth);
+  const year = card.cardExpYear.length === 2 ? 2000 + Number(card.cardExpYear) : Number(card.cardExpYear);
+  const today = new Date(now);
+  const currentYear = today.getUTCFullYear();
+  const currentMonth = today.getUTCMonth() + 1;
+  if (year < currentYear) throw validationError("Invalid request: the card has expired", "cardExpYear");
+  if (year === currentYear && month < currentMonth) throw validationError("Invalid request: the card has expired", "cardExpMonth");
+}
+
+/** The only card data the demo ledger may keep. */
+export function cardLast4(cardNumber: string): string {
+  return normaliseCardNumber(cardNumber).slice(-4);
+}

@@ -1,0 +1,86 @@
+import { newId } from "../../lib/ids.js";
+import type { CardInput, ChargeOutcome, PaymentProviderType, PaymentRecord, ProviderCall, SavedChargeInput } from "../types.js";
+import { cardLast4, DECLINE_SAVED_CHARGES, testCardBehaviour } from "./cards.js";
+import { findRecord, findTokenIssuer, insertRecord, toPaymentRecord, type LedgerKind } from "./ledger.js";
+
+export interface DemoCardCharge {
+  provider: PaymentProviderType;
+  /** Prefix of the provider's transaction ids (`vga_txn`, …). */
+  transactionPrefix: string;
+  orderId: string;
+  providerOrderId: string | null;
+  amountCents: number;
+  currency: string;
+  card: CardInput;
+  /** Builds the payment method token, in the provider's format, for a successful charge. */
+  paymentMethodToken: (transactionId: string) => string;
+}
+
+/**
+ * A card charge by a direct gateway or CRM in demo mode, following the test cards of CONTRACT §25.
+ * The charge is kept (failed ones too, as a provider would) so completion can verify it (§19).
+ */
+export async function chargeDemoCard(call: ProviderCall, charge: DemoCardCharge): Promise<ChargeOutcome> {
+  const behaviour = testCardBehaviour(charge.card.cardNumber);
+  const transactionId = newId(charge.transactionPrefix);
+  const base = {
+    id: transactionId,
+    provider: charge.provider,
+    kind: "charge" as const,
+    orderId: charge.orderId,
+    providerOrderId: charge.providerOrderId,
+    amountCents: charge.amountCents,
+    currency: charge.currency,
+    cardLast4: cardLast4(charge.card.cardNumber),
+  };
+  if (behaviour.kind !== "succeed") {
+    // CONTRACT §25: outside the intent gateway, the 3-D Secure card is a decline.
+    const reason = behaviour.kind === "decline" ? behaviour.reason : "authentication_required";
+    await insertRecord(call.db, call.clock.now(), { ...base, status: "failed", data: { reason } });
+    return { status: "declined", reason };
+  }
+  const paymentMethodToken = charge.paymentMethodToken(transactionId);
+  await insertRecord(call.db, call.clock.now(), {
+    ...base,
+    status: "succeeded",
+    paymentMethodToken,
+    cardBehaviour: behaviour.savedChargesDecline ? DECLINE_SAVED_CHARGES : null,
+  });
+  return { status: "succeeded", transactionId, paymentMethodToken, providerOrderId: charge.providerOrderId ?? undefined };
+}
+
+/**
+ * One-click charge of a saved method in demo mode: declines `card_declined` for an unknown token or
+ * one issued by the 4000000000000341 card (CONTRACT §25); otherwise a new succeeded charge.
+ */
+export async function chargeDemoSavedMethod(
+  call: ProviderCall,
+  options: { provider: PaymentProviderType; transactionPrefix: string; kind?: LedgerKind },
+  input: SavedChargeInput,
+): Promise<ChargeOutcome> {
+  const issuer = await findTokenIssuer(call.db, options.provider, input.paymentMethodToken);
+  if (!issuer) return { status: "declined", reason: "card_declined" };
+  const transactionId = newId(options.transactionPrefix);
+  const base = {
+    id: transactionId,
+    provider: options.provider,
+    kind: options.kind ?? "charge",
+    orderId: input.orderId,
+    amountCents: input.amountCents,
+    currency: input.currency,
+    cardLast4: issuer.cardLast4,
+    cardBehaviour: issuer.cardBehaviour,
+    data: { savedMethodOf: issuer.id, originalOrderId: input.originalOrderId },
+  };
+  if (issuer.cardBehaviour === DECLINE_SAVED_CHARGES) {
+    await insertRecord(call.db, call.clock.now(), { ...base, status: "failed", data: { ...base.data, reason: "card_declined" } });
+    return { status: "declined", reason: "card_declined" };
+  }
+  await insertRecord(call.db, call.clock.now(), { ...base, status: "succeeded", paymentMethodToken: input.paymentMethodToken });
+  return { status: "succeeded", transactionId, paymentMethodToken: input.paymentMethodToken };
+}
+
+export async function findDemoPayment(call: ProviderCall, provider: PaymentProviderType, transactionId: string, kinds: LedgerKind[] = ["charge"]): Promise<PaymentRecord | null> {
+  const row = await findRecord(call.db, provider, transactionId, kinds);
+  return row ? toPaymentRecord(row) : null;
+}

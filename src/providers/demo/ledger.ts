@@ -1,0 +1,127 @@
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import type { Db } from "../../db/client.js";
+import { demoProviderRecords } from "../../db/schema/index.js";
+import type { PaymentProviderType, PaymentRecord } from "../types.js";
+
+/**
+ * The demo providers' own storage: what a real provider keeps on its side. Only demo adapters use
+ * this module. Rows never hold card numbers or CVVs: at most `cardLast4` and `cardBehaviour`.
+ */
+export type LedgerKind =
+  /** intent_gateway: a payment intent; it is the transaction too (transactionId = intent id). */
+  | "payment_intent"
+  /** A provider-side order for an orderId: vault orders, CRM orders, carts, hosted-store orders. */
+  | "provider_order"
+  /** One card or saved-method charge; carries the payment method token when it succeeded. */
+  | "charge"
+  /** An order recorded in a CRM after payment (CrmProvider.recordOrder). */
+  | "crm_record";
+
+export type LedgerRecord = typeof demoProviderRecords.$inferSelect;
+
+export interface NewLedgerRecord {
+  id: string;
+  provider: PaymentProviderType;
+  kind: LedgerKind;
+  status: string;
+  orderId?: string | null;
+  providerOrderId?: string | null;
+  amountCents?: number | null;
+  currency?: string | null;
+  paymentMethodToken?: string | null;
+  cardLast4?: string | null;
+  cardBehaviour?: string | null;
+  data?: Record<string, unknown>;
+}
+
+export async function insertRecord(db: Db, now: number, record: NewLedgerRecord): Promise<LedgerRecord> {
+  const at = new Date(now);
+  const [row] = await db
+    .insert(demoProviderRecords)
+    .values({ ...record, data: record.data ?? {}, createdAt: at, updatedAt: at })
+    .returning();
+  return row!;
+}
+
+export async function updateRecord(db: Db, now: number, id: string, patch: Partial<Omit<NewLedgerRecord, "id" | "provider" | "kind">>): Promise<LedgerRecord> {
+  const [row] = await db
+    .update(demoProviderRecords)
+    .set({ ...patch, updatedAt: new Date(now) })
+    .where(eq(demoProviderRecords.id, id))
+    .returning();
+  return row!;
+}
+
+/**
+ * A record of this provider by id; ids of other providers are unknown here, as they would be.
+ * `lock` takes a row lock for the rest of the caller's transaction, so concurrent payments of one
+ * order or intent charge once (CONTRACT §7).
+ */
+export async function findRecord(db: Db, provider: PaymentProviderType, id: string, kinds: LedgerKind[], lock = false): Promise<LedgerRecord | null> {
+  const query = db
+    .select()
+    .from(demoProviderRecords)
+    .where(and(eq(demoProviderRecords.id, id), eq(demoProviderRecords.provider, provider), inArray(demoProviderRecords.kind, kinds)))
+    .limit(1);
+  const [row] = lock ? await query.for("update") : await query;
+  return row ?? null;
+}
+
+/** The newest record of a kind for an orderId in one of the given statuses. */
+export async function findLatestForOrder(db: Db, provider: PaymentProviderType, kind: LedgerKind, orderId: string, statuses: string[], lock = false): Promise<LedgerRecord | null> {
+  const query = db
+    .select()
+    .from(demoProviderRecords)
+    .where(
+      and(
+        eq(demoProviderRecords.provider, provider),
+        eq(demoProviderRecords.kind, kind),
+        eq(demoProviderRecords.orderId, orderId),
+        inArray(demoProviderRecords.status, statuses),
+      ),
+    )
+    .orderBy(desc(demoProviderRecords.createdAt))
+    .limit(1);
+  const [row] = lock ? await query.for("update") : await query;
+  return row ?? null;
+}
+
+/** The successful payment that first issued a payment method token (its orderId is the original order). */
+export async function findTokenIssuer(db: Db, provider: PaymentProviderType, token: string): Promise<LedgerRecord | null> {
+  const [row] = await db
+    .select()
+    .from(demoProviderRecords)
+    .where(
+      and(
+        eq(demoProviderRecords.provider, provider),
+        eq(demoProviderRecords.paymentMethodToken, token),
+        eq(demoProviderRecords.status, "succeeded"),
+        inArray(demoProviderRecords.kind, ["payment_intent", "charge"]),
+      ),
+    )
+    .orderBy(asc(demoProviderRecords.createdAt))
+    .limit(1);
+  return row ?? null;
+}
+
+const PAYMENT_STATUS: Record<string, PaymentRecord["status"]> = {
+  succeeded: "succeeded",
+  processing: "processing",
+  requires_action: "requires_action",
+  // The customer still has to give a card: for completion that is "not paid yet, act".
+  requires_payment_method: "requires_action",
+  failed: "failed",
+};
+
+/** A charge or intent row as the provider-neutral PaymentRecord completion verifies (CONTRACT §19). */
+export function toPaymentRecord(row: LedgerRecord): PaymentRecord {
+  return {
+    transactionId: row.id,
+    orderId: row.orderId,
+    providerOrderId: row.providerOrderId,
+    status: PAYMENT_STATUS[row.status] ?? "failed",
+    amountCents: row.amountCents ?? 0,
+    currency: row.currency ?? "",
+    paymentMethodToken: row.status === "succeeded" ? (row.paymentMethodToken ?? "") : "",
+  };
+}

@@ -1,0 +1,109 @@
+import { AppError, conflict } from "../../lib/errors.js";
+import { newId } from "../../lib/ids.js";
+import type { CardInput, ChargeOutcome, InitializeInput, PaymentProviderType, ProviderCall } from "../types.js";
+import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment } from "./charges.js";
+import { findLatestForOrder, findRecord, insertRecord, updateRecord, type LedgerRecord } from "./ledger.js";
+
+/** A card charge against a provider-side order: the outcome plus what was charged. */
+export interface OrderCharge {
+  outcome: ChargeOutcome;
+  providerOrderId: string;
+  amountCents: number;
+  currency: string;
+}
+
+export interface OrderConfirmation {
+  providerOrderId: string;
+  orderId: string;
+  status: "confirmed";
+}
+
+/**
+ * The shared demo of providers that take payment against their own order (order_crm_a, order_crm_b,
+ * cart_gateway, hosted_store): order `pending` -> `paid` -> `confirmed`, and the payment method token
+ * is the provider order id (SPEC "Payment method token formats").
+ */
+export function createDemoOrderGateway(provider: PaymentProviderType, prefixes: { order: string; transaction: string }, orderField: string) {
+  const createOrder = (call: ProviderCall, order: { orderId: string; amountCents: number; currency: string; data: Record<string, unknown> }) =>
+    insertRecord(call.db, call.clock.now(), {
+      id: newId(prefixes.order),
+      provider,
+      kind: "provider_order",
+      status: "pending",
+      orderId: order.orderId,
+      amountCents: order.amountCents,
+      currency: order.currency,
+      data: order.data,
+    });
+
+  /** The provider order, which must belong to `orderId`: another order's id is simply not found. */
+  const findOrder = async (call: ProviderCall, providerOrderId: string, orderId: string): Promise<LedgerRecord> => {
+    const order = await findRecord(call.db, provider, providerOrderId, ["provider_order"], true);
+    if (!order || order.orderId !== orderId) throw new AppError("NOT_FOUND", "Order not found", orderField);
+    return order;
+  };
+
+  /** Reuses the pending order of the same orderId, amount and currency (a reloaded page initializes again). */
+  const openOrderFor = async (call: ProviderCall, input: { orderId: string; amountCents: number; currency: string }) => {
+    const open = await findLatestForOrder(call.db, provider, "provider_order", input.orderId, ["pending"], true);
+    return open && open.amountCents === input.amountCents && open.currency === input.currency ? open : null;
+  };
+
+  return {
+    createOrder,
+    findOrder,
+    openOrderFor,
+
+    async initialize(input: InitializeInput, call: ProviderCall) {
+      const order =
+        (await openOrderFor(call, input)) ??
+        (await createOrder(call, {
+          orderId: input.orderId,
+          amountCents: input.amountCents,
+          currency: input.currency,
+          data: { customer: input.customer, shippingAddress: input.shippingAddress, billingAddress: input.billingAddress, lineItems: input.lineItems },
+        }));
+      return { providerOrderId: order.id };
+    },
+
+    findPayment: async ({ transactionId }: { transactionId: string }, call: ProviderCall) => findDemoPayment(call, provider, transactionId),
+
+    chargeSaved: async (input: Parameters<typeof chargeDemoSavedMethod>[2], call: ProviderCall) =>
+      chargeDemoSavedMethod(call, { provider, transactionPrefix: prefixes.transaction }, input),
+
+    /** Charges the order's amount once: a paid order answers 409 instead of charging again. */
+    async payOrder(call: ProviderCall, order: LedgerRecord, card: CardInput | null): Promise<OrderCharge> {
+      if (order.status !== "pending") throw conflict("Order already paid");
+      const charged = { providerOrderId: order.id, amountCents: order.amountCents ?? 0, currency: order.currency ?? "USD" };
+      const outcome = card
+        ? await chargeDemoCard(call, { provider, transactionPrefix: prefixes.transaction, orderId: order.orderId!, ...charged, card, paymentMethodToken: () => order.id })
+        : await recordHostedPayment(call, provider, prefixes.transaction, order);
+      if (outcome.status === "succeeded") await updateRecord(call.db, call.clock.now(), order.id, { status: "paid" });
+      return { outcome, ...charged };
+    },
+
+    async confirmOrder(call: ProviderCall, providerOrderId: string, orderId: string): Promise<OrderConfirmation> {
+      const order = await findOrder(call, providerOrderId, orderId);
+      if (order.status === "pending") throw conflict("Order is not paid");
+      if (order.status === "paid") await updateRecord(call.db, call.clock.now(), order.id, { status: "confirmed" });
+      return { providerOrderId: order.id, orderId, status: "confirmed" };
+    },
+  };
+}
+
+/** hosted_store: the card was taken on the store's own page, so completing the order records a succeeded charge. */
+async function recordHostedPayment(call: ProviderCall, provider: PaymentProviderType, transactionPrefix: string, order: LedgerRecord): Promise<ChargeOutcome> {
+  const transactionId = newId(transactionPrefix);
+  await insertRecord(call.db, call.clock.now(), {
+    id: transactionId,
+    provider,
+    kind: "charge",
+    status: "succeeded",
+    orderId: order.orderId,
+    providerOrderId: order.id,
+    amountCents: order.amountCents,
+    currency: order.currency,
+    paymentMethodToken: order.id,
+  });
+  return { status: "succeeded", transactionId, paymentMethodToken: order.id, providerOrderId: order.id };
+}

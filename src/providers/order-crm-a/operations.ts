@@ -1,0 +1,33 @@
+import type { Ctx } from "../../ctx.js";
+import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../payment-attempts.js";
+import { cardOf } from "../schemas.js";
+import { PROVIDER } from "./adapter.js";
+import type { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "./schemas.js";
+
+export async function createCrmAOrder(ctx: Ctx, body: CreateCrmAOrderBody): Promise<CreateCrmAOrderReply> {
+  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { total, currency, ...rest } = body;
+  const { crmAOrderId } = await adapter.createOrder({ ...rest, totalCents: total, currency: currency.toUpperCase() }, call);
+  return { success: true, crmAOrderId, demo: adapter.demo };
+}
+
+/** Charges the CRM order's total with the card. */
+export async function payCrmAOrder(ctx: Ctx, body: CrmAPaymentBody): Promise<CrmAPaymentReply> {
+  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const card = cardOf(body);
+  const charge = await attemptPayment(ctx, {
+    provider: PROVIDER,
+    orderId: body.orderId,
+    card,
+    charge: (tx) => adapter.processPayment({ crmAOrderId: body.crmAOrderId, orderId: body.orderId, card }, { ...call, db: tx }),
+    declineOf: declineOfCharge,
+  });
+  return { success: true, transactionId: succeededCharge(charge.outcome).transactionId, crmAOrderId: charge.providerOrderId };
+}
+
+/** Marks a paid CRM order confirmed (for fulfilment); idempotent. */
+export async function confirmCrmAOrder(ctx: Ctx, body: ConfirmCrmAOrderBody): Promise<ConfirmCrmAOrderReply> {
+  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const confirmed = await adapter.confirmOrder(body, call);
+  return { success: true, crmAOrderId: confirmed.providerOrderId, orderId: confirmed.orderId, status: confirmed.status, demo: adapter.demo };
+}

@@ -1,0 +1,30 @@
+import type { Ctx } from "../../ctx.js";
+import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../payment-attempts.js";
+import { cardOf } from "../schemas.js";
+import { PROVIDER } from "./adapter.js";
+import type { CrmBPaymentBody, CrmBPaymentReply } from "./schemas.js";
+
+/** Creates the CRM order from the line items and charges its total by card. */
+export async function payCrmBOrder(ctx: Ctx, body: CrmBPaymentBody): Promise<CrmBPaymentReply> {
+  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const card = cardOf(body);
+  const input = {
+    orderId: body.orderId,
+    campaignId: body.campaignId,
+    customer: body.customer,
+    billingAddress: body.billingAddress,
+    shippingAddress: body.shippingAddress ?? null,
+    lineItems: body.lineItems,
+    currency: (body.currency ?? "USD").toUpperCase(),
+    card,
+  };
+  const charge = await attemptPayment(ctx, {
+    provider: PROVIDER,
+    orderId: body.orderId,
+    card,
+    charge: (tx) => adapter.processPayment(input, { ...call, db: tx }),
+    declineOf: declineOfCharge,
+  });
+  const { transactionId, paymentMethodToken } = succeededCharge(charge.outcome);
+  return { success: true, transactionId, orderId: body.orderId, crmBOrderId: charge.providerOrderId, paymentMethodToken, demo: adapter.demo };
+}

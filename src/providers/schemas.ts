@@ -1,0 +1,74 @@
+import { Type, type Static } from "typebox";
+import { validationError } from "../lib/errors.js";
+import type { CardInput } from "./types.js";
+
+// Wire pieces shared by the provider endpoints (SPEC "Resources and their fields", "Payment provider
+// endpoints"). Lengths are generous bounds on work, not business rules.
+
+const text = (maxLength = 255) => Type.String({ minLength: 1, maxLength });
+
+export const OrderId = text();
+/** Integer cents; a payment of nothing is not a payment. */
+export const AmountCents = Type.Integer({ minimum: 1, maximum: 100_000_000_00 });
+/** ISO 4217; upper-cased by the verbs. */
+export const Currency = Type.String({ pattern: "^[A-Za-z]{3}$" });
+
+export const Address = Type.Object({
+  line1: text(),
+  line2: Type.Optional(Type.String({ maxLength: 255 })),
+  city: text(),
+  state: text(),
+  postalCode: text(32),
+  country: text(64),
+});
+
+/** Direct gateways and CRMs: `email`, `firstName`, `lastName` required, `phone` optional. */
+export const Customer = Type.Object({
+  email: text(320),
+  firstName: text(),
+  lastName: text(),
+  phone: Type.Optional(Type.String({ maxLength: 64 })),
+});
+
+export const Metadata = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 1000 }));
+
+const quantity = Type.Integer({ minimum: 1, maximum: 10_000 });
+const price = Type.Integer({ minimum: 0, maximum: 100_000_000_00 });
+const itemBounds = { minItems: 1, maxItems: 500 };
+
+/** order_crm_a, order_crm_b, vault_gateway_b. */
+export const ProductLineItems = Type.Array(Type.Object({ productId: text(), quantity, price }), itemBounds);
+/** cart_gateway. */
+export const CartLineItems = Type.Array(Type.Object({ itemId: text(), quantity, price }), itemBounds);
+/** hosted_store. */
+export const VariantLineItems = Type.Array(Type.Object({ variantId: text(), quantity }), itemBounds);
+
+/** Card fields are strings (SPEC); their content is checked by assertCardAcceptable, with field names. */
+export const CardFields = {
+  cardNumber: Type.String({ maxLength: 32 }),
+  cardExpMonth: Type.String({ maxLength: 4 }),
+  cardExpYear: Type.String({ maxLength: 4 }),
+  cardCvv: Type.String({ maxLength: 8 }),
+};
+export const OptionalCardFields = {
+  cardNumber: Type.Optional(CardFields.cardNumber),
+  cardExpMonth: Type.Optional(CardFields.cardExpMonth),
+  cardExpYear: Type.Optional(CardFields.cardExpYear),
+  cardCvv: Type.Optional(CardFields.cardCvv),
+};
+
+const CARD_FIELD_NAMES = ["cardNumber", "cardExpMonth", "cardExpYear", "cardCvv"] as const;
+
+export function cardOf(body: CardInput): CardInput {
+  return { cardNumber: body.cardNumber, cardExpMonth: body.cardExpMonth, cardExpYear: body.cardExpYear, cardCvv: body.cardCvv };
+}
+
+/** Where card fields are optional (intent gateway, demo only): none, or all four. */
+export function optionalCardOf(body: Partial<CardInput>): CardInput | undefined {
+  if (CARD_FIELD_NAMES.every((name) => body[name] === undefined)) return undefined;
+  const missing = CARD_FIELD_NAMES.find((name) => body[name] === undefined);
+  if (missing) throw validationError(`Invalid request: ${missing} is required`, missing);
+  return cardOf(body as CardInput);
+}
+
+export type AddressBody = Static<typeof Address>;

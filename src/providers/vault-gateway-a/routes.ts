@@ -1,0 +1,34 @@
+import type { Deps } from "../../ctx.js";
+import { ctxOf } from "../../http/ctx.js";
+import { errorResponses } from "../../http/schemas.js";
+import type { App } from "../../http/types.js";
+import { providerRouteOptions, tagsOf } from "../route-options.js";
+import { cardOf } from "../schemas.js";
+import { processVaultPayment } from "../vault-payment.js";
+import { processVaultUpsell } from "./process-upsell.js";
+import { VaultAPaymentBody, VaultPaymentReply, VaultUpsellBody, VaultUpsellReply } from "./schemas.js";
+
+export function registerVaultGatewayARoutes(app: App, deps: Deps): void {
+  const tags = tagsOf("vault_gateway_a");
+
+  app.post(
+    "/api/providers/vault_gateway_a/process-payment",
+    {
+      ...providerRouteOptions,
+      schema: { tags, summary: "Charge a card and vault it", body: VaultAPaymentBody, response: { 200: VaultPaymentReply, ...errorResponses(400, 402, 409, 422, 429, 503) } },
+    },
+    async (request) => {
+      const body = request.body;
+      return processVaultPayment(ctxOf(deps, request), "vault_gateway_a", { orderId: body.orderId, amountCents: body.amount, currency: body.currency, customer: body.customer, billingAddress: body.billingAddress, card: cardOf(body) });
+    },
+  );
+
+  app.post(
+    "/api/providers/vault_gateway_a/process-upsell",
+    {
+      ...providerRouteOptions,
+      schema: { tags, summary: "One-click upsell charge of the vaulted method of originalOrderId", body: VaultUpsellBody, response: { 200: VaultUpsellReply, ...errorResponses(400, 402, 409, 422, 429, 503) } },
+    },
+    async (request) => processVaultUpsell(ctxOf(deps, request), request.body),
+  );
+}
