@@ -14,6 +14,7 @@ import type { App } from "./http/types.js";
 import { registerCheckoutRoutes } from "./checkout/routes.js";
 import { registerProviderRoutes } from "./providers/routes.js";
 import { registerIdentityRoutes } from "./identity/routes.js";
+import { registerUpsellRoutes } from "./upsell/routes.js";
 import { registerSessionResolution } from "./identity/session-hook.js";
 
 export interface AppOptions {
@@ -71,6 +72,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerCheckoutRoutes(app, deps);
   registerProviderRoutes(app, deps);
   registerIdentityRoutes(app, deps);
+  registerUpsellRoutes(app, deps);
 
   return app;
 }

@@ -1,0 +1,112 @@
+import type { Ctx } from "../ctx.js";
+import type { StoredOffer } from "../db/schema/index.js";
+import { withTransaction } from "../db/transaction.js";
+import { newId } from "../lib/ids.js";
+import { currencyMismatch, duplicateOfferId, noSavedMethod, originalOrderNotFound, providerMismatch, tokenNotIssuedForOrder, upsellWindowClosed } from "./errors.js";
+import type { CreateSessionBody, CreateSessionResponse, UpsellOffer } from "./schemas.js";
+import { bumpOfferStats, findOriginalOrder, insertSession } from "./store.js";
+import { isOfferEligible, type PurchasedCart } from "./targeting.js";
+
+/** CONTRACT §20: create-session only within 60 minutes of the original order's completion. */
+export const UPSELL_WINDOW_MS = 60 * 60 * 1000;
+
+/**
+ * SPEC "Upsell" create-session. Refuses, before anything is stored: repeated offer ids, a token not
+ * issued for `originalOrderId` (CONTRACT §8), another provider or currency than the original order's,
+ * and a request more than 60 minutes after the original order (§20). Then keeps the eligible offers
+ * (targeting rules) with their prices fixed, or answers `skipUpsell` when none is eligible.
+ */
+export async function createUpsellSession({ ctx, input }: { ctx: Ctx; input: CreateSessionBody }): Promise<CreateSessionResponse> {
+  assertUniqueOfferIds(input.offers);
+  const found = await findOriginalOrder(ctx.db, input.originalOrderId, input.paymentMethodToken);
+  // Without the token, knowing an order id must not be enough to charge its card: the customer's
+  // email must match too, and a mismatch reads exactly like an unknown order.
+  const original = input.paymentMethodToken === undefined && found && !sameEmail(found.customerEmail, input.customerEmail) ? null : found;
+  if (!original) throw input.paymentMethodToken === undefined ? originalOrderNotFound() : tokenNotIssuedForOrder();
+  if (!original.paymentMethodToken) throw noSavedMethod();
+  if (original.provider !== input.provider) throw providerMismatch();
+  // SPEC's default `USD` is the original currency whenever the caller omits it: §20 allows no other.
+  const currency = (input.currency ?? original.currency).toUpperCase();
+  if (currency !== original.currency.toUpperCase()) throw currencyMismatch();
+  const now = ctx.clock.now();
+  if (now - original.createdAt.getTime() > UPSELL_WINDOW_MS) throw upsellWindowClosed();
+
+  const cart: PurchasedCart = { cartTotal: input.cartTotal ?? original.amountCents, purchasedProductIds: input.purchasedProductIds ?? [] };
+  const flow = buildFlow(input.offers, cart);
+  const totalOffers = flow.filter((offer) => !offer.downsellOf).length;
+  if (totalOffers === 0) return { success: true, skipUpsell: true, message: "No eligible upsell offers" };
+
+  const id = newId("ups");
+  const expiresAt = now + ctx.config.upsellSessionTtlSeconds * 1000;
+  const at = new Date(now);
+  await withTransaction(ctx.db, async (tx) => {
+    await insertSession(tx, {
+      id,
+      brandId: original.brandId,
+      orderId: input.orderId,
+      originalOrderId: input.originalOrderId,
+      originalOrderRef: original.id,
+      checkoutId: original.checkoutId,
+      provider: original.provider,
+      paymentMethodToken: original.paymentMethodToken!,
+      customerEmail: input.customerEmail,
+      customerId: input.customerId ?? null,
+      currency,
+      status: "active",
+      flow,
+      acceptedOffers: [],
+      declinedOffers: [],
+      totalUpsellCents: 0,
+      currentStep: 0,
+      totalOffers,
+      successUrl: original.successUrl,
+      webhookUrl: original.webhookUrl,
+      metadata: input.metadata ?? null,
+      themeId: input.themeId ?? null,
+      expiresAt: new Date(expiresAt),
+      createdAt: at,
+      updatedAt: at,
+    });
+    await bumpOfferStats(tx, { brandId: original.brandId, offerId: flow[0]!.id, currency }, { shown: 1 }, at);
+  });
+  return { success: true, sessionId: id, upsellUrl: `${ctx.config.publicBaseUrl}/upsell/${id}`, expiresAt, totalOffers };
+}
+
+/** Offer ids name answers, counters and action-link steps: one id, one offer (downsells included). */
+function assertUniqueOfferIds(offers: UpsellOffer[]): void {
+  const seen = new Set<string>();
+  offers.forEach((offer, index) => {
+    for (const [field, id] of [[`offers.${index}.id`, offer.id], [`offers.${index}.downsell.id`, offer.downsell?.id]] as const) {
+      if (id === undefined) continue;
+      if (seen.has(id)) throw duplicateOfferId(field);
+      seen.add(id);
+    }
+  });
+}
+
+/**
+ * The flow (CONTRACT §9): the eligible offers in request order, each eligible downsell right after
+ * its offer. A downsell of an ineligible offer never shows. Prices are copied here and never re-read.
+ */
+export function buildFlow(offers: UpsellOffer[], cart: PurchasedCart): StoredOffer[] {
+  const flow: StoredOffer[] = [];
+  for (const offer of offers) {
+    if (!isOfferEligible(offer.showIf, cart)) continue;
+    flow.push(storedOffer(offer));
+    if (offer.downsell && isOfferEligible(offer.downsell.showIf, cart)) flow.push({ ...storedOffer(offer.downsell), downsellOf: offer.id });
+  }
+  return flow;
+}
+
+function storedOffer(offer: Omit<UpsellOffer, "downsell">): StoredOffer {
+  const stored: StoredOffer = { id: offer.id, name: offer.name, priceCents: offer.price };
+  if (offer.description !== undefined) stored.description = offer.description;
+  if (offer.originalPrice !== undefined) stored.originalPriceCents = offer.originalPrice;
+  if (offer.image !== undefined) stored.image = offer.image;
+  if (offer.externalPageUrl !== undefined) stored.externalPageUrl = offer.externalPageUrl;
+  return stored;
+}
+
+function sameEmail(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
