@@ -1,3 +1,4 @@
+import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "./config/index.js";
 import type { Database, Db } from "./db/client.js";
@@ -20,6 +21,8 @@ export interface Deps {
   clock: Clock;
   log: Logger;
   providers: ProviderRegistry;
+  /** The shared Redis client when REDIS_URL is set (rate limits, login brute-force limits). */
+  redis?: Redis | null;
 }
 
 /**

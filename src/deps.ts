@@ -31,7 +31,7 @@ export async function createRuntime(config: Config, clock: Clock, log: Logger, o
   }
 
   const providers = createProviderRegistry({ config, db: database.db, clock, log, demoPayment: demoPaymentProviders, demoCrm: demoCrmProviders });
-  const deps: Deps = { config, database, clock, log, providers };
+  const deps: Deps = { config, database, clock, log, providers, redis };
   return {
     deps,
     rateLimitStore,

@@ -9,6 +9,7 @@ import { verifyPassword } from "./password.js";
 import { ADDRESS_FAILURES, ADDRESS_WINDOW_MS, LOCK_DURATION_MS, LOCK_FAILURES, LOCK_WINDOW_MS } from "./policy.js";
 import { normalizeEmail } from "./register.js";
 import type { LoginOutcome } from "./sessions.js";
+import type { RedisLoginThrottle } from "./throttle.js";
 import { countRecentFailuresForAddress, countRecentFailuresForEmail, findLock, findUserByEmail, recordLoginAttempt, upsertLock } from "./store.js";
 
 export interface PasswordLoginInput {
@@ -22,8 +23,12 @@ export interface PasswordLoginInput {
  * §23): ten failures for one email in 15 minutes lock password login for it for 30 minutes;
  * too many failures from one client address are refused too. Locks apply to unknown emails
  * alike, so a lock reveals nothing about which accounts exist.
+ *
+ * With `throttle` (REDIS_URL set) the counters live in Redis, shared by every instance; whenever
+ * Redis cannot be reached the database counters decide instead. Attempts are always written to
+ * `login_attempts` and locks to `login_locks`, so the fallback starts from the real history.
  */
-export async function loginWithPassword({ ctx, input }: { ctx: Ctx; input: PasswordLoginInput }): Promise<LoginOutcome> {
+export async function loginWithPassword({ ctx, input, throttle }: { ctx: Ctx; input: PasswordLoginInput; throttle?: RedisLoginThrottle | null }): Promise<LoginOutcome> {
   const email = normalizeEmail(input.email);
   if (!email || !input.password) throw missingRequiredFields();
   const now = ctx.clock.now();
@@ -35,22 +40,27 @@ export async function loginWithPassword({ ctx, input }: { ctx: Ctx; input: Passw
     throw error;
   };
   const lockedUntil = await findLock(db, email);
-  if (lockedUntil && lockedUntil.getTime() > now) {
-    await refuse(accountLocked(Math.ceil((lockedUntil.getTime() - now) / 1000)), { reason: "account_locked", email });
+  const lockMs = Math.max((await throttle?.lockRemainingMs(email)) ?? 0, lockedUntil ? lockedUntil.getTime() - now : 0);
+  if (lockMs > 0) {
+    await refuse(accountLocked(Math.ceil(lockMs / 1000)), { reason: "account_locked", email });
   }
-  if (address && (await countRecentFailuresForAddress(db, address, new Date(now - ADDRESS_WINDOW_MS))) >= ADDRESS_FAILURES) {
-    await refuse(tooManyAttempts(), { reason: "address_limit", email });
+  if (address) {
+    const failures = (throttle ? await throttle.addressFailures(address) : undefined) ?? (await countRecentFailuresForAddress(db, address, new Date(now - ADDRESS_WINDOW_MS)));
+    if (failures >= ADDRESS_FAILURES) await refuse(tooManyAttempts(), { reason: "address_limit", email });
   }
 
   const user = await findUserByEmail(db, email);
   const ok = await verifyPassword(user?.passwordHash, input.password);
 
   if (!ok) {
+    // Redis counts when reachable; `undefined` means the database counts below.
+    const counted = throttle ? await throttle.recordFailure(email, address) : undefined;
     let locked = false;
     await withTransaction(db, async (tx) => {
       await recordLoginAttempt(tx, { id: newId("la"), email, ipAddress: address, success: false, createdAt: new Date(now) });
       await recordAudit(tx, ctx, { action: "user.login", resourceType: "user", resourceId: user?.id ?? null, actorId: user?.id ?? null, success: false, details: { method: "password", email } });
-      if ((await countRecentFailuresForEmail(tx, email, new Date(now - LOCK_WINDOW_MS))) >= LOCK_FAILURES) {
+      const reachedLimit = counted ? counted.locked : (await countRecentFailuresForEmail(tx, email, new Date(now - LOCK_WINDOW_MS))) >= LOCK_FAILURES;
+      if (reachedLimit) {
         locked = true;
         await upsertLock(tx, email, new Date(now + LOCK_DURATION_MS), new Date(now));
         await recordAudit(tx, ctx, { action: "user.lock", resourceType: "user", resourceId: user?.id ?? null, actorId: null, success: true, details: { email, lockedMinutes: LOCK_DURATION_MS / 60_000 } });
@@ -60,6 +70,7 @@ export async function loginWithPassword({ ctx, input }: { ctx: Ctx; input: Passw
     throw invalidCredentials();
   }
 
+  await throttle?.recordSuccess(email);
   return withTransaction(db, async (tx) => {
     await recordLoginAttempt(tx, { id: newId("la"), email, ipAddress: address, success: true, createdAt: new Date(now) });
     return completeFirstFactor(tx, ctx, user!, "password");

@@ -29,6 +29,7 @@ import { actorOfSession, requireSession } from "./session-hook.js";
 import { pendingCookieOptions, sessionCookieOptions, type LoginOutcome } from "./sessions.js";
 import { finishSocialSignIn, SOCIAL_PROVIDERS, startSocialSignIn } from "./social.js";
 import { describeSession, logout, switchBrand, switchOrganization } from "./tenant.js";
+import { RedisLoginThrottle } from "./throttle.js";
 import { confirmTwoFactor, setupTwoFactor, verifyTwoFactor } from "./two-factor.js";
 
 const AUTH = ["Authentication"];
@@ -41,6 +42,7 @@ const pendingLoginLocation = (userId: string) => `/login?step=2fa&userId=${encod
 export function registerIdentityRoutes(app: App, deps: Deps): void {
   const { config } = deps;
   const mail = new MailSender({ db: deps.database.db, config, clock: deps.clock, log: deps.log });
+  const throttle = deps.redis ? new RedisLoginThrottle(deps.redis, deps.log) : null;
   const retry = setInterval(() => void mail.kick(), MAIL_RETRY_MS);
   retry.unref();
   app.addHook("onClose", async () => {
@@ -84,7 +86,7 @@ export function registerIdentityRoutes(app: App, deps: Deps): void {
       config: { missingFields: { fields: ["email", "password"], message: "Missing required fields" } },
     },
     async (request, reply) => {
-      const outcome = await loginWithPassword({ ctx: ctxOf(deps, request), input: request.body });
+      const outcome = await loginWithPassword({ ctx: ctxOf(deps, request), input: request.body, throttle });
       setSession(reply, outcome);
       if (outcome.kind === "pending") return { success: true, requires2FA: true, userId: outcome.userId };
       return { success: true, session: { userId: outcome.userId, email: outcome.email, name: outcome.name, role: outcome.role } };
