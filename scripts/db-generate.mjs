@@ -1,8 +1,5 @@
-// Generates SQL migrations from src/db/schema with drizzle-kit.
-// `--reset` rebuilds them from scratch: allowed only before the first release, while no database
-// anywhere has applied them (see docs/development.md).
+// Generates a SQL migration from the changes in src/db/schema (drizzle-kit). Commit the new file in
+// src/db/migrations; never edit or regenerate one that has landed on main.
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
 
-if (process.argv.includes("--reset")) rmSync("src/db/migrations", { recursive: true, force: true });
-execFileSync("npx", ["drizzle-kit", "generate", "--name", process.argv.includes("--reset") ? "init" : "change"], { stdio: "inherit" });
+execFileSync("npx", ["drizzle-kit", "generate", "--name", process.argv[2] ?? "change"], { stdio: "inherit" });
