@@ -4,8 +4,8 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
-import { orderClaims, post, signToken } from "../../test/support/checkout.js";
-import { AMOUNT, PAY_BY_PROVIDER } from "../../test/support/provider-payments.js";
+import { post } from "../../test/support/checkout.js";
+import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { demoProviderRecords, orderLineItems, orders, outboxEvents, upsellOfferResults, upsellOfferStats, upsellSessions } from "../db/schema/index.js";
 import { PAYMENT_PROVIDERS, type PaymentProviderType } from "../providers/types.js";
 
@@ -16,25 +16,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 const db = () => t.deps.database.db;
 
-/** A checkout completed through the public API: initialize, pay at the provider, complete. */
-async function completedCheckout(provider: PaymentProviderType = "vault_gateway_b", cardNumber?: string) {
-  const order = orderClaims({ amount: AMOUNT, currency: "USD", successUrl: "https://shop.example/thanks", webhookUrl: "https://shop.example/hook" });
-  const orderId = order.orderId as string;
-  expect((await post(t, "/api/checkout/initialize", { token: await signToken(t, order), provider })).statusCode).toBe(200);
-  const paid = await PAY_BY_PROVIDER[provider](t, orderId, cardNumber);
-  const done = await post(t, "/api/checkout/complete", {
-    orderId,
-    transactionId: paid.transactionId,
-    provider,
-    customerEmail: "ada@example.com",
-    customerName: "Ada Lovelace",
-    amount: AMOUNT,
-    currency: "USD",
-    ...(paid.providerOrderId ? { providerOrderId: paid.providerOrderId } : {}),
-  });
-  expect(done.statusCode, done.body).toBe(200);
-  return { orderId, provider, paymentMethodToken: json(done).paymentMethodToken as string };
-}
+const HOOKED = { successUrl: "https://shop.example/thanks", webhookUrl: "https://shop.example/hook" };
+const completedCheckout = (provider: PaymentProviderType = "vault_gateway_b", cardNumber?: string) => completeCheckoutViaApi(t, { provider, cardNumber, claims: HOOKED });
 
 const offer = (id: string, price = 1500, extra: Record<string, unknown> = {}) => ({ id, name: `Offer ${id}`, price, ...extra });
 const DEFAULT_OFFERS = [offer("a", 1500, { downsell: offer("a-down", 700) }), offer("b", 2500)];

@@ -3,8 +3,9 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
-import { orderClaims, post, signToken } from "../../test/support/checkout.js";
-import { AMOUNT, PAY_BY_PROVIDER } from "../../test/support/provider-payments.js";
+import { post } from "../../test/support/checkout.js";
+import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { AMOUNT } from "../../test/support/provider-payments.js";
 import { upsellOfferStats, upsellSessions } from "../db/schema/index.js";
 import type { PaymentProviderType } from "../providers/types.js";
 
@@ -14,25 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** A checkout completed through the public API: initialize, pay at the provider, complete. */
-async function completedCheckout(provider: PaymentProviderType = "vault_gateway_b", claims: Record<string, unknown> = {}) {
-  const order = orderClaims({ amount: AMOUNT, currency: "USD", ...claims });
-  const orderId = order.orderId as string;
-  expect((await post(t, "/api/checkout/initialize", { token: await signToken(t, order), provider })).statusCode).toBe(200);
-  const paid = await PAY_BY_PROVIDER[provider](t, orderId);
-  const done = await post(t, "/api/checkout/complete", {
-    orderId,
-    transactionId: paid.transactionId,
-    provider,
-    customerEmail: "ada@example.com",
-    customerName: "Ada Lovelace",
-    amount: AMOUNT,
-    currency: "USD",
-    ...(paid.providerOrderId ? { providerOrderId: paid.providerOrderId } : {}),
-  });
-  expect(done.statusCode, done.body).toBe(200);
-  return { orderId, provider, paymentMethodToken: json(done).paymentMethodToken as string };
-}
+const completedCheckout = (provider: PaymentProviderType = "vault_gateway_b", claims: Record<string, unknown> = {}) => completeCheckoutViaApi(t, { provider, claims });
 
 const offer = (id: string, extra: Record<string, unknown> = {}) => ({ id, name: `Offer ${id}`, price: 1500, ...extra });
 
