@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock.js";
+import { RedisFallback } from "../lib/redis-fallback.js";
 
 /** Fixed one-minute windows (SPEC "Limits": per minute). */
 const WINDOW_MS = 60_000;
@@ -34,34 +35,22 @@ export class MemoryRateLimitStore implements RateLimitStore {
  */
 export class RedisRateLimitStore implements RateLimitStore {
   private fallback = new MemoryRateLimitStore();
-  private degraded = false;
-  fallbackCount = 0;
+  readonly guard: RedisFallback;
   constructor(
     private redis: Redis,
-    private log: Logger,
-  ) {}
-  get isDegraded(): boolean {
-    return this.degraded;
+    log: Logger,
+  ) {
+    this.guard = new RedisFallback(log, "rate limiting", "counting per process");
   }
   async hit(key: string, windowStart: number): Promise<number> {
     const redisKey = `rl:${windowStart}:${key}`;
-    try {
+    const count = await this.guard.run(async () => {
       const results = await this.redis.multi().incr(redisKey).pexpire(redisKey, WINDOW_MS * 2).exec();
-      const count = Number(results?.[0]?.[1]);
-      if (!Number.isFinite(count)) throw new Error("unexpected reply from redis");
-      if (this.degraded) {
-        this.degraded = false;
-        this.log.warn("rate limiting: redis reachable again, counters shared again");
-      }
-      return count;
-    } catch (error) {
-      this.fallbackCount++;
-      if (!this.degraded) {
-        this.degraded = true;
-        this.log.warn({ err: error }, "rate limiting: redis unreachable, counting per process until it is back");
-      }
-      return this.fallback.hit(key, windowStart);
-    }
+      const value = Number(results?.[0]?.[1]);
+      if (!Number.isFinite(value)) throw new Error("unexpected reply from redis");
+      return value;
+    });
+    return count ?? this.fallback.hit(key, windowStart);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { sha256 } from "../lib/crypto.js";
+import { RedisFallback } from "../lib/redis-fallback.js";
 import { ADDRESS_WINDOW_MS, LOCK_DURATION_MS, LOCK_FAILURES, LOCK_WINDOW_MS } from "./policy.js";
 
 /** Redis keys of the brute-force limits (emails and addresses hashed: no personal data in Redis). */
@@ -16,15 +17,12 @@ export const loginThrottleKeys = {
  * The outage is logged once (and its end), a login never fails because of Redis.
  */
 export class RedisLoginThrottle {
-  private degraded = false;
-  fallbackCount = 0;
+  private readonly guard: RedisFallback;
   constructor(
     private redis: Redis,
-    private log: Logger,
-  ) {}
-
-  get isDegraded(): boolean {
-    return this.degraded;
+    log: Logger,
+  ) {
+    this.guard = new RedisFallback(log, "login limits", "counting in the database");
   }
 
   /** Milliseconds the account stays locked (0: not locked). */
@@ -66,22 +64,8 @@ export class RedisLoginThrottle {
     });
   }
 
-  private async run<T>(operation: () => Promise<T>): Promise<T | undefined> {
-    try {
-      const value = await operation();
-      if (this.degraded) {
-        this.degraded = false;
-        this.log.warn("login limits: redis reachable again, counting in redis");
-      }
-      return value;
-    } catch (error) {
-      this.fallbackCount++;
-      if (!this.degraded) {
-        this.degraded = true;
-        this.log.warn({ err: error }, "login limits: redis unreachable, counting in the database until it is back");
-      }
-      return undefined;
-    }
+  private run<T>(operation: () => Promise<T>): Promise<T | undefined> {
+    return this.guard.run(operation);
   }
 }
 

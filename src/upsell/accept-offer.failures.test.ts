@@ -4,8 +4,8 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
-import { orderClaims, post, signToken } from "../../test/support/checkout.js";
-import { AMOUNT, PAY_BY_PROVIDER } from "../../test/support/provider-payments.js";
+import { post } from "../../test/support/checkout.js";
+import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { demoProviderRecords, paymentDeclines } from "../db/schema/index.js";
 
 let t: TestApp;
@@ -17,27 +17,12 @@ const db = () => t.deps.database.db;
 
 /** A checkout completed through the public API with `cardNumber`, then an upsell session on it. */
 async function upsellSession(cardNumber: string) {
-  const provider = "vault_gateway_b" as const;
-  const order = orderClaims({ amount: AMOUNT, currency: "USD", successUrl: "https://shop.example/thanks", webhookUrl: "https://shop.example/hook" });
-  const orderId = order.orderId as string;
-  expect((await post(t, "/api/checkout/initialize", { token: await signToken(t, order), provider })).statusCode).toBe(200);
-  const paid = await PAY_BY_PROVIDER[provider](t, orderId, cardNumber);
-  const done = await post(t, "/api/checkout/complete", {
-    orderId,
-    transactionId: paid.transactionId,
-    provider,
-    customerEmail: "ada@example.com",
-    customerName: "Ada Lovelace",
-    amount: AMOUNT,
-    currency: "USD",
-    ...(paid.providerOrderId ? { providerOrderId: paid.providerOrderId } : {}),
-  });
-  expect(done.statusCode, done.body).toBe(200);
+  const { orderId, provider, paymentMethodToken } = await completeCheckoutViaApi(t, { cardNumber });
   const res = await post(t, "/api/upsell/create-session", {
     orderId: `${orderId}-up`,
     originalOrderId: orderId,
     customerEmail: "ada@example.com",
-    paymentMethodToken: json(done).paymentMethodToken,
+    paymentMethodToken,
     provider,
     offers: [{ id: "a", name: "Offer a", price: 1500 }],
   });
