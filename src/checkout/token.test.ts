@@ -96,6 +96,24 @@ describe("checkout token verification", () => {
     await expectInvalid(`${header}.${payload}.${signature}`);
   });
 
+  it("refuses a crit header, a future nbf, non-numeric exp or iat, and a non-object payload, each correctly signed", async () => {
+    const now = Math.floor(t.clock.now() / 1000);
+    const claims = { ...orderClaims(), iat: now, exp: now + 600 };
+    // Control: the same hand-signed shape with nothing wrong is accepted.
+    expect((await initialize(handSigned({ alg: "HS256", typ: "JWT" }, claims, "sha256"))).statusCode).toBe(200);
+    await expectInvalid(handSigned({ alg: "HS256", crit: ["exp"] }, { ...claims, orderId: `${claims.orderId}-crit` }, "sha256"));
+    await expectInvalid(handSigned({ alg: "HS256" }, { ...claims, orderId: `${claims.orderId}-nbf`, nbf: now + 60 }, "sha256"));
+    await expectInvalid(handSigned({ alg: "HS256" }, { ...claims, orderId: `${claims.orderId}-exp`, exp: String(now + 600) }, "sha256"));
+    await expectInvalid(handSigned({ alg: "HS256" }, { ...claims, orderId: `${claims.orderId}-iat`, iat: undefined }, "sha256"));
+    await expectInvalid(handSigned({ alg: "HS256" }, [claims], "sha256"));
+  });
+
+  it("refuses a signature with characters outside base64url", async () => {
+    const token = await signToken(t, orderClaims());
+    await expectInvalid(`${token}=`);
+    await expectInvalid(token.replace(/\.([^.]*)$/, ".+$1"));
+  });
+
   it("refuses garbage", async () => {
     await expectInvalid("not-a-jwt");
     await expectInvalid("a.b.c");
