@@ -1,14 +1,12 @@
 import type { Ctx } from "../ctx.js";
 import { DEFAULT_BRAND_ID } from "../db/schema/index.js";
-import { withTransaction } from "../db/transaction.js";
 import { sha256 } from "../lib/crypto.js";
 import { newId } from "../lib/ids.js";
 import { ProviderError, type InitializeInput, type InitializeOutcome, type PaymentProviderType } from "../providers/types.js";
-import { enqueueEvents } from "../webhooks/events.js";
 import { allowedProviders } from "./allowed-providers.js";
 import { checkoutCompleted, invalidToken, providerFailed, providerNotAllowed } from "./errors.js";
 import type { Address, CheckoutClaims, InitializeBody, InitializeResponse } from "./schemas.js";
-import { findBrandForCheckout, upsertCheckout } from "./store.js";
+import { findBrandForCheckout, saveInitializedCheckout } from "./store.js";
 import { verifyCheckoutToken } from "./token.js";
 
 /** The token writes addresses as address1/address2; API bodies and our rows use line1/line2. */
@@ -52,8 +50,9 @@ export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: Init
   });
 
   const now = new Date(ctx.clock.now());
-  await withTransaction(ctx.db, async (tx) => {
-    const saved = await upsertCheckout(tx, {
+  const saved = await saveInitializedCheckout(
+    ctx.db,
+    {
       id: checkoutId,
       brandId,
       orderId: claims.orderId,
@@ -66,37 +65,28 @@ export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: Init
       customer,
       shippingAddress,
       billingAddress,
-      status: "initialized",
       webhookUrl: claims.webhookUrl ?? null,
       successUrl: claims.successUrl ?? null,
       tokenExpiresAt: new Date(claims.exp * 1000),
-      createdAt: now,
-      updatedAt: now,
-    });
-    // Completed between our read and this write (a concurrent complete).
-    if (!saved) throw checkoutCompleted();
+      now,
+    },
     // One checkout.created per checkout: re-initializing (reload, another provider) updates it silently.
-    if (saved.created) {
-      await enqueueEvents(tx, now.getTime(), [
-        {
-          brandId,
-          type: "checkout.created",
-          checkoutId: saved.id,
-          webhookUrl: claims.webhookUrl ?? null,
-          data: {
-            checkoutId: saved.id,
-            orderId: claims.orderId,
-            amount: claims.amount,
-            currency,
-            productName: claims.productName,
-            provider: input.provider,
-            providerOrderId: outcome.providerOrderId,
-            customerEmail: customer?.email ?? null,
-          },
-        },
-      ]);
-    }
-  });
+    {
+      id: newId("evt"),
+      payload: {
+        checkoutId,
+        orderId: claims.orderId,
+        amount: claims.amount,
+        currency,
+        productName: claims.productName,
+        provider: input.provider,
+        providerOrderId: outcome.providerOrderId,
+        customerEmail: customer?.email ?? null,
+      },
+    },
+  );
+  // Completed between our read and this write (a concurrent complete).
+  if (!saved) throw checkoutCompleted();
 
   const response: InitializeResponse = { success: true, provider: input.provider, providerOrderId: outcome.providerOrderId };
   if (input.provider === "intent_gateway" && outcome.clientSecret) response.clientSecret = outcome.clientSecret;

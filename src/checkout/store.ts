@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
+import { hotStatement, runHot } from "../db/hot.js";
 import { brands, checkouts, commissions, orderLineItems, orders, organizations, providerSettings, shortLinks } from "../db/schema/index.js";
 
 // The checkout feature's queries. Each takes a db handle (client or transaction). The hot reads of
@@ -22,43 +23,104 @@ function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
 }
 
 export type CheckoutRow = typeof checkouts.$inferSelect;
-export type NewCheckout = typeof checkouts.$inferInsert;
+
+const BRAND_FOR_CHECKOUT = hotStatement(
+  "checkout_brand",
+  `select b.id as "brandId", b.organization_id as "organizationId",
+     (select json_agg(ps.provider) from provider_settings ps where ps.brand_id = b.id and ps.enabled) as "enabledProviders",
+     c.id as "checkoutId", c.status as "checkoutStatus"
+   from brands b
+   join organizations o on o.id = b.organization_id
+   left join checkouts c on c.brand_id = b.id and c.order_id = $2
+   where b.id = $1 and b.deleted_at is null and o.deleted_at is null`,
+);
 
 /**
  * Initialize's one read: the live brand (not deleted, nor its organization), the payment providers it
  * has enabled (CONTRACT §4) and the status of a checkout it already holds for this orderId.
  */
 export async function findBrandForCheckout(db: Db, brandId: string, orderId: string) {
-  const statement = prepared(db, "checkout_brand", (d) =>
-    d
-      .select({
-        brandId: brands.id,
-        organizationId: brands.organizationId,
-        enabledProviders: sql<string[] | null>`(select json_agg(${providerSettings.provider}) from ${providerSettings} where ${providerSettings.brandId} = ${brands.id} and ${providerSettings.enabled})`,
-        checkoutId: checkouts.id,
-        checkoutStatus: checkouts.status,
-      })
-      .from(brands)
-      .innerJoin(organizations, eq(organizations.id, brands.organizationId))
-      .leftJoin(checkouts, and(eq(checkouts.brandId, brands.id), eq(checkouts.orderId, sql.placeholder("orderId"))))
-      .where(and(eq(brands.id, sql.placeholder("brandId")), isNull(brands.deletedAt), isNull(organizations.deletedAt)))
-      .prepare("checkout_brand"),
-  );
-  const [row] = await statement.execute({ brandId, orderId });
+  const [row] = await runHot<{
+    brandId: string;
+    organizationId: string;
+    enabledProviders: string[] | null;
+    checkoutId: string | null;
+    checkoutStatus: CheckoutRow["status"] | null;
+  }>(db, BRAND_FOR_CHECKOUT, [brandId, orderId]);
   return row ?? null;
 }
 
+const SAVE_INITIALIZED_CHECKOUT = hotStatement(
+  "checkout_save_initialized",
+  `with saved as (
+     insert into checkouts (id, brand_id, order_id, token_hash, claims, amount_cents, currency, provider, provider_order_id,
+                            customer, shipping_address, billing_address, status, webhook_url, success_url, token_expires_at, created_at, updated_at)
+     values ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12::jsonb, 'initialized', $13, $14, $15, $16, $16)
+     on conflict (brand_id, order_id) do update set
+       token_hash = excluded.token_hash, claims = excluded.claims, amount_cents = excluded.amount_cents, currency = excluded.currency,
+       provider = excluded.provider, provider_order_id = excluded.provider_order_id, customer = excluded.customer,
+       shipping_address = excluded.shipping_address, billing_address = excluded.billing_address, webhook_url = excluded.webhook_url,
+       success_url = excluded.success_url, token_expires_at = excluded.token_expires_at, updated_at = excluded.updated_at
+     where checkouts.status <> 'completed'
+     returning id, (xmax = 0) as created
+   ), event as (
+     insert into outbox_events (id, brand_id, type, payload, webhook_url, checkout_id, created_at)
+     select $17, $2, 'checkout.created', $18::jsonb, $13, saved.id, $16 from saved where saved.created
+   )
+   select id, created from saved`,
+);
+
+export interface InitializedCheckout {
+  id: string;
+  brandId: string;
+  orderId: string;
+  tokenHash: string;
+  claims: Record<string, unknown>;
+  amountCents: number;
+  currency: string;
+  provider: string;
+  providerOrderId: string | null;
+  customer: Record<string, unknown> | null;
+  shippingAddress: Record<string, unknown> | null;
+  billingAddress: Record<string, unknown> | null;
+  webhookUrl: string | null;
+  successUrl: string | null;
+  tokenExpiresAt: Date;
+  now: Date;
+}
+
 /**
- * Creates the checkout for (brand, orderId), or updates it while it is not completed. No row back
- * means it was completed meanwhile. `created` tells a new checkout from a re-initialized one.
+ * Creates the checkout for (brand, orderId), or updates it while it is not completed, and writes its
+ * `checkout.created` outbox event only when it was created: one statement, so atomic without a
+ * transaction (ARCHITECTURE "Transactions and the outbox"). No row back means it was completed
+ * meanwhile. The event's payload is built by the caller; its checkoutId is `checkout.id`.
  */
-export async function upsertCheckout(tx: Db, values: NewCheckout): Promise<{ id: string; created: boolean } | null> {
-  const { id: _id, brandId: _brand, orderId: _order, createdAt: _created, status: _status, ...changes } = values;
-  const [row] = await tx
-    .insert(checkouts)
-    .values(values)
-    .onConflictDoUpdate({ target: [checkouts.brandId, checkouts.orderId], set: changes, setWhere: ne(checkouts.status, "completed") })
-    .returning({ id: checkouts.id, created: sql<boolean>`(xmax = 0)` });
+export async function saveInitializedCheckout(
+  db: Db,
+  checkout: InitializedCheckout,
+  event: { id: string; payload: Record<string, unknown> },
+): Promise<{ id: string; created: boolean } | null> {
+  const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+  const [row] = await runHot<{ id: string; created: boolean }>(db, SAVE_INITIALIZED_CHECKOUT, [
+    checkout.id,
+    checkout.brandId,
+    checkout.orderId,
+    checkout.tokenHash,
+    json(checkout.claims),
+    checkout.amountCents,
+    checkout.currency,
+    checkout.provider,
+    checkout.providerOrderId,
+    json(checkout.customer),
+    json(checkout.shippingAddress),
+    json(checkout.billingAddress),
+    checkout.webhookUrl,
+    checkout.successUrl,
+    checkout.tokenExpiresAt,
+    checkout.now,
+    event.id,
+    json(event.payload),
+  ]);
   return row ?? null;
 }
 

@@ -98,13 +98,13 @@ describe("checkout token verification", () => {
 
   it("refuses a crit header, a future nbf, non-numeric exp or iat, and a non-object payload, each correctly signed", async () => {
     const now = Math.floor(t.clock.now() / 1000);
-    const claims = { ...orderClaims(), iat: now, exp: now + 600 };
+    const claims: Record<string, unknown> = { ...orderClaims(), iat: now, exp: now + 600 };
     // Control: the same hand-signed shape with nothing wrong is accepted.
     expect((await initialize(handSigned({ alg: "HS256", typ: "JWT" }, claims, "sha256"))).statusCode).toBe(200);
-    await expectInvalid(handSigned({ alg: "HS256", crit: ["exp"] }, { ...claims, orderId: `${claims.orderId}-crit` }, "sha256"));
-    await expectInvalid(handSigned({ alg: "HS256" }, { ...claims, orderId: `${claims.orderId}-nbf`, nbf: now + 60 }, "sha256"));
-    await expectInvalid(handSigned({ alg: "HS256" }, { ...claims, orderId: `${claims.orderId}-exp`, exp: String(now + 600) }, "sha256"));
-    await expectInvalid(handSigned({ alg: "HS256" }, { ...claims, orderId: `${claims.orderId}-iat`, iat: undefined }, "sha256"));
+    await expectInvalid(handSigned({ alg: "HS256", crit: ["exp"] }, { ...claims, orderId: `${String(claims.orderId)}-crit` }, "sha256"));
+    await expectInvalid(handSigned({ alg: "HS256" }, { ...claims, orderId: `${String(claims.orderId)}-nbf`, nbf: now + 60 }, "sha256"));
+    await expectInvalid(handSigned({ alg: "HS256" }, { ...claims, orderId: `${String(claims.orderId)}-exp`, exp: String(now + 600) }, "sha256"));
+    await expectInvalid(handSigned({ alg: "HS256" }, { ...claims, orderId: `${String(claims.orderId)}-iat`, iat: undefined }, "sha256"));
     await expectInvalid(handSigned({ alg: "HS256" }, [claims], "sha256"));
   });
 

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
+import { hotStatement, runHot } from "../../db/hot.js";
 import { demoProviderRecords } from "../../db/schema/index.js";
 import type { PaymentProviderType, PaymentRecord } from "../types.js";
 
@@ -50,6 +51,44 @@ export async function updateRecord(db: Db, now: number, id: string, patch: Parti
     .where(eq(demoProviderRecords.id, id))
     .returning();
   return row!;
+}
+
+const REUSE_OR_CREATE_PENDING_ORDER = hotStatement(
+  "demo_reuse_or_create_pending_order",
+  `with newest as (
+     select id, amount_cents, currency from demo_provider_records
+     where provider = $2 and order_id = $3 and kind = 'provider_order' and status = 'pending'
+     order by created_at desc limit 1
+   ), reused as (
+     select id from newest where amount_cents = $4 and currency = $5
+   ), created as (
+     insert into demo_provider_records (id, provider, kind, order_id, amount_cents, currency, status, data, created_at, updated_at)
+     select $1, $2, 'provider_order', $3, $4, $5, 'pending', $6::jsonb, $7, $7
+     where not exists (select 1 from reused)
+     returning id
+   )
+   select id from reused union all select id from created`,
+);
+
+/**
+ * A provider order for initialize, in one round trip: the newest pending order of this orderId when
+ * its amount and currency still match (a reloaded page initializes again), else a new one with `id`.
+ */
+export async function reuseOrCreatePendingOrder(
+  db: Db,
+  now: number,
+  order: { id: string; provider: PaymentProviderType; orderId: string; amountCents: number; currency: string; data: Record<string, unknown> },
+): Promise<string> {
+  const [row] = await runHot<{ id: string }>(db, REUSE_OR_CREATE_PENDING_ORDER, [
+    order.id,
+    order.provider,
+    order.orderId,
+    order.amountCents,
+    order.currency,
+    JSON.stringify(order.data),
+    new Date(now),
+  ]);
+  return row!.id;
 }
 
 /**

@@ -2,7 +2,7 @@ import { AppError, conflict } from "../../lib/errors.js";
 import { newId } from "../../lib/ids.js";
 import type { CardInput, ChargeOutcome, InitializeInput, PaymentProviderType, ProviderCall } from "../types.js";
 import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment } from "./charges.js";
-import { findLatestForOrder, findRecord, insertRecord, updateRecord, type LedgerRecord } from "./ledger.js";
+import { findLatestForOrder, findRecord, insertRecord, reuseOrCreatePendingOrder, updateRecord, type LedgerRecord } from "./ledger.js";
 
 /** A card charge against a provider-side order: the outcome plus what was charged. */
 export interface OrderCharge {
@@ -55,15 +55,15 @@ export function createDemoOrderGateway(provider: PaymentProviderType, prefixes: 
     openOrderFor,
 
     async initialize(input: InitializeInput, call: ProviderCall) {
-      const order =
-        (await openOrderFor(call, input)) ??
-        (await createOrder(call, {
-          orderId: input.orderId,
-          amountCents: input.amountCents,
-          currency: input.currency,
-          data: { customer: input.customer, shippingAddress: input.shippingAddress, billingAddress: input.billingAddress, lineItems: input.lineItems },
-        }));
-      return { providerOrderId: order.id };
+      const providerOrderId = await reuseOrCreatePendingOrder(call.db, call.clock.now(), {
+        id: newId(prefixes.order),
+        provider,
+        orderId: input.orderId,
+        amountCents: input.amountCents,
+        currency: input.currency,
+        data: { customer: input.customer, shippingAddress: input.shippingAddress, billingAddress: input.billingAddress, lineItems: input.lineItems },
+      });
+      return { providerOrderId };
     },
 
     findPayment: async ({ transactionId }: { transactionId: string }, call: ProviderCall) => findDemoPayment(call, provider, transactionId),

@@ -1,7 +1,7 @@
 import { newId } from "../../lib/ids.js";
 import type { AddressInput, CardInput, ChargeOutcome, PartyInput, PaymentProvider, PaymentRecord, ProviderCall } from "../types.js";
 import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment } from "./charges.js";
-import { findLatestForOrder, insertRecord, updateRecord } from "./ledger.js";
+import { findLatestForOrder, reuseOrCreatePendingOrder, updateRecord } from "./ledger.js";
 
 export type VaultGatewayId = "vault_gateway_a" | "vault_gateway_b";
 
@@ -38,19 +38,15 @@ export function createDemoVaultGateway(id: VaultGatewayId, prefix: string) {
     demo: true,
 
     async initialize(input, call) {
-      const open = await openOrder(call, input.orderId);
-      if (open && open.amountCents === input.amountCents && open.currency === input.currency) return { providerOrderId: open.id };
-      const row = await insertRecord(call.db, call.clock.now(), {
+      const providerOrderId = await reuseOrCreatePendingOrder(call.db, call.clock.now(), {
         id: newId(ids.order),
         provider: id,
-        kind: "provider_order",
-        status: "pending",
         orderId: input.orderId,
         amountCents: input.amountCents,
         currency: input.currency,
         data: { customer: input.customer },
       });
-      return { providerOrderId: row.id };
+      return { providerOrderId };
     },
 
     findPayment: async ({ transactionId }, call) => findDemoPayment(call, id, transactionId),
