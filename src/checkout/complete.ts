@@ -5,28 +5,22 @@ import { withTransaction } from "../db/transaction.js";
 import { validationError } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
 import { ProviderError, type CrmProviderType, type PaymentRecord } from "../providers/types.js";
-import { enqueueEvents } from "../webhooks/events.js";
+import { outboxRows } from "../webhooks/events.js";
 import { chooseCrm, isSettingOn } from "./crm-choice.js";
 import { checkoutExpired, checkoutNotFound, crmFailed, idempotencyConflict, paymentNotVerified, providerFailed } from "./errors.js";
 import type { CheckoutClaims, CompleteBody, CompleteLineItem, CompleteResponse, SalesAttribution } from "./schemas.js";
-import {
-  claimCheckoutForCompletion,
-  findCompletionCandidates,
-  findOrderOfCheckout,
-  insertCommission,
-  insertOrder,
-  type CompletionCandidate,
-} from "./store.js";
+import { findCompletionCandidates, findOrderOfCheckout, lockOpenCheckout, saveCompletion, type CompletionCandidate } from "./store.js";
 
 type Verified = { candidate: CompletionCandidate; record: PaymentRecord };
 
 /**
  * SPEC "Checkout" complete. Reads the checkout(s) for orderId, replays an identical repeat
  * (CONTRACT §7, before the expiry check per §33), refuses an expired checkout (§26), verifies the
- * payment at the provider (§19), then writes in one transaction: the checkout marked completed, the
- * order with its line items and payment method token (§8), the CRM recording (rules 1-2), the
- * commission (§13) and the three outbox events. The claim on the checkout row decides concurrent
- * duplicates; the losers return the winner's stored result.
+ * payment at the provider (§19), then writes at once (one statement): the checkout marked completed,
+ * the order with its line items and payment method token (§8), the commission (§13) and the three
+ * outbox events. With CRM recording (rules 1-2) the CRM is called first, in a transaction holding the
+ * checkout's row lock. The claim on the checkout row decides concurrent duplicates; the losers return
+ * the winner's stored result.
  */
 export async function completeCheckout({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<CompleteResponse> {
   checkCommissionRate(input.salesAttribution);
@@ -63,59 +57,59 @@ export async function completeCheckout({ ctx, input }: { ctx: Ctx; input: Comple
   const providerOrderId = record.providerOrderId ?? input.providerOrderId ?? checkout.providerOrderId;
   const at = new Date(now);
 
-  let result: CompleteResponse | null;
-  try {
-    result = await withTransaction(ctx.db, async (tx) => {
-      if (!(await claimCheckoutForCompletion(tx, checkout.id, at))) return null;
-
-      let crmOrderId: string | null = null;
-      if (crmProvider && canRecordInCrm) crmOrderId = await recordInCrm(ctx, tx, crmProvider, checkout.brandId, failOnCrmError, input, lineItems);
-
-      const completed: CompleteResponse = {
-        success: true,
+  /** The completion's rows, written by one statement when the checkout is still open (CONTRACT §7). */
+  const save = async (db: Db, crmOrderId: string | null): Promise<CompleteResponse | null> => {
+    const completed: CompleteResponse = {
+      success: true,
+      orderId: input.orderId,
+      transactionId: input.transactionId,
+      paymentMethodToken: record.paymentMethodToken,
+      provider: input.provider,
+      ...(crmOrderId ? { crmOrderId, crmProvider: crmProvider! } : {}),
+      ...(commissionId ? { commissionId } : {}),
+    };
+    const money = { orderId: input.orderId, transactionId: input.transactionId, provider: input.provider, amount: checkout.amountCents, currency: checkout.currency };
+    const common = { brandId: checkout.brandId, checkoutId: checkout.id, webhookUrl: checkout.webhookUrl };
+    const saved = await saveCompletion(db, {
+      checkoutId: checkout.id,
+      at,
+      order: {
+        id: orderRef,
+        brandId: checkout.brandId,
+        kind: "checkout",
+        checkoutId: checkout.id,
         orderId: input.orderId,
         transactionId: input.transactionId,
-        paymentMethodToken: record.paymentMethodToken,
         provider: input.provider,
-        ...(crmOrderId ? { crmOrderId, crmProvider: crmProvider! } : {}),
-        ...(commissionId ? { commissionId } : {}),
-      };
-      await insertOrder(
-        tx,
-        {
-          id: orderRef,
-          brandId: checkout.brandId,
-          kind: "checkout",
-          checkoutId: checkout.id,
-          orderId: input.orderId,
-          transactionId: input.transactionId,
-          provider: input.provider,
-          providerOrderId,
-          amountCents: checkout.amountCents,
-          currency: checkout.currency,
-          customerEmail: input.customerEmail,
-          customerName: input.customerName,
-          customer: input.customer ?? checkout.customer,
-          billingAddress: input.billingAddress ?? checkout.billingAddress,
-          shippingAddress: input.shippingAddress ?? checkout.shippingAddress,
-          paymentMethodToken: record.paymentMethodToken,
-          crmProvider,
-          crmOrderId,
-          crmStatus: crmProvider === null ? null : crmOrderId ? "recorded" : canRecordInCrm ? "failed" : "skipped",
-          crmCampaignId: input.crmCampaignId ?? null,
-          affId: input.affId ?? null,
-          subId: input.subId ?? null,
-          result: completed,
-          createdAt: at,
-        },
-        lineItems.map((item) => ({ id: newId("oli"), itemId: item.id, name: item.name ?? null, quantity: item.quantity, unitPriceCents: item.unitPrice, sku: item.sku ?? null })),
-      );
-      if (commission && attribution && commissionId) {
-        await insertCommission(tx, commissionRow(commissionId, candidate, orderRef, input.orderId, attribution, commission, at));
-      }
-      const money = { orderId: input.orderId, transactionId: input.transactionId, provider: input.provider, amount: checkout.amountCents, currency: checkout.currency };
-      const common = { brandId: checkout.brandId, checkoutId: checkout.id, webhookUrl: checkout.webhookUrl };
-      await enqueueEvents(tx, now, [
+        providerOrderId,
+        amountCents: checkout.amountCents,
+        currency: checkout.currency,
+        customerEmail: input.customerEmail,
+        customerName: input.customerName,
+        customer: input.customer ?? checkout.customer,
+        billingAddress: input.billingAddress ?? checkout.billingAddress,
+        shippingAddress: input.shippingAddress ?? checkout.shippingAddress,
+        paymentMethodToken: record.paymentMethodToken,
+        crmProvider,
+        crmOrderId,
+        crmStatus: crmProvider === null ? null : crmOrderId ? "recorded" : canRecordInCrm ? "failed" : "skipped",
+        crmCampaignId: input.crmCampaignId ?? null,
+        affId: input.affId ?? null,
+        subId: input.subId ?? null,
+        result: completed,
+        createdAt: at,
+      },
+      lineItems: lineItems.map((item) => ({
+        id: newId("oli"),
+        orderRef,
+        itemId: item.id,
+        name: item.name ?? null,
+        quantity: item.quantity,
+        unitPriceCents: item.unitPrice,
+        sku: item.sku ?? null,
+      })),
+      commission: commission && attribution && commissionId ? commissionRow(commissionId, candidate, orderRef, input.orderId, attribution, commission, at) : null,
+      events: outboxRows(now, [
         { ...common, type: "checkout.completed", data: { checkoutId: checkout.id, ...money, customerEmail: input.customerEmail } },
         { ...common, type: "payment.succeeded", data: { ...money, providerOrderId } },
         {
@@ -123,9 +117,21 @@ export async function completeCheckout({ ctx, input }: { ctx: Ctx; input: Comple
           type: "order.confirmed",
           data: { ...money, customerEmail: input.customerEmail, customerName: input.customerName, lineItems, crmOrderId, commissionId: commissionId ?? null },
         },
-      ]);
-      return completed;
+      ]),
     });
+    return saved ? completed : null;
+  };
+
+  let result: CompleteResponse | null;
+  try {
+    result =
+      crmProvider && canRecordInCrm
+        ? // The CRM is called once, by the completion holding the checkout's row lock.
+          await withTransaction(ctx.db, async (tx) => {
+            if (!(await lockOpenCheckout(tx, checkout.id))) return null;
+            return save(tx, await recordInCrm(ctx, tx, crmProvider, checkout.brandId, failOnCrmError, input, lineItems));
+          })
+        : await save(ctx.db, null);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     result = null;

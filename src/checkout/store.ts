@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { hotStatement, runHot } from "../db/hot.js";
-import { brands, checkouts, commissions, orderLineItems, orders, organizations, providerSettings, shortLinks } from "../db/schema/index.js";
+import { hotStatement, rowsAsJson, runHot } from "../db/hot.js";
+import { brands, checkouts, commissions, orderLineItems, orders, outboxEvents, providerSettings, shortLinks } from "../db/schema/index.js";
 
 // The checkout feature's queries. Each takes a db handle (client or transaction). The hot reads of
 // initialize and complete are prepared statements, one per handle, so PostgreSQL plans them once.
@@ -148,26 +148,65 @@ export async function findCompletionCandidates(db: Db, orderId: string, crmProvi
 }
 export type CompletionCandidate = Awaited<ReturnType<typeof findCompletionCandidates>>[number];
 
+const SAVE_COMPLETION = hotStatement(
+  "checkout_save_completion",
+  `with claimed as (
+     update checkouts set status = 'completed', completed_at = $2, updated_at = $2
+     where id = $1 and status <> 'completed' returning id
+   ), saved_order as (
+     insert into orders select * from jsonb_populate_recordset(null::orders, $3::jsonb)
+     where exists (select 1 from claimed) returning id
+   ), saved_items as (
+     insert into order_line_items select * from jsonb_populate_recordset(null::order_line_items, $4::jsonb)
+     where exists (select 1 from saved_order)
+   ), saved_commission as (
+     insert into commissions select * from jsonb_populate_recordset(null::commissions, $5::jsonb)
+     where exists (select 1 from saved_order)
+   ), saved_events as (
+     insert into outbox_events select * from jsonb_populate_recordset(null::outbox_events, $6::jsonb)
+     where exists (select 1 from saved_order)
+   )
+   select id from saved_order`,
+);
+
+export interface Completion {
+  checkoutId: string;
+  at: Date;
+  order: typeof orders.$inferInsert;
+  lineItems: (typeof orderLineItems.$inferInsert)[];
+  commission: typeof commissions.$inferInsert | null;
+  events: (typeof outboxEvents.$inferInsert)[];
+}
+
 /**
- * Marks the checkout completed unless it already is. The row lock makes concurrent completions of
- * one checkout wait for each other; exactly one gets the row back (CONTRACT §7).
+ * Marks the checkout completed and writes the order, its line items, the commission and the outbox
+ * events: one statement, so all or nothing without a transaction. Only when the checkout was not
+ * completed yet: false means another completion got there first (CONTRACT §7). Concurrent
+ * duplicates queue on the checkout's row lock; a unique violation can still reach the caller.
  */
-export async function claimCheckoutForCompletion(tx: Db, checkoutId: string, now: Date): Promise<boolean> {
-  const rows = await tx
-    .update(checkouts)
-    .set({ status: "completed", completedAt: now, updatedAt: now })
-    .where(and(eq(checkouts.id, checkoutId), ne(checkouts.status, "completed")))
-    .returning({ id: checkouts.id });
+export async function saveCompletion(db: Db, completion: Completion): Promise<boolean> {
+  const rows = await runHot<{ id: string }>(db, SAVE_COMPLETION, [
+    completion.checkoutId,
+    completion.at,
+    rowsAsJson(orders, [completion.order]),
+    rowsAsJson(orderLineItems, completion.lineItems),
+    rowsAsJson(commissions, completion.commission ? [completion.commission] : []),
+    rowsAsJson(outboxEvents, completion.events),
+  ]);
   return rows.length === 1;
 }
 
-export async function insertOrder(tx: Db, order: typeof orders.$inferInsert, lineItems: Omit<typeof orderLineItems.$inferInsert, "orderRef">[]): Promise<void> {
-  await tx.insert(orders).values(order);
-  if (lineItems.length > 0) await tx.insert(orderLineItems).values(lineItems.map((item) => ({ ...item, orderRef: order.id })));
-}
-
-export async function insertCommission(tx: Db, commission: typeof commissions.$inferInsert): Promise<void> {
-  await tx.insert(commissions).values(commission);
+/**
+ * Locks the checkout while it is not completed, for a completion that must call a CRM before it
+ * writes (inside the caller's transaction). False when it is completed already.
+ */
+export async function lockOpenCheckout(tx: Db, checkoutId: string): Promise<boolean> {
+  const rows = await tx
+    .select({ id: checkouts.id })
+    .from(checkouts)
+    .where(and(eq(checkouts.id, checkoutId), ne(checkouts.status, "completed")))
+    .for("update");
+  return rows.length === 1;
 }
 
 /** The order a checkout completed into, for replays and conflicts (CONTRACT §7). */

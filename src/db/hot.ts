@@ -1,4 +1,5 @@
 import type { PGlite, Transaction } from "@electric-sql/pglite";
+import { getTableColumns, is, SQL, type Table } from "drizzle-orm";
 import pg from "pg";
 import type { Db } from "./client.js";
 
@@ -37,4 +38,31 @@ export async function runHot<Row>(db: Db, statement: HotStatement, values: unkno
   }
   const result = await (driver as PGlite).query<Row>(statement.text, values);
   return result.rows;
+}
+
+const columnsByTable = new WeakMap<Table, [key: string, name: string, fallback: () => unknown][]>();
+
+/**
+ * Rows of a Drizzle table as JSON text for `jsonb_populate_recordset(null::<table>, $n::jsonb)`, so a
+ * hot statement can insert typed rows of several tables without building SQL per call. Keys become
+ * column names; an omitted column takes its Drizzle default (JS defaults only), else null.
+ */
+export function rowsAsJson<T extends Table>(table: T, rows: T["$inferInsert"][]): string {
+  let columns = columnsByTable.get(table);
+  if (!columns) {
+    columns = Object.entries(getTableColumns(table)).map(([key, column]) => {
+      if (is(column.default, SQL)) throw new Error(`${column.name}: SQL defaults cannot go through rowsAsJson`);
+      return [key, column.name, () => column.defaultFn?.() ?? column.default ?? null];
+    });
+    columnsByTable.set(table, columns);
+  }
+  const out = rows.map((row) => {
+    const record: Record<string, unknown> = {};
+    for (const [key, name, fallback] of columns) {
+      const value = (row as Record<string, unknown>)[key];
+      record[name] = value === undefined ? fallback() : value;
+    }
+    return record;
+  });
+  return JSON.stringify(out);
 }

@@ -23,22 +23,25 @@ export interface NewEvent {
   webhookUrl?: string | null;
 }
 
+/** Outbox rows for events: for enqueueEvents, and for hot statements that insert them themselves. */
+export function outboxRows(now: number, events: NewEvent[]): (typeof outboxEvents.$inferInsert)[] {
+  const createdAt = new Date(now);
+  return events.map((e) => ({
+    id: newId("evt"),
+    brandId: e.brandId,
+    type: e.type,
+    payload: e.data,
+    checkoutId: e.checkoutId ?? null,
+    webhookUrl: e.webhookUrl ?? null,
+    createdAt,
+  }));
+}
+
 /**
  * Writes events to the outbox. Call it with the transaction of the business change, so the events
  * exist exactly when the change does (ARCHITECTURE "Transactions and the outbox").
  */
 export async function enqueueEvents(tx: Db, now: number, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const createdAt = new Date(now);
-  await tx.insert(outboxEvents).values(
-    events.map((e) => ({
-      id: newId("evt"),
-      brandId: e.brandId,
-      type: e.type,
-      payload: e.data,
-      checkoutId: e.checkoutId ?? null,
-      webhookUrl: e.webhookUrl ?? null,
-      createdAt,
-    })),
-  );
+  await tx.insert(outboxEvents).values(outboxRows(now, events));
 }
