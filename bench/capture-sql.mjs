@@ -1,4 +1,4 @@
-// Prints the SQL statements one initialize, one payment and one complete send, as the built service
+// Prints the SQL statements one initialize, payment, complete, upsell create-session, accept and decline send, as the built service
 // (dist/) runs them on PostgreSQL. Re-run it whenever the checkout code changes:
 //
 //   npm run build && node bench/capture-sql.mjs        (--json for the raw capture)
@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { decodeJwt } from "jose";
-import { SERVICE_PATHS, completeBody, initializeBody, newOrder, paymentBody, postJson, signCheckoutToken, PROVIDER } from "./lib/checkout-flow.mjs";
+import { SERVICE_PATHS, UPSELL_OFFERS, completeBody, createSessionBody, initializeBody, newOrder, paymentBody, postJson, signCheckoutToken, PROVIDER } from "./lib/checkout-flow.mjs";
 import { startNodeServer, sleep } from "./lib/proc.mjs";
 import { createDatabase, dropDatabase, findPostgres } from "./lib/postgres.mjs";
 import { TOKEN_SECRET, serviceEnv } from "./lib/service-env.mjs";
@@ -73,7 +73,13 @@ export async function captureStatements({ serverUrl, workDir }) {
       };
       const initialized = await step("initialize", initializeBody(order, token), SERVICE_PATHS.initialize);
       const paid = await step("pay", paymentBody(order), SERVICE_PATHS.pay);
-      await step("complete", completeBody(order, initialized, paid), SERVICE_PATHS.complete);
+      const completed = await step("complete", completeBody(order, initialized, paid), SERVICE_PATHS.complete);
+      // The upsell steps as the benchmark drives them: accept and decline each on a fresh session.
+      const origin = { orderId: order.orderId, email: order.email, paymentMethodToken: completed.paymentMethodToken };
+      const session = await step("createSession", createSessionBody(origin), SERVICE_PATHS.createSession);
+      await step("accept", { sessionId: session.sessionId, offerId: UPSELL_OFFERS[0].id }, SERVICE_PATHS.accept);
+      const other = await postJson(base, SERVICE_PATHS.createSession, createSessionBody(origin));
+      await step("decline", { sessionId: other.sessionId, offerId: UPSELL_OFFERS[0].id }, SERVICE_PATHS.decline);
       if (record) steps.initialize.claims = decodeJwt(token);
       return steps;
     };

@@ -2,22 +2,21 @@
 // cost on this database. It runs exactly the statements the service sent for one initialize, one
 // payment and one complete (recorded by bench/capture-sql.mjs, file in REPLICA_CAPTURE), in the same
 // order, on the same connections (transactions stay transactions), through `pg` with named prepared
-// statements and a pool of 10 like the service's, plus the HS256 token verification (jose) for
-// initialize. Nothing else: no validation, no rate limit, no logging, bare Fastify.
+// statements and a pool of 10 like the service's, plus the HS256 token verification (node:crypto, as the
+// service does it) for initialize. Nothing else: no validation, no rate limit, no logging, bare Fastify.
 //
 // Parameter values are those of the recorded request, re-pointed at the current one: a recorded
 // value that came from the request (orderId, email, token hash) takes the current request's value,
 // one read from an earlier statement's result takes the current result's value, a generated id gets
 // a fresh random id of the same shape, a timestamp moves by the time elapsed since the recording.
-import { createHash, randomInt } from "node:crypto";
+import { createHash, createHmac, createSecretKey, randomInt, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import Fastify from "fastify";
-import { jwtVerify } from "jose";
 import pg from "pg";
 
 const capture = JSON.parse(readFileSync(process.env.REPLICA_CAPTURE, "utf8"));
-const secret = new TextEncoder().encode(process.env.CHECKOUT_TOKEN_SECRET);
+const secretKey = createSecretKey(Buffer.from(process.env.CHECKOUT_TOKEN_SECRET, "utf8"));
 const POOL_SIZE = 10; // src/db/client.ts opens its pg pool with max 10.
 
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
@@ -71,6 +70,14 @@ class Substitutions {
   string(value) {
     const exact = this.pairs.get(value);
     if (exact !== undefined) return exact;
+    // A JSON document (jsonb parameter, rows for jsonb_populate_recordset): re-point each value in it.
+    if (/^[[{]/.test(value)) {
+      try {
+        return JSON.stringify(this.value(JSON.parse(value)));
+      } catch {
+        // not JSON after all: handled as text below
+      }
+    }
     if (ISO_TIME.test(value)) return new Date(Date.parse(value) + this.shiftMs).toISOString();
     let out = value;
     // Values inside larger strings: JSON documents (jsonb parameters), `a|b` payment method tokens.
@@ -178,8 +185,18 @@ async function handle(stepName, body, extra) {
 }
 
 const app = Fastify({ logger: false });
+/** HS256 verification as the service does it (src/checkout/token.ts: node:crypto, cached key). */
+function verifyToken(token) {
+  const [header, payload, signature] = token.split(".");
+  const expected = createHmac("sha256", secretKey).update(`${header}.${payload}`).digest();
+  const given = Buffer.from(signature, "base64url");
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new Error("bad signature");
+  if (JSON.parse(Buffer.from(header, "base64url").toString()).alg !== "HS256") throw new Error("bad alg");
+  return JSON.parse(Buffer.from(payload, "base64url").toString());
+}
+
 app.post("/initialize", async (request) => {
-  const { payload } = await jwtVerify(request.body.token, secret, { algorithms: ["HS256"] });
+  const payload = verifyToken(request.body.token);
   return handle("initialize", request.body, (step, subs) => {
     subs.addParallel(step.claims, payload);
     // The service keeps the token's digest, not the token.
@@ -188,6 +205,9 @@ app.post("/initialize", async (request) => {
 });
 app.post("/pay", async (request) => handle("pay", request.body));
 app.post("/complete", async (request) => handle("complete", request.body));
+app.post("/upsell/create-session", async (request) => handle("createSession", request.body));
+app.post("/upsell/accept", async (request) => handle("accept", request.body));
+app.post("/upsell/decline", async (request) => handle("decline", request.body));
 app.get("/replay-check", async () => ({ mismatches }));
 
 const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: "127.0.0.1" });

@@ -6,8 +6,9 @@
 //   options: --repeats N --duration S --warmup S --connections N --engines pglite,postgres
 //            --no-build --capture FILE (replicas from a recorded capture instead of recording one)
 //
-// Scenarios: the bare Fastify route (framework ceiling), initialize and complete through the
-// service, and the raw-SQL replicas of both (bench/replica-server.mjs). See docs/benchmarks.md.
+// Scenarios: the bare Fastify route (framework ceiling); initialize, complete, upsell create-session,
+// accept and decline through the service; and the raw-SQL replica of each (bench/replica-server.mjs).
+// See docs/benchmarks.md.
 import { execSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -15,7 +16,17 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { captureStatements, describeCapture } from "./capture-sql.mjs";
-import { REPLICA_PATHS, SERVICE_PATHS, postJson, prepareCompletions, prepareInitializations } from "./lib/checkout-flow.mjs";
+import {
+  REPLICA_PATHS,
+  SERVICE_PATHS,
+  UPSELL_OFFERS,
+  createSessionBodies,
+  postJson,
+  prepareAnswers,
+  prepareCompletions,
+  prepareInitializations,
+  prepareUpsellOrigins,
+} from "./lib/checkout-flow.mjs";
 import { measuredRun } from "./lib/load.mjs";
 import { postgresPids, startNodeServer } from "./lib/proc.mjs";
 import { createDatabase, dropDatabase, findPostgres } from "./lib/postgres.mjs";
@@ -177,6 +188,37 @@ async function checkoutScenarios({ label, server, paths, pids }) {
   return results;
 }
 
+/** Upsell create-session, accept and decline against one started server, after its checkout scenarios. */
+async function upsellScenarios({ label, server, paths, pids }) {
+  const results = {};
+  const origins = await attempt(`${label} upsell origins`, async () => {
+    log(`${label} upsell: completing 40 checkouts for the sessions`);
+    return { list: await prepareUpsellOrigins({ baseUrl: server.baseUrl, paths, secret: TOKEN_SECRET, count: 40 }) };
+  });
+  if (!origins.list) {
+    for (const step of ["createSession", "accept", "decline"]) results[step] = { name: step, skipped: origins.skipped };
+    return results;
+  }
+  const common = { baseUrl: server.baseUrl, method: "POST", pids };
+  results.createSession = await attempt(`${label} create-session`, () =>
+    scenario(`${label} create-session`, { ...common, path: paths.createSession, prepare: async (count) => createSessionBodies(origins.list, count) }),
+  );
+  for (const step of ["accept", "decline"]) {
+    results[step] = await attempt(`${label} ${step}`, () =>
+      scenario(`${label} ${step}`, {
+        ...common,
+        path: paths[step],
+        firstGuess: 500,
+        prepare: (count) => {
+          log(`${label} ${step}: preparing ${count} sessions`);
+          return prepareAnswers({ baseUrl: server.baseUrl, paths, origins: origins.list, count, offerId: UPSELL_OFFERS[0].id });
+        },
+      }),
+    );
+  }
+  return results;
+}
+
 async function benchEngine(engine, { postgresUrl, capture }) {
   const dataDir = mkdtempSync(path.join(workDir, `${engine}-`));
   let database = null;
@@ -191,12 +233,13 @@ async function benchEngine(engine, { postgresUrl, capture }) {
     log(`${engine}: starting the service`);
     const service = await startNodeServer({ script: "dist/main.js", env: serviceEnv({ url, dataDir }), logFile: path.join(dataDir, "service.log") });
     try {
-      out.service = await checkoutScenarios({ label: `${engine} service`, server: service, paths: SERVICE_PATHS, pids: pidsOf(service) });
+      const run = { label: `${engine} service`, server: service, paths: SERVICE_PATHS, pids: pidsOf(service) };
+      out.service = { ...(await checkoutScenarios(run)), ...(await upsellScenarios(run)) };
     } finally {
       await service.stop();
     }
     if (!capture) {
-      out.replica = { initialize: { name: "initialize", skipped: "no SQL capture" }, complete: { name: "complete", skipped: "no SQL capture" } };
+      out.replica = Object.fromEntries(["initialize", "complete", "createSession", "accept", "decline"].map((step) => [step, { name: step, skipped: "no SQL capture" }]));
       return out;
     }
     // After the service has stopped: PGlite's directory has one owner at a time.
@@ -207,7 +250,8 @@ async function benchEngine(engine, { postgresUrl, capture }) {
       logFile: path.join(dataDir, "replica.log"),
     });
     try {
-      out.replica = await checkoutScenarios({ label: `${engine} replica`, server: replica, paths: REPLICA_PATHS, pids: pidsOf(replica) });
+      const run = { label: `${engine} replica`, server: replica, paths: REPLICA_PATHS, pids: pidsOf(replica) };
+      out.replica = { ...(await checkoutScenarios(run)), ...(await upsellScenarios(run)) };
       const { mismatches } = await (await fetch(`${replica.baseUrl}/replay-check`)).json();
       if (Object.keys(mismatches).length) {
         notes.push(`${engine} replica: some statements returned another row count than recorded (${JSON.stringify(mismatches)}): its figures may not be a faithful ceiling.`);

@@ -79,13 +79,23 @@ export function completeBody(order, initialized, paid) {
   return body;
 }
 
-/** Paths of the three steps: the service's, or the replica server's (same bodies, shorter paths). */
+/** Paths of the steps: the service's, or the replica server's (same bodies, shorter paths). */
 export const SERVICE_PATHS = {
   initialize: "/api/checkout/initialize",
   pay: `/api/providers/${PROVIDER}/process-payment`,
   complete: "/api/checkout/complete",
+  createSession: "/api/upsell/create-session",
+  accept: "/api/upsell/accept",
+  decline: "/api/upsell/decline",
 };
-export const REPLICA_PATHS = { initialize: "/initialize", pay: "/pay", complete: "/complete" };
+export const REPLICA_PATHS = {
+  initialize: "/initialize",
+  pay: "/pay",
+  complete: "/complete",
+  createSession: "/upsell/create-session",
+  accept: "/upsell/accept",
+  decline: "/upsell/decline",
+};
 
 export async function postJson(baseUrl, path, body) {
   const response = await fetch(baseUrl + path, {
@@ -137,4 +147,55 @@ export async function prepareInitializations({ secret, count }) {
     bodies.push(initializeBody(order, await signCheckoutToken(order, secret)));
   }
   return bodies;
+}
+
+// The upsell after a checkout (SPEC.md "Upsell"): a session with two offers on a completed order,
+// then one click on an offer. Each measured accept or decline gets a session of its own.
+export const UPSELL_OFFERS = [
+  { id: "bench-offer-a", name: "Benchmark add-on", price: 1999 },
+  { id: "bench-offer-b", name: "Benchmark extra", price: 999 },
+];
+
+/** `count` completed checkouts whose saved payment methods the upsell sessions charge. */
+export async function prepareUpsellOrigins({ baseUrl, paths, secret, count }) {
+  const bodies = await prepareCompletions({ baseUrl, paths, secret, count });
+  return Promise.all(
+    bodies.map(async (body) => {
+      const completed = await postJson(baseUrl, paths.complete, body);
+      return { orderId: body.orderId, email: body.customerEmail, paymentMethodToken: completed.paymentMethodToken };
+    }),
+  );
+}
+
+let upsellSequence = 0;
+/** A create-session body on one of the origins (several sessions may share an original order). */
+export function createSessionBody(origin) {
+  return {
+    orderId: `${origin.orderId}-up-${++upsellSequence}`,
+    originalOrderId: origin.orderId,
+    customerEmail: origin.email,
+    paymentMethodToken: origin.paymentMethodToken,
+    provider: PROVIDER,
+    currency: CURRENCY,
+    offers: UPSELL_OFFERS,
+  };
+}
+
+export function createSessionBodies(origins, count) {
+  return Array.from({ length: count }, (_, i) => createSessionBody(origins[i % origins.length]));
+}
+
+/** `count` new sessions, created through the API, as answer bodies for `offerId`. */
+export async function prepareAnswers({ baseUrl, paths, origins, count, offerId, concurrency = 32 }) {
+  const bodies = createSessionBodies(origins, count);
+  const answers = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length) {
+      const created = await postJson(baseUrl, paths.createSession, bodies[next++]);
+      answers.push({ sessionId: created.sessionId, offerId });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return answers;
 }

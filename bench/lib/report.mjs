@@ -8,7 +8,10 @@ const TARGETS = {
   postgres: { ratio: 0.85, p99: 50 },
   pglite: { ratio: 0.7, p99: null },
 };
-const REFERENCE_REPLICA = { initialize: 2600, complete: 1900 };
+const REFERENCE_REPLICA = { initialize: 2600, complete: 1900, accept: 1850 };
+// The measured steps, in order, with their table labels. The targets apply to the first three.
+const STEPS = { initialize: "initialize", complete: "complete", accept: "upsell accept", createSession: "upsell create-session", decline: "upsell decline" };
+const TARGET_STEPS = ["initialize", "complete", "accept"];
 
 const fmt = (value, digits = 0) => (value === null || value === undefined || Number.isNaN(value) ? "–" : Number(value).toFixed(digits));
 const pct = (value) => (value === null || value === undefined ? "–" : `${(value * 100).toFixed(value < 0.1 ? 1 : 0)}%`);
@@ -46,10 +49,8 @@ function engineTable(name, engine, bare) {
     "| scenario | req/s | p50 ms | p99 ms | server CPU ms/req | postgres CPU ms/req | non-2xx / errors | vs bare Fastify | vs its replica | other load (% of a core) |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     row("bare Fastify `GET /`", bare, {}),
-    row("initialize (service)", service.initialize, { bare, replica: replica.initialize }),
-    row("complete (service)", service.complete, { bare, replica: replica.complete }),
-    row("initialize (raw-SQL replica)", replica.initialize, { bare }),
-    row("complete (raw-SQL replica)", replica.complete, { bare }),
+    ...Object.entries(STEPS).map(([step, label]) => row(`${label} (service)`, service[step], { bare, replica: replica[step] })),
+    ...Object.entries(STEPS).map(([step, label]) => row(`${label} (raw-SQL replica)`, replica[step], { bare })),
     "",
     ...engine.repeatsNote,
   ]
@@ -72,14 +73,14 @@ function targets(results) {
   const lines = ["| engine | check | target | measured | met |", "|---|---|---|---|---|"];
   for (const [name, engine] of Object.entries(results.engines)) {
     const target = TARGETS[name];
-    for (const step of ["initialize", "complete"]) {
+    for (const step of TARGET_STEPS) {
       const r = ratio(engine.service[step], engine.replica[step]);
       lines.push(`| ${name} | ${step} vs raw-SQL replica | ≥ ${pct(target.ratio)} | ${pct(r)} | ${r === null ? "–" : r >= target.ratio ? "yes" : "**no**"} |`);
       const p99 = engine.service[step]?.median?.p99;
       if (target.p99) lines.push(`| ${name} | ${step} p99 | < ${target.p99} ms | ${fmt(p99)} ms | ${p99 === undefined ? "–" : p99 < target.p99 ? "yes" : "**no**"} |`);
     }
     if (name === "postgres") {
-      for (const step of ["initialize", "complete"]) {
+      for (const step of TARGET_STEPS) {
         lines.push(`| ${name} | replica ${step} vs the issue's reference machine | ~${REFERENCE_REPLICA[step]}/s | ${fmt(engine.replica[step]?.median?.rps)}/s | (calibration, not a target) |`);
       }
     }
@@ -92,7 +93,7 @@ function limits(results) {
   const cores = Number(results.machine.nproc) || 1;
   const out = [];
   for (const [name, engine] of Object.entries(results.engines)) {
-    for (const step of ["initialize", "complete"]) {
+    for (const step of Object.keys(STEPS)) {
       const service = engine.service[step]?.median;
       const replica = engine.replica[step]?.median;
       if (!service) continue;
@@ -167,10 +168,10 @@ server under test and share its cores; their CPU use is in the last section.
 ## Method
 
 - Each scenario: ${options.connections} connections, ${options.warmupS} s warm-up (discarded), then ${options.durationS} s measured, ${options.repeats} repeat(s); the tables show the median of each column over the repeats (non-2xx and errors are summed).
-- Every checkout request does real work: initialize gets a new order with its own signed token (HS256, \`CHECKOUT_TOKEN_SECRET\` set explicitly), complete gets a checkout that was initialized and paid (\`/api/providers/<provider>/process-payment\`) through the API before the run. Pools are sized from the rate seen so far (warm-up, previous repeat), and a run ends when its pool is used up (autocannon \`amount\`), so nothing is replayed.
+- Every checkout request does real work: initialize gets a new order with its own signed token (HS256, \`CHECKOUT_TOKEN_SECRET\` set explicitly), complete gets a checkout that was initialized and paid (\`/api/providers/<provider>/process-payment\`) through the API before the run. Upsell: create-session opens a session with two offers on one of 40 checkouts completed before the run (several sessions share an original order); accept and decline each answer the first offer of a session of their own, created through the API before the run, so accept charges the saved method once per request. Pools are sized from the rate seen so far (warm-up, previous repeat), and a run ends when its pool is used up (autocannon \`amount\`), so nothing is replayed.
 - The service runs as \`node dist/main.js\` with \`LOG_LEVEL=info\` (one log line per request, written to a file), \`RATE_LIMIT_ANONYMOUS\`/\`RATE_LIMIT_AUTHENTICATED\` = 100000000, a fresh \`DATA_DIR\` (PGlite) or a fresh database (PostgreSQL, dropped after).
 - server CPU ms/req: utime + stime of the server process from \`/proc/<pid>/stat\` over the measured run, divided by its requests. postgres CPU ms/req: the same summed over the PostgreSQL processes working for the benchmark database (its backends, autovacuum on it, postmaster, checkpointer, WAL and background writers; other databases' backends are left out).
-- **Ceilings.** *bare Fastify*: \`bench/bare-server.mjs\`, one route answering \`{ ok: true }\`, no logger. *raw-SQL replica*: \`bench/replica-server.mjs\`, bare Fastify running exactly the SQL statements our initialize and complete send (below), through \`pg\` with named prepared statements and a pool of 10 (the service's size), plus the JWT verification (jose, HS256) for initialize; on PGlite the same statements through PGlite.
+- **Ceilings.** *bare Fastify*: \`bench/bare-server.mjs\`, one route answering \`{ ok: true }\`, no logger. *raw-SQL replica*: \`bench/replica-server.mjs\`, bare Fastify running exactly the SQL statements each of our measured endpoints sends (below), through \`pg\` with named prepared statements and a pool of 10 (the service's size), plus the JWT verification (HS256 with node:crypto, as the service does it) for initialize; on PGlite the same statements through PGlite.
 - "other load" is the machine's busy CPU time (\`/proc/stat\`) minus the server, PostgreSQL and the load generator, in % of one core: other developers' tests, builds. Runs where it exceeds ${LOADED_CORE_PCT}% are marked ⚠.
 
 ## Results
@@ -181,8 +182,8 @@ ${Object.entries(results.engines)
 
 ## Targets
 
-From the issue: on PostgreSQL, initialize and complete at ≥ 85% of their raw-SQL replicas with p99 < 50 ms; on PGlite ≥ 70%.
-The issue's reference machine ran the replicas at ~${REFERENCE_REPLICA.initialize} initializations/s and ~${REFERENCE_REPLICA.complete} completions/s on PostgreSQL.
+From the issues: on PostgreSQL, initialize, complete and upsell accept at ≥ 85% of their raw-SQL replicas with p99 < 50 ms; on PGlite ≥ 70%.
+The issues' reference machine ran the replicas at ~${REFERENCE_REPLICA.initialize} initializations/s, ~${REFERENCE_REPLICA.complete} completions/s and ~${REFERENCE_REPLICA.accept} accepts/s on PostgreSQL.
 
 ${targets(results)}
 
