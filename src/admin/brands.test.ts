@@ -20,7 +20,7 @@ afterAll(() => t.close());
 const db = () => t.deps.database.db;
 const brandRow = async (id: string) => (await db().select().from(brands).where(eq(brands.id, id)))[0];
 const createBrand = async (session: string, body: Record<string, unknown>) => adminCall(t, "POST", "/api/admin/brands", { session, body });
-const ids = (body: { brands: { id: string }[] }) => body.brands.map((x) => x.id);
+const ids = (body: Record<string, any>): string[] => body.brands.map((x: { id: string }) => x.id);
 
 describe("POST /api/admin/brands", () => {
   it("creates a brand in the session's organization with a slug from the name; audited", async () => {
@@ -45,6 +45,22 @@ describe("POST /api/admin/brands", () => {
     expect(json(taken).code).toBe("SLUG_TAKEN");
     expect((await createBrand(b.session, { name: "Bad", slug: "Not Safe" })).statusCode).toBe(400);
     expect((await createBrand(b.session, { name: " " })).statusCode).toBe(400);
+  });
+
+  it("honours Idempotency-Key: a repeat answers the first brand and creates nothing more", async () => {
+    const send = () =>
+      t.app.inject({
+        method: "POST",
+        url: "/api/admin/brands",
+        cookies: { admin_session: b.session },
+        headers: { origin: "http://checkout.test", "content-type": "application/json", "idempotency-key": "brand-create-1" },
+        payload: JSON.stringify({ name: "Once" }),
+      });
+    const first = await send();
+    const second = await send();
+    expect(first.statusCode).toBe(200);
+    expect(json(second)).toEqual(json(first));
+    expect(await db().select().from(brands).where(and(eq(brands.organizationId, b.organizationId), eq(brands.name, "Once")))).toHaveLength(1);
   });
 
   it("answers 401 without a session and 403 for a member; an admin may create", async () => {

@@ -44,6 +44,8 @@ export function registerDirectoryRoutes(app: App, deps: Deps): void {
   app.post(
     "/api/admin/users",
     {
+      // CONTRACT §17: administration creates honour Idempotency-Key.
+      config: { idempotent: true },
       schema: {
         tags: USERS,
         summary: "Add a user with access to brandIds (admin or owner; only an owner adds an owner)",
@@ -96,6 +98,8 @@ export function registerDirectoryRoutes(app: App, deps: Deps): void {
   app.post(
     "/api/admin/organizations",
     {
+      // CONTRACT §17: administration creates honour Idempotency-Key.
+      config: { idempotent: true },
       schema: {
         tags: TENANTS,
         summary: "Create an organization with a default brand; the caller becomes its owner (owner)",
@@ -140,7 +144,10 @@ export function registerDirectoryRoutes(app: App, deps: Deps): void {
 
   app.post(
     "/api/admin/brands",
-    { schema: { tags: TENANTS, summary: "Create a brand in the session's organization (admin or owner)", body: CreateTenantBody, response: { 200: BrandReply, ...errorResponses(400, 401, 403, 409) } } },
+    {
+      config: { idempotent: true },
+      schema: { tags: TENANTS, summary: "Create a brand in the session's organization (admin or owner)", body: CreateTenantBody, response: { 200: BrandReply, ...errorResponses(400, 401, 403, 409) } },
+    },
     async (request) => ({ success: true, ...(await createBrand({ ...admin(request, ROLES.adminOrOwner), input: request.body })) }),
   );
 
