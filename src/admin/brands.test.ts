@@ -138,6 +138,15 @@ describe("DELETE and restore /api/admin/brands/<id>", () => {
     expect((await brandRow(DEFAULT_BRAND_ID)).deletedAt).toBeNull();
   });
 
+  it("keeps one live brand when the last two are deleted at the same time", async () => {
+    const c = await registerOwner(t, "Shop Race");
+    const second = json(await createBrand(c.session, { name: "Second" }));
+    const results = await Promise.all([c.brandId, second.id].map((id) => adminCall(t, "DELETE", `/api/admin/brands/${id}`, { session: c.session })));
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 409]);
+    const live = (await db().select().from(brands).where(eq(brands.organizationId, c.organizationId))).filter((x) => !x.deletedAt);
+    expect(live).toHaveLength(1);
+  });
+
   it("answers 404 for another organization's brand, 403 for a member, 401 without a session", async () => {
     const mine = json(await createBrand(b.session, { name: "Mine" }));
     const theirs = json(await createBrand(a.session, { name: "Theirs" }));

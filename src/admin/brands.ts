@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, isNull, like, ne } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, like } from "drizzle-orm";
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
@@ -81,15 +81,17 @@ async function scopedBrand(tx: Db, scope: AdminScope, brandId: string, deleted: 
  */
 export async function deleteBrand({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: { brandId: string } }): Promise<BrandView> {
   return withTransaction(ctx.db, async (tx) => {
-    const brand = await scopedBrand(tx, scope, input.brandId, false);
-    if (brand.id === DEFAULT_BRAND_ID) throw defaultTenant("brand");
-    // Locks the organization's live brands, so two concurrent deletes cannot remove the last two.
-    const others = await tx
+    // Locks the organization's live brands first, in one order: two concurrent deletes cannot remove
+    // the last two, and cannot deadlock on each other's rows.
+    const live = await tx
       .select({ id: brands.id })
       .from(brands)
-      .where(and(eq(brands.organizationId, scope.organizationId), isNull(brands.deletedAt), ne(brands.id, brand.id)))
+      .where(and(eq(brands.organizationId, scope.organizationId), isNull(brands.deletedAt)))
+      .orderBy(asc(brands.id))
       .for("update");
-    if (others.length === 0) throw lastBrand();
+    const brand = await scopedBrand(tx, scope, input.brandId, false);
+    if (brand.id === DEFAULT_BRAND_ID) throw defaultTenant("brand");
+    if (!live.some((b) => b.id !== brand.id)) throw lastBrand();
     await tx.update(brands).set({ deletedAt: new Date(ctx.clock.now()) }).where(eq(brands.id, brand.id));
     await tx.update(sessions).set({ brandId: null }).where(eq(sessions.brandId, brand.id));
     await recordAudit(tx, ctx, { action: "brand.delete", resourceType: "brand", resourceId: brand.id, organizationId: scope.organizationId, brandId: brand.id, success: true });

@@ -186,6 +186,18 @@ describe("PUT /api/admin/users/<userId>", () => {
     expect((await adminCall(t, "PUT", `/api/admin/users/${second.userId}`, { session: c.session, body: { role: "member" } })).statusCode).toBe(200);
   });
 
+  it("keeps one owner when two owners demote each other at the same time", async () => {
+    const c = await registerOwner(t, "Shop Race");
+    const second = await addUser(t, c.session, "owner");
+    const [one, two] = await Promise.all([
+      adminCall(t, "PUT", `/api/admin/users/${second.userId}`, { session: c.session, body: { role: "admin" } }),
+      adminCall(t, "PUT", `/api/admin/users/${c.userId}`, { session: second.session, body: { role: "admin" } }),
+    ]);
+    expect([one.statusCode, two.statusCode].sort()).toEqual([200, 409]);
+    const owners = (await db().select().from(memberships).where(eq(memberships.organizationId, c.organizationId))).filter((m) => m.role === "owner");
+    expect(owners).toHaveLength(1);
+  });
+
   it("answers 404 for another organization's user, 403 for a member, 401 without a session, 400 for an unknown role", async () => {
     expect((await adminCall(t, "PUT", `/api/admin/users/${b.userId}`, { session: a.session, body: { role: "member" } })).statusCode).toBe(404);
     expect((await membershipOf(b.userId, b.organizationId)).role).toBe("owner");

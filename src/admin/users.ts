@@ -58,12 +58,16 @@ async function brandAccessIn(db: Db, organizationId: string, userId: string): Pr
     .orderBy(asc(brands.createdAt), asc(brands.id));
 }
 
-/** Locks the organization's owner memberships and counts them: the last-owner rule under concurrency. */
-async function countOwnersLocked(tx: Db, organizationId: string): Promise<number> {
+/**
+ * Locks the organization's owner memberships (in one order, before any other membership row, so two
+ * concurrent changes cannot deadlock) and counts them: the last-owner rule under concurrency.
+ */
+async function lockOwners(tx: Db, organizationId: string): Promise<number> {
   const rows = await tx
     .select({ userId: memberships.userId })
     .from(memberships)
     .where(and(eq(memberships.organizationId, organizationId), eq(memberships.role, "owner")))
+    .orderBy(asc(memberships.userId))
     .for("update");
   return rows.length;
 }
@@ -168,10 +172,11 @@ export async function createUser({ ctx, scope, input }: Args<CreateUserInput>): 
  */
 export async function updateUserRole({ ctx, scope, input }: Args<{ userId: string; role: OrganizationRole }>): Promise<OrgUser> {
   return withTransaction(ctx.db, async (tx) => {
+    const owners = await lockOwners(tx, scope.organizationId);
     const user = await findOrgUser(tx, scope.organizationId, input.userId, true);
     if (!user) throw userNotFound();
     if ((input.role === "owner" || user.role === "owner") && scope.role !== "owner") throw ownerRequired();
-    if (user.role === "owner" && input.role !== "owner" && (await countOwnersLocked(tx, scope.organizationId)) <= 1) throw lastOwner();
+    if (user.role === "owner" && input.role !== "owner" && owners <= 1) throw lastOwner();
     await tx
       .update(memberships)
       .set({ role: input.role })
@@ -199,9 +204,10 @@ export async function updateUserRole({ ctx, scope, input }: Args<{ userId: strin
  */
 export async function removeUser({ ctx, scope, input }: Args<{ userId: string }>): Promise<OrgUser & { sessionsEnded: number }> {
   return withTransaction(ctx.db, async (tx) => {
+    const owners = await lockOwners(tx, scope.organizationId);
     const user = await findOrgUser(tx, scope.organizationId, input.userId, true);
     if (!user) throw userNotFound();
-    if (user.role === "owner" && (await countOwnersLocked(tx, scope.organizationId)) <= 1) throw lastOwner();
+    if (user.role === "owner" && owners <= 1) throw lastOwner();
     const orgBrands = tx.select({ id: brands.id }).from(brands).where(eq(brands.organizationId, scope.organizationId));
     await tx.delete(brandAccess).where(and(eq(brandAccess.userId, user.id), inArray(brandAccess.brandId, orgBrands)));
     await tx.delete(memberships).where(and(eq(memberships.organizationId, scope.organizationId), eq(memberships.userId, user.id)));
