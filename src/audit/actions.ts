@@ -17,6 +17,16 @@ export const AUDIT_ACTIONS = [
   "two_factor.verify",
   "organization.switch",
   "brand.switch",
+  // administration: users, organizations, brands
+  "user.create",
+  "user.update_role",
+  "user.remove",
+  "organization.create",
+  "organization.delete",
+  "organization.restore",
+  "brand.create",
+  "brand.delete",
+  "brand.restore",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -1,0 +1,105 @@
+// Two organizations: every administration route of organization A, called with organization B's
+// owner session and A's ids, answers 404 (or a list without A's data) and changes nothing.
+// Table-driven: other administration parts add their rows to `routes`.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { buildTestApp, json, type TestApp } from "../support/app.js";
+import { addUser, adminCall, registerOwner, type Method } from "../support/admin.js";
+import { brandAccess, brands, memberships, organizations, sessions, users } from "../../src/db/schema/index.js";
+
+/** Organization A's ids, arranged through the API. */
+interface Fixture {
+  orgId: string;
+  deletedOrgId: string;
+  ownerId: string;
+  memberId: string;
+  brandId: string;
+  spareBrandId: string;
+  deletedBrandId: string;
+}
+
+interface Row {
+  method: Method;
+  url: (a: Fixture) => string;
+  body?: (a: Fixture) => unknown;
+  /** 404 for an id of A; "list" for a listing that must not show anything of A. */
+  expect: 404 | "list";
+}
+
+const routes: Row[] = [
+  { method: "GET", url: () => "/api/admin/users", expect: "list" },
+  { method: "POST", url: () => "/api/admin/users", body: (a) => ({ email: "tenancy-probe@example.com", password: "correct horse battery", name: "Probe", role: "member", brandIds: [a.brandId] }), expect: 404 },
+  { method: "GET", url: (a) => `/api/admin/users/${a.ownerId}`, expect: 404 },
+  { method: "GET", url: (a) => `/api/admin/users/${a.memberId}`, expect: 404 },
+  { method: "PUT", url: (a) => `/api/admin/users/${a.memberId}`, body: () => ({ role: "admin" }), expect: 404 },
+  { method: "PUT", url: (a) => `/api/admin/users/${a.ownerId}`, body: () => ({ role: "member" }), expect: 404 },
+  { method: "DELETE", url: (a) => `/api/admin/users/${a.memberId}`, expect: 404 },
+  { method: "DELETE", url: (a) => `/api/admin/users/${a.ownerId}`, expect: 404 },
+  { method: "GET", url: () => "/api/admin/organizations?includeDeleted=true", expect: "list" },
+  { method: "DELETE", url: (a) => `/api/admin/organizations/${a.orgId}`, expect: 404 },
+  { method: "POST", url: (a) => `/api/admin/organizations/${a.deletedOrgId}/restore`, expect: 404 },
+  { method: "GET", url: () => "/api/admin/brands?includeDeleted=true", expect: "list" },
+  { method: "DELETE", url: (a) => `/api/admin/brands/${a.spareBrandId}`, expect: 404 },
+  { method: "DELETE", url: (a) => `/api/admin/brands/${a.brandId}`, expect: 404 },
+  { method: "POST", url: (a) => `/api/admin/brands/${a.deletedBrandId}/restore`, expect: 404 },
+];
+
+let t: TestApp;
+let a: Fixture;
+let bSession: string;
+
+/** The tables the routes above could change, as comparable text. */
+async function snapshot(): Promise<string> {
+  const db = t.deps.database.db;
+  const tables = await Promise.all([
+    db.select().from(users).orderBy(users.id),
+    db.select().from(memberships).orderBy(memberships.userId, memberships.organizationId),
+    db.select().from(brandAccess).orderBy(brandAccess.userId, brandAccess.brandId),
+    db.select().from(organizations).orderBy(organizations.id),
+    db.select().from(brands).orderBy(brands.id),
+    db.select().from(sessions).orderBy(sessions.idHash),
+  ]);
+  return JSON.stringify(tables);
+}
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  const ownerA = await registerOwner(t, "Tenant A");
+  const member = await addUser(t, ownerA.session, "member", [ownerA.brandId]);
+  const spare = json(await adminCall(t, "POST", "/api/admin/brands", { session: ownerA.session, body: { name: "Spare" } }));
+  const deletedBrand = json(await adminCall(t, "POST", "/api/admin/brands", { session: ownerA.session, body: { name: "Deleted" } }));
+  expect((await adminCall(t, "DELETE", `/api/admin/brands/${deletedBrand.id}`, { session: ownerA.session })).statusCode).toBe(200);
+  const deletedOrg = json(await adminCall(t, "POST", "/api/admin/organizations", { session: ownerA.session, body: { name: "A deleted" } }));
+  expect((await adminCall(t, "DELETE", `/api/admin/organizations/${deletedOrg.id}`, { session: ownerA.session })).statusCode).toBe(200);
+  a = {
+    orgId: ownerA.organizationId,
+    deletedOrgId: deletedOrg.id,
+    ownerId: ownerA.userId,
+    memberId: member.userId,
+    brandId: ownerA.brandId,
+    spareBrandId: spare.id,
+    deletedBrandId: deletedBrand.id,
+  };
+  bSession = (await registerOwner(t, "Tenant B")).session;
+  // Sanity: the ids are live for their own organization.
+  expect((await adminCall(t, "GET", `/api/admin/users/${a.memberId}`, { session: ownerA.session })).statusCode).toBe(200);
+  expect((await t.deps.database.db.select().from(brands).where(eq(brands.id, a.spareBrandId)))[0].organizationId).toBe(a.orgId);
+});
+afterAll(() => t.close());
+
+describe("tenancy: organization B's session against organization A's ids", () => {
+  it.each(routes.map((row) => [`${row.method} ${row.url({ orgId: ":orgId", deletedOrgId: ":deletedOrgId", ownerId: ":ownerId", memberId: ":memberId", brandId: ":brandId", spareBrandId: ":spareBrandId", deletedBrandId: ":deletedBrandId" })}`, row] as const))(
+    "%s reveals and changes nothing",
+    async (_name, row) => {
+      const before = await snapshot();
+      const res = await adminCall(t, row.method, row.url(a), { session: bSession, body: row.body?.(a) });
+      if (row.expect === 404) {
+        expect(res.statusCode, res.body).toBe(404);
+      } else {
+        expect(res.statusCode, res.body).toBe(200);
+        for (const id of Object.values(a)) expect(res.body).not.toContain(id);
+      }
+      expect(await snapshot()).toBe(before);
+    },
+  );
+});
