@@ -66,3 +66,13 @@ export function rowsAsJson<T extends Table>(table: T, rows: T["$inferInsert"][])
   });
   return JSON.stringify(out);
 }
+
+/**
+ * `alias.column as "key", …` for every column of a Drizzle table, so a hot statement returns rows in
+ * the table's `$inferSelect` shape (both drivers parse timestamps to Date, bigint cents to number).
+ */
+export function selectColumns(table: Table, alias: string): string {
+  return Object.entries(getTableColumns(table))
+    .map(([key, column]) => `${alias}.${column.name} as "${key}"`)
+    .join(", ");
+}

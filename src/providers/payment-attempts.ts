@@ -1,4 +1,5 @@
-import { and, count, desc, eq, gt, or } from "drizzle-orm";
+import { and, desc, eq, or } from "drizzle-orm";
+import { hotStatement, runHot } from "../db/hot.js";
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { checkouts, DEFAULT_BRAND_ID, paymentDeclines } from "../db/schema/index.js";
@@ -51,19 +52,21 @@ export function declineOfCharge<T extends { outcome: ChargeOutcome; amountCents:
 
 export const paymentFailed = (reason: string) => new AppError("PAYMENT_FAILED", `Payment failed: ${reason}`, reason);
 
+// Every payment attempt runs this: both counts in one round trip (a null address counts nothing).
+const DECLINE_COUNTS = hotStatement(
+  "payment_decline_counts",
+  `select (select count(*) from payment_declines where order_id = $1 and created_at > $3)::int as "byOrder",
+          (select count(*) from payment_declines where client_address = $2 and created_at > $3)::int as "byAddress"`,
+);
+
 /**
  * CONTRACT §21, §33: after `declineLimit` declines within `declineWindowSeconds` for this orderId or
  * this client address, payment attempts answer 429 before any provider is called.
  */
 export async function assertUnderDeclineLimit(ctx: Ctx, orderId: string): Promise<void> {
   const since = new Date(ctx.clock.now() - ctx.config.declineWindowSeconds * 1000);
-  const counts = async (condition: ReturnType<typeof eq>) => {
-    const [row] = await ctx.db.select({ n: count() }).from(paymentDeclines).where(and(condition, gt(paymentDeclines.createdAt, since)));
-    return row?.n ?? 0;
-  };
-  const byOrder = await counts(eq(paymentDeclines.orderId, orderId));
-  const byAddress = ctx.clientAddress ? await counts(eq(paymentDeclines.clientAddress, ctx.clientAddress)) : 0;
-  if (byOrder >= ctx.config.declineLimit || byAddress >= ctx.config.declineLimit) {
+  const [counts] = await runHot<{ byOrder: number; byAddress: number }>(ctx.db, DECLINE_COUNTS, [orderId, ctx.clientAddress ?? null, since]);
+  if (counts!.byOrder >= ctx.config.declineLimit || counts!.byAddress >= ctx.config.declineLimit) {
     throw new AppError("TOO_MANY_DECLINES", "Too many declined payments, try again later");
   }
 }

@@ -6,35 +6,33 @@ import { AppError } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
 import { assertUnderDeclineLimit, paymentFailed } from "../providers/payment-attempts.js";
 import { ProviderError, type PaymentProviderType } from "../providers/types.js";
-import { enqueueEvents, type NewEvent } from "../webhooks/events.js";
+import { enqueueEvents, outboxRows, type NewEvent } from "../webhooks/events.js";
 import { offerAlreadyAnswered, offerNotFound, sessionCompleted, sessionExpired } from "./errors.js";
 import { answerOffer, type Answers } from "./machine.js";
 import type { AcceptOfferResponse, AnswerOfferBody, DeclineOfferResponse } from "./schemas.js";
 import { answersOf, checkAnswerable, flowSteps, statusOf } from "./session.js";
 import {
-  bumpOfferStats,
-  finaliseOfferResult,
-  findOfferResult,
-  findOriginalOrderRow,
-  findSession,
+  findSessionForAnswer,
   insertDecline,
-  insertUpsellOrder,
-  lockSession,
+  lockSessionForAnswer,
   releaseOfferResult,
   reserveOfferResult,
-  updateSession,
+  saveAnswer,
+  type Answer,
+  type SessionForAnswer,
   type UpsellSessionRow,
 } from "./store.js";
 
-type Decided = { session: UpsellSessionRow; offer: StoredOffer; answers: Answers; nextOfferId: string | null; completed: boolean };
+type Decided = { session: UpsellSessionRow; offer: StoredOffer; answers: Answers; nextOfferId: string | null; completed: boolean; original: SessionForAnswer["original"] };
 
 /**
  * The answer's decision under the session's row lock: replay a repeat of the same answer (CONTRACT §7),
  * refuse the other answer to an answered offer, a completed session, or an offer not (yet) offered.
  */
 async function decide(tx: Db, sessionId: string, offerId: string, event: "accept" | "decline", now: number): Promise<{ replay: Record<string, unknown> } | Decided> {
-  const { session, offer } = checkAnswerable(await lockSession(tx, sessionId), offerId, now);
-  const prior = await findOfferResult(tx, session.id, offerId);
+  const found = await lockSessionForAnswer(tx, sessionId, offerId);
+  const { session, offer } = checkAnswerable(found?.session ?? null, offerId, now);
+  const prior = found!.prior;
   if (prior) {
     if (prior.decision === (event === "accept" ? "accepted" : "declined") && prior.result) return { replay: prior.result };
     throw offerAlreadyAnswered();
@@ -47,27 +45,30 @@ async function decide(tx: Db, sessionId: string, offerId: string, event: "accept
     if (outcome.reason === "session_closed") throw sessionCompleted();
     throw offerAlreadyAnswered();
   }
-  return { session, offer, answers: outcome.answers, nextOfferId: outcome.nextOfferId, completed: outcome.status === "completed" };
+  return { session, offer, answers: outcome.answers, nextOfferId: outcome.nextOfferId, completed: outcome.status === "completed", original: found!.original };
 }
 
 function eventBase(session: UpsellSessionRow): Pick<NewEvent, "brandId" | "checkoutId" | "webhookUrl"> {
   return { brandId: session.brandId, checkoutId: session.checkoutId, webhookUrl: session.webhookUrl };
 }
 
-/** Moves the session after an answer; the next offer counts as shown. Stats go last: their rows are hot. */
-async function recordAnswer(tx: Db, decided: Decided, at: Date, changes: { totalUpsellCents?: number }, stats: { accepted?: number; declined?: number; revenueCents?: number }): Promise<void> {
+/**
+ * What an answer writes besides its own rows: the session moved on, the answered offer's counters,
+ * and the next offer counted as shown.
+ */
+function answerChanges(decided: Decided, totalUpsellCents: number, stats: Omit<Answer["stats"][number], "offerId">): Pick<Answer, "session" | "changes" | "stats"> {
   const { session, offer, answers, nextOfferId, completed } = decided;
-  await updateSession(tx, session.id, {
-    acceptedOffers: [...answers.accepted],
-    declinedOffers: [...answers.declined],
-    currentStep: answers.accepted.length + answers.declined.length,
-    status: completed ? "completed" : "active",
-    updatedAt: at,
-    ...changes,
-  });
-  const key = { brandId: session.brandId, currency: session.currency };
-  await bumpOfferStats(tx, { ...key, offerId: offer.id }, stats, at);
-  if (nextOfferId) await bumpOfferStats(tx, { ...key, offerId: nextOfferId }, { shown: 1 }, at);
+  return {
+    session,
+    changes: {
+      acceptedOffers: [...answers.accepted],
+      declinedOffers: [...answers.declined],
+      currentStep: answers.accepted.length + answers.declined.length,
+      status: completed ? "completed" : "active",
+      totalUpsellCents,
+    },
+    stats: [{ offerId: offer.id, ...stats }, ...(nextOfferId ? [{ offerId: nextOfferId, shown: 1 }] : [])],
+  };
 }
 
 /**
@@ -80,9 +81,9 @@ async function recordAnswer(tx: Db, decided: Decided, at: Date, changes: { total
 export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOfferBody }): Promise<AcceptOfferResponse> {
   const now = ctx.clock.now();
   // Cheap checks and the replay before the decline limit, so a repeat is never refused for it.
-  const { session } = checkAnswerable(await findSession(ctx.db, input.sessionId), input.offerId, now);
-  const prior = await findOfferResult(ctx.db, session.id, input.offerId);
-  if (prior?.decision === "accepted" && prior.result) return prior.result as AcceptOfferResponse;
+  const found = await findSessionForAnswer(ctx.db, input.sessionId, input.offerId);
+  const { session } = checkAnswerable(found?.session ?? null, input.offerId, now);
+  if (found!.prior?.decision === "accepted" && found!.prior.result) return found!.prior.result as AcceptOfferResponse;
   await assertUnderDeclineLimit(ctx, session.orderId);
 
   const at = new Date(now);
@@ -92,7 +93,7 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
       const decided = await decide(tx, input.sessionId, input.offerId, "accept", now);
       if ("replay" in decided) return { result: decided.replay as AcceptOfferResponse };
       const { session, offer } = decided;
-      await reserveOfferResult(tx, session.id, offer.id, "pending", at);
+      await reserveOfferResult(tx, session.id, offer.id, at);
 
       const provider = session.provider as PaymentProviderType;
       const { adapter, call } = await ctx.providers.payment(provider, session.brandId, tx);
@@ -125,54 +126,56 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
         hasMoreOffers: decided.nextOfferId !== null,
         totalUpsellAmount: totalUpsellCents,
       };
-      const original = await findOriginalOrderRow(tx, session.originalOrderRef);
+      const { original } = decided;
       const orderRef = newId("ord");
-      await insertUpsellOrder(
-        tx,
-        {
-          id: orderRef,
-          brandId: session.brandId,
-          kind: "upsell",
-          parentOrderId: session.originalOrderRef,
-          orderId: session.orderId,
-          transactionId: charge.transactionId,
-          provider,
-          providerOrderId: charge.providerOrderId ?? null,
-          amountCents: offer.priceCents,
-          currency: session.currency,
-          customerEmail: session.customerEmail,
-          customerName: original?.customerName ?? "",
-          customer: original?.customer ?? null,
-          billingAddress: original?.billingAddress ?? null,
-          shippingAddress: original?.shippingAddress ?? null,
-          // CONTRACT §8: the saved method stays bound to the original order; an upsell order issues none.
-          paymentMethodToken: null,
-          result,
-          createdAt: at,
-        },
-        { id: newId("oli"), itemId: offer.id, name: offer.name, quantity: 1, unitPriceCents: offer.priceCents, sku: null },
-      );
-      await finaliseOfferResult(tx, session.id, offer.id, { decision: "accepted", transactionId: charge.transactionId, amountCents: offer.priceCents, orderRef, result });
-      await enqueueEvents(tx, now, [
-        {
-          ...eventBase(session),
-          type: "upsell.accepted",
-          data: {
-            sessionId: session.id,
+      await saveAnswer(tx, {
+        ...answerChanges(decided, totalUpsellCents, { accepted: 1, revenueCents: offer.priceCents }),
+        at,
+        order: {
+          row: {
+            id: orderRef,
+            brandId: session.brandId,
+            kind: "upsell",
+            parentOrderId: session.originalOrderRef,
             orderId: session.orderId,
-            originalOrderId: session.originalOrderId,
-            offerId: offer.id,
-            offerName: offer.name,
             transactionId: charge.transactionId,
             provider,
-            amount: offer.priceCents,
+            providerOrderId: charge.providerOrderId ?? null,
+            amountCents: offer.priceCents,
             currency: session.currency,
-            totalUpsellAmount: totalUpsellCents,
-            metadata: session.metadata ?? {},
+            customerEmail: session.customerEmail,
+            customerName: original.customerName ?? "",
+            customer: original.customer,
+            billingAddress: original.billingAddress,
+            shippingAddress: original.shippingAddress,
+            // CONTRACT §8: the saved method stays bound to the original order; an upsell order issues none.
+            paymentMethodToken: null,
+            result,
+            createdAt: at,
           },
+          lineItem: { id: newId("oli"), orderRef, itemId: offer.id, name: offer.name, quantity: 1, unitPriceCents: offer.priceCents, sku: null },
         },
-      ]);
-      await recordAnswer(tx, decided, at, { totalUpsellCents }, { accepted: 1, revenueCents: offer.priceCents });
+        result: { sessionId: session.id, offerId: offer.id, decision: "accepted", transactionId: charge.transactionId, amountCents: offer.priceCents, orderRef, result, createdAt: at },
+        events: outboxRows(now, [
+          {
+            ...eventBase(session),
+            type: "upsell.accepted",
+            data: {
+              sessionId: session.id,
+              orderId: session.orderId,
+              originalOrderId: session.originalOrderId,
+              offerId: offer.id,
+              offerName: offer.name,
+              transactionId: charge.transactionId,
+              provider,
+              amount: offer.priceCents,
+              currency: session.currency,
+              totalUpsellAmount: totalUpsellCents,
+              metadata: session.metadata ?? {},
+            },
+          },
+        ]),
+      });
       return { result };
     });
   } catch (error) {
@@ -195,16 +198,18 @@ export async function declineOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffe
     if ("replay" in decided) return decided.replay as DeclineOfferResponse;
     const { session, offer, nextOfferId } = decided;
     const result: DeclineOfferResponse = { success: true, hasMoreOffers: nextOfferId !== null, nextOfferId };
-    await reserveOfferResult(tx, session.id, offer.id, "declined", at);
-    await finaliseOfferResult(tx, session.id, offer.id, { result });
-    await enqueueEvents(tx, now, [
-      {
-        ...eventBase(session),
-        type: "upsell.declined",
-        data: { sessionId: session.id, orderId: session.orderId, originalOrderId: session.originalOrderId, offerId: offer.id, offerName: offer.name, nextOfferId, metadata: session.metadata ?? {} },
-      },
-    ]);
-    await recordAnswer(tx, decided, at, {}, { declined: 1 });
+    await saveAnswer(tx, {
+      ...answerChanges(decided, session.totalUpsellCents, { declined: 1 }),
+      at,
+      result: { sessionId: session.id, offerId: offer.id, decision: "declined", result, createdAt: at },
+      events: outboxRows(now, [
+        {
+          ...eventBase(session),
+          type: "upsell.declined",
+          data: { sessionId: session.id, orderId: session.orderId, originalOrderId: session.originalOrderId, offerId: offer.id, offerName: offer.name, nextOfferId, metadata: session.metadata ?? {} },
+        },
+      ]),
+    });
     return result;
   });
 }

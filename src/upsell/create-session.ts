@@ -1,10 +1,9 @@
 import type { Ctx } from "../ctx.js";
 import type { StoredOffer } from "../db/schema/index.js";
-import { withTransaction } from "../db/transaction.js";
 import { newId } from "../lib/ids.js";
 import { currencyMismatch, duplicateOfferId, noSavedMethod, originalOrderNotFound, providerMismatch, tokenNotIssuedForOrder, upsellWindowClosed } from "./errors.js";
 import type { CreateSessionBody, CreateSessionResponse, UpsellOffer } from "./schemas.js";
-import { bumpOfferStats, findOriginalOrder, insertSession } from "./store.js";
+import { findOriginalOrder, saveNewSession } from "./store.js";
 import { isOfferEligible, type PurchasedCart } from "./targeting.js";
 
 /** CONTRACT §20: create-session only within 60 minutes of the original order's completion. */
@@ -39,8 +38,9 @@ export async function createUpsellSession({ ctx, input }: { ctx: Ctx; input: Cre
   const id = newId("ups");
   const expiresAt = now + ctx.config.upsellSessionTtlSeconds * 1000;
   const at = new Date(now);
-  await withTransaction(ctx.db, async (tx) => {
-    await insertSession(tx, {
+  await saveNewSession(
+    ctx.db,
+    {
       id,
       brandId: original.brandId,
       orderId: input.orderId,
@@ -66,9 +66,9 @@ export async function createUpsellSession({ ctx, input }: { ctx: Ctx; input: Cre
       expiresAt: new Date(expiresAt),
       createdAt: at,
       updatedAt: at,
-    });
-    await bumpOfferStats(tx, { brandId: original.brandId, offerId: flow[0]!.id, currency }, { shown: 1 }, at);
-  });
+    },
+    flow[0]!.id,
+  );
   return { success: true, sessionId: id, upsellUrl: `${ctx.config.publicBaseUrl}/upsell/${id}`, expiresAt, totalOffers };
 }
 

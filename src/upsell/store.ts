@@ -1,6 +1,7 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { checkouts, orderLineItems, orders, paymentDeclines, upsellOfferResults, upsellOfferStats, upsellSessions } from "../db/schema/index.js";
+import { hotStatement, rowsAsJson, runHot, selectColumns } from "../db/hot.js";
+import { checkouts, orderLineItems, orders, outboxEvents, paymentDeclines, upsellOfferResults, upsellOfferStats, upsellSessions } from "../db/schema/index.js";
 
 // The upsell feature's queries. Each takes a db handle (client or transaction).
 
@@ -39,48 +40,9 @@ export async function findOriginalOrder(db: Db, originalOrderId: string, payment
 }
 export type OriginalOrder = NonNullable<Awaited<ReturnType<typeof findOriginalOrder>>>;
 
-export async function insertSession(tx: Db, session: typeof upsellSessions.$inferInsert): Promise<void> {
-  await tx.insert(upsellSessions).values(session);
-}
-
 export async function findSession(db: Db, id: string): Promise<UpsellSessionRow | null> {
   const [row] = await db.select().from(upsellSessions).where(eq(upsellSessions.id, id));
   return row ?? null;
-}
-
-/** Locks the session row: answers to one session are decided one at a time, across processes. */
-export async function lockSession(tx: Db, id: string): Promise<UpsellSessionRow | null> {
-  const [row] = await tx.select().from(upsellSessions).where(eq(upsellSessions.id, id)).for("update");
-  return row ?? null;
-}
-
-export async function updateSession(tx: Db, id: string, changes: Partial<typeof upsellSessions.$inferInsert>): Promise<void> {
-  await tx.update(upsellSessions).set(changes).where(eq(upsellSessions.id, id));
-}
-
-export async function findOfferResult(db: Db, sessionId: string, offerId: string): Promise<OfferResultRow | null> {
-  const [row] = await db
-    .select()
-    .from(upsellOfferResults)
-    .where(and(eq(upsellOfferResults.sessionId, sessionId), eq(upsellOfferResults.offerId, offerId)));
-  return row ?? null;
-}
-
-/** Reserves the (session, offer) answer; false when it already exists (CONTRACT §7). */
-export async function reserveOfferResult(tx: Db, sessionId: string, offerId: string, decision: "pending" | "declined", now: Date): Promise<boolean> {
-  const rows = await tx
-    .insert(upsellOfferResults)
-    .values({ sessionId, offerId, decision, createdAt: now })
-    .onConflictDoNothing()
-    .returning({ offerId: upsellOfferResults.offerId });
-  return rows.length === 1;
-}
-
-export async function finaliseOfferResult(tx: Db, sessionId: string, offerId: string, changes: Partial<typeof upsellOfferResults.$inferInsert>): Promise<void> {
-  await tx
-    .update(upsellOfferResults)
-    .set(changes)
-    .where(and(eq(upsellOfferResults.sessionId, sessionId), eq(upsellOfferResults.offerId, offerId)));
 }
 
 /** A refused charge leaves the offer unanswered: the reservation goes. */
@@ -90,50 +52,189 @@ export async function releaseOfferResult(tx: Db, sessionId: string, offerId: str
     .where(and(eq(upsellOfferResults.sessionId, sessionId), eq(upsellOfferResults.offerId, offerId), eq(upsellOfferResults.decision, "pending")));
 }
 
-export async function insertUpsellOrder(tx: Db, order: typeof orders.$inferInsert, lineItem: Omit<typeof orderLineItems.$inferInsert, "orderRef">): Promise<void> {
-  await tx.insert(orders).values(order);
-  await tx.insert(orderLineItems).values({ ...lineItem, orderRef: order.id });
-}
-
 export async function insertDecline(tx: Db, decline: typeof paymentDeclines.$inferInsert): Promise<void> {
   await tx.insert(paymentDeclines).values(decline);
-}
-
-/** Adds to an offer's take-rate counters (created on first use). Called last in a transaction: the row is hot. */
-export async function bumpOfferStats(
-  tx: Db,
-  key: { brandId: string; offerId: string; currency: string },
-  delta: { shown?: number; accepted?: number; declined?: number; revenueCents?: number },
-  now: Date,
-): Promise<void> {
-  const shown = delta.shown ?? 0;
-  const accepted = delta.accepted ?? 0;
-  const declined = delta.declined ?? 0;
-  const revenueCents = delta.revenueCents ?? 0;
-  await tx
-    .insert(upsellOfferStats)
-    .values({ ...key, shown, accepted, declined, revenueCents, updatedAt: now })
-    .onConflictDoUpdate({
-      target: [upsellOfferStats.brandId, upsellOfferStats.offerId, upsellOfferStats.currency],
-      set: {
-        shown: sql`${upsellOfferStats.shown} + ${shown}`,
-        accepted: sql`${upsellOfferStats.accepted} + ${accepted}`,
-        declined: sql`${upsellOfferStats.declined} + ${declined}`,
-        revenueCents: sql`${upsellOfferStats.revenueCents} + ${revenueCents}`,
-        updatedAt: now,
-      },
-    });
 }
 
 export async function findOfferStats(db: Db, brandId: string, offerId: string) {
   return db.select().from(upsellOfferStats).where(and(eq(upsellOfferStats.brandId, brandId), eq(upsellOfferStats.offerId, offerId)));
 }
 
-/** The original order's customer data, copied onto each upsell order. */
-export async function findOriginalOrderRow(db: Db, orderRef: string) {
-  const [row] = await db
-    .select({ customerName: orders.customerName, customer: orders.customer, billingAddress: orders.billingAddress, shippingAddress: orders.shippingAddress })
-    .from(orders)
-    .where(eq(orders.id, orderRef));
-  return row ?? null;
+// Hot statements of the answers (accept, decline) and create-session: plain SQL, one round trip each
+// where Drizzle sent one per table (src/db/hot.ts).
+
+/** The take-rate counters of a change: `$brand`, `$currency`, `$at` and the JSON rows `$rows`. */
+const bumpStatsSql = (brand: string, currency: string, rows: string, at: string) =>
+  `insert into upsell_offer_stats (brand_id, offer_id, currency, shown, accepted, declined, revenue_cents, updated_at)
+   select ${brand}, s.offer_id, ${currency}, s.shown, s.accepted, s.declined, s.revenue_cents, ${at}
+   from jsonb_to_recordset(${rows}::jsonb) as s(offer_id text, shown int8, accepted int8, declined int8, revenue_cents int8)
+   on conflict (brand_id, offer_id, currency) do update set
+     shown = upsell_offer_stats.shown + excluded.shown, accepted = upsell_offer_stats.accepted + excluded.accepted,
+     declined = upsell_offer_stats.declined + excluded.declined, revenue_cents = upsell_offer_stats.revenue_cents + excluded.revenue_cents,
+     updated_at = excluded.updated_at`;
+
+export interface StatsDelta {
+  offerId: string;
+  shown?: number;
+  accepted?: number;
+  declined?: number;
+  revenueCents?: number;
+}
+
+/** Rows for bumpStatsSql, ordered by offer id so concurrent changes lock the hot rows in one order. */
+function statsJson(deltas: StatsDelta[]): string {
+  return JSON.stringify(
+    [...deltas]
+      .sort((a, b) => (a.offerId < b.offerId ? -1 : a.offerId > b.offerId ? 1 : 0))
+      .map((d) => ({ offer_id: d.offerId, shown: d.shown ?? 0, accepted: d.accepted ?? 0, declined: d.declined ?? 0, revenue_cents: d.revenueCents ?? 0 })),
+  );
+}
+
+const CREATE_SESSION = hotStatement(
+  "upsell_create_session",
+  `with saved_session as (
+     insert into upsell_sessions select * from jsonb_populate_recordset(null::upsell_sessions, $1::jsonb)
+   )
+   ${bumpStatsSql("$2", "$3", "$4", "$5")}`,
+);
+
+/** The new session and its first offer counted as shown: one statement. */
+export async function saveNewSession(db: Db, session: typeof upsellSessions.$inferInsert, firstOfferId: string): Promise<void> {
+  await runHot(db, CREATE_SESSION, [rowsAsJson(upsellSessions, [session]), session.brandId, session.currency, statsJson([{ offerId: firstOfferId, shown: 1 }]), session.createdAt]);
+}
+
+const SESSION_FOR_ANSWER = `select ${selectColumns(upsellSessions, "s")},
+     r.decision as "priorDecision", r.result as "priorResult",
+     o.customer_name as "originalCustomerName", o.customer as "originalCustomer",
+     o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress"
+   from upsell_sessions s
+   left join upsell_offer_results r on r.session_id = s.id and r.offer_id = $2
+   left join orders o on o.id = s.original_order_ref
+   where s.id = $1`;
+const FIND_SESSION_FOR_ANSWER = hotStatement("upsell_find_session_for_answer", SESSION_FOR_ANSWER);
+// Under the lock, a row of another table read by the same statement would be from before the wait
+// (PostgreSQL re-reads only the locked row), so the prior answer is read afterwards (lockSessionForAnswer).
+const LOCK_SESSION_FOR_ANSWER = hotStatement(
+  "upsell_lock_session_for_answer",
+  `select ${selectColumns(upsellSessions, "s")}, null as "priorDecision", null as "priorResult",
+     o.customer_name as "originalCustomerName", o.customer as "originalCustomer",
+     o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress"
+   from upsell_sessions s
+   left join orders o on o.id = s.original_order_ref
+   where s.id = $1
+   for update of s`,
+);
+const PRIOR_ANSWER = hotStatement(
+  "upsell_prior_answer",
+  `select decision as "priorDecision", result as "priorResult" from upsell_offer_results where session_id = $1 and offer_id = $2`,
+);
+
+export interface SessionForAnswer {
+  session: UpsellSessionRow;
+  /** The answer already given to this offer, if any. */
+  prior: { decision: OfferResultRow["decision"]; result: Record<string, unknown> | null } | null;
+  /** The original order's customer data, copied onto each upsell order. */
+  original: { customerName: string | null; customer: Record<string, unknown> | null; billingAddress: Record<string, unknown> | null; shippingAddress: Record<string, unknown> | null };
+}
+
+type SessionForAnswerRow = UpsellSessionRow & {
+  priorDecision: OfferResultRow["decision"] | null;
+  priorResult: Record<string, unknown> | null;
+  originalCustomerName: string | null;
+  originalCustomer: Record<string, unknown> | null;
+  originalBillingAddress: Record<string, unknown> | null;
+  originalShippingAddress: Record<string, unknown> | null;
+};
+
+function toSessionForAnswer(row: SessionForAnswerRow | undefined): SessionForAnswer | null {
+  if (!row) return null;
+  const { priorDecision, priorResult, originalCustomerName, originalCustomer, originalBillingAddress, originalShippingAddress, ...session } = row;
+  return {
+    session,
+    prior: priorDecision ? { decision: priorDecision, result: priorResult } : null,
+    original: { customerName: originalCustomerName, customer: originalCustomer, billingAddress: originalBillingAddress, shippingAddress: originalShippingAddress },
+  };
+}
+
+/** The session, the answer already given to `offerId` and the original order's customer data. */
+export async function findSessionForAnswer(db: Db, sessionId: string, offerId: string): Promise<SessionForAnswer | null> {
+  const [row] = await runHot<SessionForAnswerRow>(db, FIND_SESSION_FOR_ANSWER, [sessionId, offerId]);
+  return toSessionForAnswer(row);
+}
+
+/**
+ * The same under the session's row lock: answers to one session are decided one at a time, across
+ * processes. An offer has an answer row exactly when the session lists it as accepted or declined
+ * (both are written in one statement), so the row is only read then.
+ */
+export async function lockSessionForAnswer(tx: Db, sessionId: string, offerId: string): Promise<SessionForAnswer | null> {
+  const [row] = await runHot<SessionForAnswerRow>(tx, LOCK_SESSION_FOR_ANSWER, [sessionId]);
+  if (row && (row.acceptedOffers.includes(offerId) || row.declinedOffers.includes(offerId))) {
+    const [prior] = await runHot<Pick<SessionForAnswerRow, "priorDecision" | "priorResult">>(tx, PRIOR_ANSWER, [sessionId, offerId]);
+    Object.assign(row, prior);
+  }
+  return toSessionForAnswer(row);
+}
+
+const RESERVE_OFFER = hotStatement(
+  "upsell_reserve_offer",
+  `insert into upsell_offer_results (session_id, offer_id, decision, created_at) values ($1, $2, 'pending', $3) on conflict do nothing`,
+);
+
+/** Marks the offer's charge as under way (CONTRACT §7), before the provider is called. */
+export async function reserveOfferResult(tx: Db, sessionId: string, offerId: string, now: Date): Promise<void> {
+  await runHot(tx, RESERVE_OFFER, [sessionId, offerId, now]);
+}
+
+const SAVE_ANSWER = hotStatement(
+  "upsell_save_answer",
+  `with saved_order as (
+     insert into orders select * from jsonb_populate_recordset(null::orders, $1::jsonb)
+   ), saved_items as (
+     insert into order_line_items select * from jsonb_populate_recordset(null::order_line_items, $2::jsonb)
+   ), saved_result as (
+     insert into upsell_offer_results select * from jsonb_populate_recordset(null::upsell_offer_results, $3::jsonb)
+     on conflict (session_id, offer_id) do update set decision = excluded.decision, transaction_id = excluded.transaction_id,
+       amount_cents = excluded.amount_cents, order_ref = excluded.order_ref, result = excluded.result
+   ), saved_events as (
+     insert into outbox_events select * from jsonb_populate_recordset(null::outbox_events, $4::jsonb)
+   ), saved_session as (
+     update upsell_sessions set status = $6, accepted_offers = $7::jsonb, declined_offers = $8::jsonb, total_upsell_cents = $9,
+       current_step = $10, updated_at = $11
+     where id = $5
+   )
+   ${bumpStatsSql("$12", "$13", "$14", "$11")}`,
+);
+
+export interface Answer {
+  session: UpsellSessionRow;
+  /** The session's new state. */
+  changes: Pick<UpsellSessionRow, "status" | "acceptedOffers" | "declinedOffers" | "totalUpsellCents" | "currentStep">;
+  result: typeof upsellOfferResults.$inferInsert;
+  /** An accept's upsell order and its line item. */
+  order?: { row: typeof orders.$inferInsert; lineItem: typeof orderLineItems.$inferInsert };
+  events: (typeof outboxEvents.$inferInsert)[];
+  stats: StatsDelta[];
+  at: Date;
+}
+
+/** Everything an answer changes, in one statement (inside the transaction holding the session's lock). */
+export async function saveAnswer(tx: Db, answer: Answer): Promise<void> {
+  const { session, changes } = answer;
+  await runHot(tx, SAVE_ANSWER, [
+    rowsAsJson(orders, answer.order ? [answer.order.row] : []),
+    rowsAsJson(orderLineItems, answer.order ? [answer.order.lineItem] : []),
+    rowsAsJson(upsellOfferResults, [answer.result]),
+    rowsAsJson(outboxEvents, answer.events),
+    session.id,
+    changes.status,
+    JSON.stringify(changes.acceptedOffers),
+    JSON.stringify(changes.declinedOffers),
+    changes.totalUpsellCents,
+    changes.currentStep,
+    answer.at,
+    session.brandId,
+    session.currency,
+    statsJson(answer.stats),
+  ]);
 }
