@@ -17,6 +17,17 @@ export const AUDIT_ACTIONS = [
   "two_factor.verify",
   "organization.switch",
   "brand.switch",
+  // commissions (bulk actions, CONTRACT §13)
+  "commission.approve",
+  "commission.cancel",
+  "commission.dispute",
+  "commission.mark_paid",
+  // salespeople (CONTRACT §12)
+  "salesperson.create",
+  "salesperson.login",
+  "salesperson.logout",
+  // administration utilities
+  "checkout_link.generate",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
