@@ -18,6 +18,7 @@ import { registerUpsellRoutes } from "./upsell/routes.js";
 import { registerSessionResolution } from "./identity/session-hook.js";
 import { registerAuditRoutes } from "./audit/routes.js";
 import { registerCommissionRoutes } from "./commissions/routes.js";
+import { registerSalespeopleRoutes } from "./salespeople/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -77,6 +78,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerUpsellRoutes(app, deps);
   registerAuditRoutes(app, deps);
   registerCommissionRoutes(app, deps);
+  registerSalespeopleRoutes(app, deps);
 
   return app;
 }
