@@ -19,6 +19,7 @@ import { registerSessionResolution } from "./identity/session-hook.js";
 import { registerAuditRoutes } from "./audit/routes.js";
 import { registerCommissionRoutes } from "./commissions/routes.js";
 import { registerSalespeopleRoutes } from "./salespeople/routes.js";
+import { registerLinkRoutes } from "./admin/link-routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -79,6 +80,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerAuditRoutes(app, deps);
   registerCommissionRoutes(app, deps);
   registerSalespeopleRoutes(app, deps);
+  registerLinkRoutes(app, deps);
 
   return app;
 }
