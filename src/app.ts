@@ -17,6 +17,10 @@ import { registerIdentityRoutes } from "./identity/routes.js";
 import { registerUpsellRoutes } from "./upsell/routes.js";
 import { registerSessionResolution } from "./identity/session-hook.js";
 import { registerDirectoryRoutes } from "./admin/directory-routes.js";
+import { registerAuditRoutes } from "./audit/routes.js";
+import { registerCommissionRoutes } from "./commissions/routes.js";
+import { registerSalespeopleRoutes } from "./salespeople/routes.js";
+import { registerLinkRoutes } from "./admin/link-routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -75,6 +79,10 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerIdentityRoutes(app, deps);
   registerUpsellRoutes(app, deps);
   registerDirectoryRoutes(app, deps);
+  registerAuditRoutes(app, deps);
+  registerCommissionRoutes(app, deps);
+  registerSalespeopleRoutes(app, deps);
+  registerLinkRoutes(app, deps);
 
   return app;
 }

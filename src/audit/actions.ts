@@ -27,6 +27,17 @@ export const AUDIT_ACTIONS = [
   "brand.create",
   "brand.delete",
   "brand.restore",
+  // commissions (bulk actions, CONTRACT §13)
+  "commission.approve",
+  "commission.cancel",
+  "commission.dispute",
+  "commission.mark_paid",
+  // salespeople (CONTRACT §12)
+  "salesperson.create",
+  "salesperson.login",
+  "salesperson.logout",
+  // administration utilities
+  "checkout_link.generate",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

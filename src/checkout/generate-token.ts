@@ -2,11 +2,9 @@ import type { Ctx } from "../ctx.js";
 import { DEFAULT_BRAND_ID } from "../db/schema/index.js";
 import { notFound } from "../lib/errors.js";
 import { randomToken } from "../lib/ids.js";
+import { issueCheckoutLink } from "./checkout-link.js";
 import type { CheckoutClaims, GenerateTokenBody, GenerateTokenResponse } from "./schemas.js";
-import { insertShortLink } from "./store.js";
-import { signCheckoutToken } from "./token.js";
 
-const TOKEN_LIFETIME_SECONDS = 3600;
 const DEMO_TOTAL_CENTS = 4999;
 
 /**
@@ -30,14 +28,11 @@ export async function generateToken({ ctx, input }: { ctx: Ctx; input: GenerateT
     ...(input.customer ? { customer: input.customer } : {}),
     ...(input.salesAttribution ? { salesAttribution: input.salesAttribution } : {}),
   };
-  const { token, expiresAt } = await signCheckoutToken(ctx, claims, TOKEN_LIFETIME_SECONDS);
-  // 12 random bytes = 96 bits: short links must not be guessable (CONTRACT §5).
-  const code = randomToken(12);
-  await insertShortLink(ctx.db, { code, token, brandId: DEFAULT_BRAND_ID, createdAt: new Date(ctx.clock.now()), expiresAt: new Date(expiresAt) });
+  const { token, code, checkoutUrl } = await issueCheckoutLink(ctx, { claims, brandId: DEFAULT_BRAND_ID });
   return {
     success: true,
     code,
-    checkoutUrl: `${ctx.config.publicBaseUrl}/c/${code}`,
+    checkoutUrl,
     token,
     payload: { orderId: claims.orderId, total: claims.amount, currency: claims.currency },
   };

@@ -36,4 +36,15 @@ describe("calculateCommission", () => {
     expect(() => calculateCommission({ orderAmountCents: 100, commissionRate: -0.1 })).toThrow(RangeError);
     expect(() => calculateCommission({ orderAmountCents: 100, commissionRate: Number.NaN })).toThrow(RangeError);
   });
+
+  it("rounds the edges: half a cent on one cent, just under half, large orders", () => {
+    expect(calculateCommission({ orderAmountCents: 1, commissionRate: 0.5 }).commissionAmountCents).toBe(1);
+    expect(calculateCommission({ orderAmountCents: 1, commissionRate: 0.49 }).commissionAmountCents).toBe(0);
+    expect(calculateCommission({ orderAmountCents: 0, commissionRate: 0.3 }).commissionAmountCents).toBe(0);
+    // 123 456 789 × 0.075 = 9 259 259.175 → 9 259 259; × 0.125 = 15 432 098.625 → 15 432 099.
+    expect(calculateCommission({ orderAmountCents: 123_456_789, commissionRate: 0.075 }).commissionAmountCents).toBe(9_259_259);
+    expect(calculateCommission({ orderAmountCents: 123_456_789, commissionRate: 0.125 }).commissionAmountCents).toBe(15_432_099);
+    // 1.005 × 100 is 100.49999… in binary; the decimal product 100.5 rounds up.
+    expect(calculateCommission({ orderAmountCents: 100, commissionRate: 1.005 }).commissionAmountCents).toBe(101);
+  });
 });

@@ -8,3 +8,4 @@ export * from "./audit.js";
 export * from "./identity.js";
 export * from "./providers.js";
 export * from "./upsell.js";
+export * from "./salespeople.js";

@@ -1,0 +1,76 @@
+import { Type, type Static } from "typebox";
+import { recordAudit } from "../audit/record.js";
+import type { Ctx } from "../ctx.js";
+import { withTransaction } from "../db/transaction.js";
+import { AppError, notFound } from "../lib/errors.js";
+import { randomToken } from "../lib/ids.js";
+import { issueCheckoutLink } from "../checkout/checkout-link.js";
+import { findSalespersonInOrganization } from "../salespeople/store.js";
+import type { AdminScope } from "./access.js";
+
+export const GenerateLinkBody = Type.Object({
+  salespersonId: Type.String({ minLength: 1, maxLength: 200 }),
+  salespersonName: Type.Optional(Type.String({ maxLength: 200, description: "defaults to the salesperson's name" })),
+  commissionRate: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: "fraction; defaults to the salesperson's rate, else 0" })),
+  orderInfo: Type.Object({
+    productName: Type.String({ minLength: 1, maxLength: 500 }),
+    total: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "cents" }),
+    currency: Type.String({ pattern: "^[A-Za-z]{3}$" }),
+    orderId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "generated when omitted" })),
+  }),
+});
+export type GenerateLinkBody = Static<typeof GenerateLinkBody>;
+
+export const GenerateLinkReply = Type.Object({
+  success: Type.Boolean(),
+  checkoutUrl: Type.String(),
+  token: Type.String(),
+  code: Type.String(),
+  orderId: Type.String(),
+  expiresAt: Type.Number({ description: "Unix ms" }),
+});
+export type GenerateLinkReply = Static<typeof GenerateLinkReply>;
+
+export const noBrandSelected = () => new AppError("NO_BRAND", "No brand selected");
+
+/**
+ * `POST /api/admin/tools/generate-link`: a checkout token of the session's brand with
+ * `salesAttribution` for a salesperson of the organization (another organization's salesperson
+ * is not found), one hour of validity, and its short link. Works in live mode too (CONTRACT §22).
+ */
+export async function generateSalesLink({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: GenerateLinkBody }): Promise<GenerateLinkReply> {
+  const brandId = scope.brandId;
+  if (!brandId) throw noBrandSelected();
+  const salesperson = await findSalespersonInOrganization(ctx.db, scope.organizationId, input.salespersonId);
+  if (!salesperson) throw notFound("Salesperson not found");
+  const { orderInfo } = input;
+  const orderId = orderInfo.orderId ?? `link_${randomToken(9)}`;
+  const salesAttribution = {
+    salespersonId: salesperson.id,
+    salespersonName: input.salespersonName ?? salesperson.name,
+    commissionRate: input.commissionRate ?? salesperson.commissionRate ?? 0,
+  };
+  const claims = {
+    orderId,
+    amount: orderInfo.total,
+    currency: orderInfo.currency.toUpperCase(),
+    productName: orderInfo.productName,
+    brandId,
+    lineItems: [{ id: "item-1", name: orderInfo.productName, quantity: 1, unitPrice: orderInfo.total }],
+    salesAttribution,
+  };
+  return withTransaction(ctx.db, async (tx) => {
+    const link = await issueCheckoutLink(ctx, { claims, brandId, db: tx });
+    // The token and the short code are bearer links: never in the audit record.
+    await recordAudit(tx, ctx, {
+      action: "checkout_link.generate",
+      resourceType: "checkout_link",
+      resourceId: orderId,
+      success: true,
+      organizationId: scope.organizationId,
+      brandId,
+      details: { ...salesAttribution, productName: orderInfo.productName, total: orderInfo.total, currency: claims.currency },
+    });
+    return { success: true, checkoutUrl: link.checkoutUrl, token: link.token, code: link.code, orderId, expiresAt: link.expiresAt };
+  });
+}

@@ -1,0 +1,25 @@
+import type { Deps } from "../ctx.js";
+import { ctxOf } from "../http/ctx.js";
+import { errorResponses } from "../http/schemas.js";
+import type { App } from "../http/types.js";
+import { requireAdmin, ROLES } from "./access.js";
+import { GenerateLinkBody, GenerateLinkReply, generateSalesLink } from "./generate-link.js";
+
+export function registerLinkRoutes(app: App, deps: Deps): void {
+  app.post(
+    "/api/admin/tools/generate-link",
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: ["Administration: utilities"],
+        summary: "Generate a checkout link with sales attribution for the session's brand (admin or owner; also in live mode)",
+        body: GenerateLinkBody,
+        response: { 200: GenerateLinkReply, ...errorResponses(400, 401, 403, 404, 409, 422) },
+      },
+    },
+    async (request) => {
+      const scope = requireAdmin(request, ROLES.adminOrOwner);
+      return generateSalesLink({ ctx: ctxOf(deps, request, scope.actor), scope, input: request.body });
+    },
+  );
+}

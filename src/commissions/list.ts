@@ -1,0 +1,76 @@
+import { and, count, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import type { AdminScope } from "../admin/access.js";
+import type { Ctx } from "../ctx.js";
+import { commissions } from "../db/schema/index.js";
+import { COMMISSION_STATUSES } from "./transitions.js";
+import { COMMISSION_PAGE_SIZE_MAX, type CommissionListQuery, type CommissionListReply, type CommissionReport, type Totals } from "./schemas.js";
+
+const sumOf = (column: typeof commissions.commissionAmountCents | typeof commissions.orderAmountCents) => sql<number>`coalesce(sum(${column}), 0)`.mapWith(Number);
+
+/**
+ * `GET /api/admin/commissions`: the commissions of the session's brand (and organization), newest
+ * first. A session without a brand sees none. `report` totals cover every filtered commission, not the page.
+ */
+export async function listCommissions({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: CommissionListQuery }): Promise<CommissionListReply> {
+  const pageSize = Math.min(input.pageSize, COMMISSION_PAGE_SIZE_MAX);
+  const where = and(...conditionsOf(scope, input));
+  const [{ total }] = await ctx.db.select({ total: count() }).from(commissions).where(where);
+  const rows = await ctx.db
+    .select()
+    .from(commissions)
+    .where(where)
+    .orderBy(desc(commissions.createdAt), desc(commissions.id))
+    .limit(pageSize)
+    .offset((input.page - 1) * pageSize);
+
+  const reply: CommissionListReply = {
+    commissions: rows.map((row) => ({
+      id: row.id,
+      orderId: row.orderId,
+      salespersonId: row.salespersonId,
+      salespersonName: row.salespersonName,
+      orderAmount: row.orderAmountCents,
+      commissionAmount: row.commissionAmountCents,
+      commissionRate: row.commissionRate,
+      commissionType: row.commissionType,
+      status: row.status,
+      notes: row.notes,
+      createdAt: row.createdAt.getTime(),
+    })),
+    pagination: { page: input.page, pageSize, total, totalPages: Math.ceil(total / pageSize) },
+    brandId: scope.brandId,
+  };
+  if (input.report) reply.report = await reportOf(ctx, where);
+  return reply;
+}
+
+async function reportOf(ctx: Ctx, where: SQL | undefined): Promise<CommissionReport> {
+  const totalsColumns = { count: count(), commissionAmount: sumOf(commissions.commissionAmountCents), orderAmount: sumOf(commissions.orderAmountCents) };
+  const byStatusRows = await ctx.db.select({ status: commissions.status, ...totalsColumns }).from(commissions).where(where).groupBy(commissions.status);
+  const bySalesperson = await ctx.db
+    .select({ salespersonId: commissions.salespersonId, salespersonName: sql<string | null>`max(${commissions.salespersonName})`, ...totalsColumns })
+    .from(commissions)
+    .where(where)
+    .groupBy(commissions.salespersonId)
+    .orderBy(commissions.salespersonId);
+  const zero = (): Totals => ({ count: 0, commissionAmount: 0, orderAmount: 0 });
+  const byStatus = Object.fromEntries(COMMISSION_STATUSES.map((s) => [s, zero()])) as CommissionReport["byStatus"];
+  const totals = zero();
+  for (const row of byStatusRows) {
+    byStatus[row.status] = { count: row.count, commissionAmount: row.commissionAmount, orderAmount: row.orderAmount };
+    totals.count += row.count;
+    totals.commissionAmount += row.commissionAmount;
+    totals.orderAmount += row.orderAmount;
+  }
+  return { totals, byStatus, bySalesperson };
+}
+
+function conditionsOf(scope: AdminScope, input: CommissionListQuery): SQL[] {
+  // Tenant from the session only (src/admin/access.ts); no brand selected: nothing.
+  const conditions: SQL[] = [eq(commissions.organizationId, scope.organizationId), scope.brandId ? eq(commissions.brandId, scope.brandId) : sql`false`];
+  if (input.status !== undefined) conditions.push(eq(commissions.status, input.status));
+  if (input.salespersonId !== undefined) conditions.push(eq(commissions.salespersonId, input.salespersonId));
+  if (input.startDate !== undefined) conditions.push(gte(commissions.createdAt, new Date(input.startDate)));
+  if (input.endDate !== undefined) conditions.push(lte(commissions.createdAt, new Date(input.endDate)));
+  return conditions;
+}

@@ -1,0 +1,54 @@
+import type { AdminScope } from "../admin/access.js";
+import { recordAudit } from "../audit/record.js";
+import type { Ctx } from "../ctx.js";
+import { withTransaction } from "../db/transaction.js";
+import { emailAlreadyExists } from "../identity/errors.js";
+import { checkPasswordPolicy, hashPassword } from "../identity/password.js";
+import { normalizeEmail } from "../identity/register.js";
+import { newId } from "../lib/ids.js";
+import type { CreateSalespersonBody, ListSalespeopleReply, SalespersonSummary } from "./schemas.js";
+import { insertSalesperson, listSalespeopleOf } from "./store.js";
+
+/**
+ * `POST /api/admin/salespeople` (CONTRACT §12): an account in the session's organization (and its
+ * brand), password under the rules of CONTRACT §23, hashed with argon2id like users' passwords.
+ */
+export async function createSalesperson({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: CreateSalespersonBody }): Promise<{ success: true; salesperson: SalespersonSummary }> {
+  checkPasswordPolicy(input.password);
+  const email = normalizeEmail(input.email);
+  const passwordHash = await hashPassword(input.password);
+  const id = newId("sp");
+  const name = input.name.trim();
+  await withTransaction(ctx.db, async (tx) => {
+    const inserted = await insertSalesperson(tx, {
+      id,
+      organizationId: scope.organizationId,
+      brandId: scope.brandId,
+      name,
+      email,
+      passwordHash,
+      commissionRate: input.commissionRate ?? null,
+      createdAt: new Date(ctx.clock.now()),
+    });
+    if (!inserted) throw emailAlreadyExists();
+    await recordAudit(tx, ctx, {
+      action: "salesperson.create",
+      resourceType: "salesperson",
+      resourceId: id,
+      success: true,
+      organizationId: scope.organizationId,
+      brandId: scope.brandId,
+      details: { name, email, commissionRate: input.commissionRate ?? null },
+    });
+  });
+  return { success: true, salesperson: { id, name, email } };
+}
+
+/** `GET /api/admin/salespeople`: the organization's salespeople, oldest first. */
+export async function listSalespeople({ ctx, scope }: { ctx: Ctx; scope: AdminScope }): Promise<ListSalespeopleReply> {
+  const rows = await listSalespeopleOf(ctx.db, scope.organizationId);
+  return {
+    organizationId: scope.organizationId,
+    salespeople: rows.map((row) => ({ id: row.id, name: row.name, email: row.email, commissionRate: row.commissionRate, brandId: row.brandId, createdAt: row.createdAt.getTime() })),
+  };
+}

@@ -1,0 +1,80 @@
+import type { Deps } from "../ctx.js";
+import { requireAdmin, ROLES } from "../admin/access.js";
+import { ctxOf } from "../http/ctx.js";
+import { errorResponses } from "../http/schemas.js";
+import type { App } from "../http/types.js";
+import { createSalesperson, listSalespeople } from "./manage.js";
+import { describePortal, loginSalesperson, logoutSalesperson, portalCookieOptions, SALESPERSON_COOKIE } from "./portal.js";
+import {
+  CreateSalespersonBody,
+  CreateSalespersonReply,
+  ListSalespeopleReply,
+  PortalLoginBody,
+  PortalLoginReply,
+  PortalLogoutReply,
+  PortalStateReply,
+} from "./schemas.js";
+
+const ADMIN_TAGS = ["Administration: salespeople"];
+const PORTAL_TAGS = ["Salesperson portal"];
+
+export function registerSalespeopleRoutes(app: App, deps: Deps): void {
+  app.post(
+    "/api/admin/salespeople",
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: ADMIN_TAGS,
+        summary: "Create a salesperson account in the session's organization (admin or owner)",
+        body: CreateSalespersonBody,
+        response: { 200: CreateSalespersonReply, ...errorResponses(400, 401, 403, 409, 422) },
+      },
+    },
+    async (request) => {
+      const scope = requireAdmin(request, ROLES.adminOrOwner);
+      return createSalesperson({ ctx: ctxOf(deps, request, scope.actor), scope, input: request.body });
+    },
+  );
+
+  app.get(
+    "/api/admin/salespeople",
+    { schema: { tags: ADMIN_TAGS, summary: "The organization's salespeople (admin or owner)", response: { 200: ListSalespeopleReply, ...errorResponses(401, 403) } } },
+    async (request) => {
+      const scope = requireAdmin(request, ROLES.adminOrOwner);
+      return listSalespeople({ ctx: ctxOf(deps, request, scope.actor), scope });
+    },
+  );
+
+  app.post(
+    "/api/salesperson/auth",
+    {
+      schema: {
+        tags: PORTAL_TAGS,
+        summary: "Salesperson login: sets the salesperson cookie (its own, granting nothing under /api/admin)",
+        body: PortalLoginBody,
+        response: { 200: PortalLoginReply, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { sessionId, salesperson } = await loginSalesperson({ ctx: ctxOf(deps, request), input: request.body });
+      reply.setCookie(SALESPERSON_COOKIE, sessionId, portalCookieOptions(deps.config));
+      return { success: true, salesperson };
+    },
+  );
+
+  app.get(
+    "/api/salesperson/auth",
+    { schema: { tags: PORTAL_TAGS, summary: "The signed-in salesperson and the sums of their commissions", response: { 200: PortalStateReply, ...errorResponses(401) } } },
+    async (request) => describePortal({ ctx: ctxOf(deps, request), rawId: request.cookies[SALESPERSON_COOKIE] }),
+  );
+
+  app.delete(
+    "/api/salesperson/auth",
+    { schema: { tags: PORTAL_TAGS, summary: "Salesperson logout", response: { 200: PortalLogoutReply } } },
+    async (request, reply) => {
+      await logoutSalesperson({ ctx: ctxOf(deps, request), rawId: request.cookies[SALESPERSON_COOKIE] });
+      reply.clearCookie(SALESPERSON_COOKIE, { path: "/" });
+      return { success: true };
+    },
+  );
+}

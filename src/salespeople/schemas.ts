@@ -1,0 +1,46 @@
+import { Type, type Static } from "typebox";
+
+// CONTRACT §12 and §32: salesperson accounts and their portal. SPEC leaves the bodies "not shown".
+
+export const SalespersonSummary = Type.Object({ id: Type.String(), name: Type.String(), email: Type.String() });
+export type SalespersonSummary = Static<typeof SalespersonSummary>;
+
+export const CreateSalespersonBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  email: Type.String({ format: "email", maxLength: 254 }),
+  password: Type.String({ maxLength: 1024 }),
+  commissionRate: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: "fraction (0.10 = 10 %): the default rate of generated links" })),
+});
+export type CreateSalespersonBody = Static<typeof CreateSalespersonBody>;
+
+export const CreateSalespersonReply = Type.Object({ success: Type.Boolean(), salesperson: SalespersonSummary });
+
+export const SalespersonView = Type.Object({
+  ...SalespersonSummary.properties,
+  commissionRate: Type.Union([Type.Number(), Type.Null()]),
+  brandId: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.Number({ description: "Unix ms" }),
+});
+export type SalespersonView = Static<typeof SalespersonView>;
+
+export const ListSalespeopleReply = Type.Object({ salespeople: Type.Array(SalespersonView), organizationId: Type.String() });
+export type ListSalespeopleReply = Static<typeof ListSalespeopleReply>;
+
+export const PortalLoginBody = Type.Object({ email: Type.String({ maxLength: 254 }), password: Type.String({ maxLength: 1024 }) });
+export type PortalLoginBody = Static<typeof PortalLoginBody>;
+
+export const PortalLoginReply = Type.Object({ success: Type.Boolean(), salesperson: SalespersonSummary });
+
+export const PortalTotals = Type.Object({
+  total: Type.Integer({ description: "cents, every commission of the salesperson" }),
+  pending: Type.Integer({ description: "cents" }),
+  approved: Type.Integer({ description: "cents" }),
+  paid: Type.Integer({ description: "cents" }),
+  count: Type.Integer(),
+});
+export type PortalTotals = Static<typeof PortalTotals>;
+
+export const PortalStateReply = Type.Object({ authenticated: Type.Boolean(), salesperson: SalespersonSummary, commissions: PortalTotals });
+export type PortalStateReply = Static<typeof PortalStateReply>;
+
+export const PortalLogoutReply = Type.Object({ success: Type.Boolean() });

@@ -1,0 +1,72 @@
+import { and, asc, count, eq, gte, sql } from "drizzle-orm";
+import type { Db } from "../db/client.js";
+import { commissions, salespeople, salespersonLoginAttempts, salespersonSessions } from "../db/schema/index.js";
+
+// The salespeople feature's queries; each takes a db handle (client or transaction).
+
+export type SalespersonRow = typeof salespeople.$inferSelect;
+
+/** Inserts unless the organization already has this email; answers whether it inserted. */
+export async function insertSalesperson(db: Db, row: typeof salespeople.$inferInsert): Promise<boolean> {
+  const inserted = await db.insert(salespeople).values(row).onConflictDoNothing().returning({ id: salespeople.id });
+  return inserted.length === 1;
+}
+
+export function listSalespeopleOf(db: Db, organizationId: string): Promise<SalespersonRow[]> {
+  return db.select().from(salespeople).where(eq(salespeople.organizationId, organizationId)).orderBy(asc(salespeople.createdAt), asc(salespeople.id));
+}
+
+export async function findSalespersonInOrganization(db: Db, organizationId: string, id: string): Promise<SalespersonRow | undefined> {
+  const [row] = await db.select().from(salespeople).where(and(eq(salespeople.organizationId, organizationId), eq(salespeople.id, id)));
+  return row;
+}
+
+/** Email is unique per organization only, so one email can name a few accounts (oldest first). */
+export function findSalespeopleByEmail(db: Db, email: string, max: number): Promise<SalespersonRow[]> {
+  return db.select().from(salespeople).where(eq(salespeople.email, email)).orderBy(asc(salespeople.createdAt), asc(salespeople.id)).limit(max);
+}
+
+export async function countRecentPortalFailures(db: Db, email: string, since: Date): Promise<number> {
+  const [row] = await db
+    .select({ failures: count() })
+    .from(salespersonLoginAttempts)
+    .where(and(eq(salespersonLoginAttempts.email, email), eq(salespersonLoginAttempts.success, false), gte(salespersonLoginAttempts.createdAt, since)));
+  return row.failures;
+}
+
+export async function recordPortalAttempt(db: Db, row: typeof salespersonLoginAttempts.$inferInsert): Promise<void> {
+  await db.insert(salespersonLoginAttempts).values(row);
+}
+
+export async function insertPortalSession(db: Db, row: typeof salespersonSessions.$inferInsert): Promise<void> {
+  await db.insert(salespersonSessions).values(row);
+}
+
+export async function findPortalSession(db: Db, idHash: string) {
+  const [row] = await db
+    .select({ session: salespersonSessions, salesperson: salespeople })
+    .from(salespersonSessions)
+    .innerJoin(salespeople, eq(salespeople.id, salespersonSessions.salespersonId))
+    .where(eq(salespersonSessions.idHash, idHash));
+  return row;
+}
+
+export async function touchPortalSession(db: Db, idHash: string, at: Date): Promise<void> {
+  await db.update(salespersonSessions).set({ lastSeenAt: at }).where(eq(salespersonSessions.idHash, idHash));
+}
+
+export async function deletePortalSession(db: Db, idHash: string): Promise<void> {
+  await db.delete(salespersonSessions).where(eq(salespersonSessions.idHash, idHash));
+}
+
+const sumWhere = (status: string | null) =>
+  (status === null ? sql<number>`coalesce(sum(${commissions.commissionAmountCents}), 0)` : sql<number>`coalesce(sum(${commissions.commissionAmountCents}) filter (where ${commissions.status} = ${status}), 0)`).mapWith(Number);
+
+/** CONTRACT §32/§33: sums of commissionAmount in cents; total and count over all, the others by status. */
+export async function portalTotals(db: Db, salesperson: { id: string; organizationId: string }) {
+  const [row] = await db
+    .select({ total: sumWhere(null), pending: sumWhere("pending"), approved: sumWhere("approved"), paid: sumWhere("paid"), count: count() })
+    .from(commissions)
+    .where(and(eq(commissions.organizationId, salesperson.organizationId), eq(commissions.salespersonId, salesperson.id)));
+  return row;
+}
