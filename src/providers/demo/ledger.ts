@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { hotStatement, runHot } from "../../db/hot.js";
+import { hotStatement, rowsAsJson, runHot, selectColumns } from "../../db/hot.js";
 import { demoProviderRecords } from "../../db/schema/index.js";
 import type { PaymentProviderType, PaymentRecord } from "../types.js";
 
@@ -35,12 +35,17 @@ export interface NewLedgerRecord {
   data?: Record<string, unknown>;
 }
 
+const COLUMNS = selectColumns(demoProviderRecords, "r");
+const INSERT_RECORD = hotStatement(
+  "demo_insert_record",
+  `insert into demo_provider_records as r select * from jsonb_populate_recordset(null::demo_provider_records, $1::jsonb) returning ${COLUMNS}`,
+);
+
+// The demo ledger is on every demo request's path (initialize, payment, complete, upsell accept), so
+// its statements are hot ones (src/db/hot.ts), like the service's own.
 export async function insertRecord(db: Db, now: number, record: NewLedgerRecord): Promise<LedgerRecord> {
   const at = new Date(now);
-  const [row] = await db
-    .insert(demoProviderRecords)
-    .values({ ...record, data: record.data ?? {}, createdAt: at, updatedAt: at })
-    .returning();
+  const [row] = await runHot<LedgerRecord>(db, INSERT_RECORD, [rowsAsJson(demoProviderRecords, [{ ...record, data: record.data ?? {}, createdAt: at, updatedAt: at }])]);
   return row!;
 }
 
@@ -97,14 +102,12 @@ export async function reuseOrCreatePendingOrder(
  * order or intent charge once (CONTRACT §7).
  */
 export async function findRecord(db: Db, provider: PaymentProviderType, id: string, kinds: LedgerKind[], lock = false): Promise<LedgerRecord | null> {
-  const query = db
-    .select()
-    .from(demoProviderRecords)
-    .where(and(eq(demoProviderRecords.id, id), eq(demoProviderRecords.provider, provider), inArray(demoProviderRecords.kind, kinds)))
-    .limit(1);
-  const [row] = lock ? await query.for("update") : await query;
+  const [row] = await runHot<LedgerRecord>(db, lock ? LOCK_RECORD : FIND_RECORD, [id, provider, kinds.join(",")]);
   return row ?? null;
 }
+const FIND_RECORD_SQL = `select ${COLUMNS} from demo_provider_records r where r.id = $1 and r.provider = $2 and r.kind = any(string_to_array($3, ','))`;
+const FIND_RECORD = hotStatement("demo_find_record", FIND_RECORD_SQL);
+const LOCK_RECORD = hotStatement("demo_lock_record", `${FIND_RECORD_SQL} for update`);
 
 /** The newest record of a kind for an orderId in one of the given statuses. */
 export async function findLatestForOrder(db: Db, provider: PaymentProviderType, kind: LedgerKind, orderId: string, statuses: string[], lock = false): Promise<LedgerRecord | null> {
@@ -127,21 +130,15 @@ export async function findLatestForOrder(db: Db, provider: PaymentProviderType, 
 
 /** The successful payment that first issued a payment method token (its orderId is the original order). */
 export async function findTokenIssuer(db: Db, provider: PaymentProviderType, token: string): Promise<LedgerRecord | null> {
-  const [row] = await db
-    .select()
-    .from(demoProviderRecords)
-    .where(
-      and(
-        eq(demoProviderRecords.provider, provider),
-        eq(demoProviderRecords.paymentMethodToken, token),
-        eq(demoProviderRecords.status, "succeeded"),
-        inArray(demoProviderRecords.kind, ["payment_intent", "charge"]),
-      ),
-    )
-    .orderBy(asc(demoProviderRecords.createdAt))
-    .limit(1);
+  const [row] = await runHot<LedgerRecord>(db, FIND_TOKEN_ISSUER, [provider, token]);
   return row ?? null;
 }
+const FIND_TOKEN_ISSUER = hotStatement(
+  "demo_find_token_issuer",
+  `select ${COLUMNS} from demo_provider_records r
+   where r.provider = $1 and r.payment_method_token = $2 and r.status = 'succeeded' and r.kind in ('payment_intent', 'charge')
+   order by r.created_at asc limit 1`,
+);
 
 const PAYMENT_STATUS: Record<string, PaymentRecord["status"]> = {
   succeeded: "succeeded",
