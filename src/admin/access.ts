@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
-import type { Actor } from "../ctx.js";
+import type { Actor, Ctx, Deps } from "../ctx.js";
+import { ctxOf } from "../http/ctx.js";
 import type { OrganizationRole } from "../db/schema/index.js";
 import { AppError, forbidden } from "../lib/errors.js";
 import { actorOfSession, requireSession } from "../identity/session-hook.js";
@@ -42,4 +43,10 @@ export function requireAdmin(request: FastifyRequest, roles: readonly Organizati
     brandId: session.brandId,
     role: session.role,
   };
+}
+
+/** requireAdmin plus the verb context acting as the session's user: what an administration route hands its verb. */
+export function adminRequest(deps: Deps, request: FastifyRequest, roles: readonly OrganizationRole[] = ROLES.session): { scope: AdminScope; ctx: Ctx } {
+  const scope = requireAdmin(request, roles);
+  return { scope, ctx: ctxOf(deps, request, scope.actor) };
 }

@@ -1,10 +1,9 @@
 import type { FastifyRequest } from "fastify";
 import type { Deps } from "../ctx.js";
-import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import type { OrganizationRole } from "../db/schema/index.js";
-import { requireAdmin, ROLES } from "./access.js";
+import { adminRequest, ROLES } from "./access.js";
 import { createBrand, deleteBrand, listBrands, restoreBrand } from "./brands.js";
 import {
   BrandReply,
@@ -32,10 +31,7 @@ const TENANTS = ["Administration: organizations and brands"];
 
 /** Users, organizations and brands administration (SPEC "Administration: users", "… organizations and brands"). */
 export function registerDirectoryRoutes(app: App, deps: Deps): void {
-  const admin = (request: FastifyRequest, roles: readonly OrganizationRole[]) => {
-    const scope = requireAdmin(request, roles);
-    return { scope, ctx: ctxOf(deps, request, scope.actor) };
-  };
+  const admin = (request: FastifyRequest, roles: readonly OrganizationRole[]) => adminRequest(deps, request, roles);
 
   app.get("/api/admin/users", { schema: { tags: USERS, summary: "Users of the session's organization (admin or owner)", response: { 200: UsersReply, ...errorResponses(401, 403) } } }, async (request) =>
     listUsers(admin(request, ROLES.adminOrOwner)),

@@ -1,8 +1,7 @@
 import type { Deps } from "../ctx.js";
-import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
-import { requireAdmin, ROLES } from "./access.js";
+import { adminRequest, ROLES } from "./access.js";
 import { GenerateLinkBody, GenerateLinkReply, generateSalesLink } from "./generate-link.js";
 
 export function registerLinkRoutes(app: App, deps: Deps): void {
@@ -18,8 +17,7 @@ export function registerLinkRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => {
-      const scope = requireAdmin(request, ROLES.adminOrOwner);
-      return generateSalesLink({ ctx: ctxOf(deps, request, scope.actor), scope, input: request.body });
+      return generateSalesLink({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.body });
     },
   );
 }

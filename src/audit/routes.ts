@@ -1,6 +1,5 @@
 import type { Deps } from "../ctx.js";
-import { requireAdmin, ROLES } from "../admin/access.js";
-import { ctxOf } from "../http/ctx.js";
+import { adminRequest, ROLES } from "../admin/access.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { listAuditLogs } from "./list.js";
@@ -18,8 +17,7 @@ export function registerAuditRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => {
-      const scope = requireAdmin(request, ROLES.adminOrOwner);
-      return listAuditLogs({ ctx: ctxOf(deps, request, scope.actor), scope, input: request.query });
+      return listAuditLogs({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.query });
     },
   );
 }

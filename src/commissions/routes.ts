@@ -1,6 +1,5 @@
 import type { Deps } from "../ctx.js";
-import { requireAdmin, ROLES } from "../admin/access.js";
-import { ctxOf } from "../http/ctx.js";
+import { adminRequest, ROLES } from "../admin/access.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { bulkUpdateCommissions } from "./bulk-update.js";
@@ -21,8 +20,7 @@ export function registerCommissionRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => {
-      const scope = requireAdmin(request, ROLES.session);
-      return listCommissions({ ctx: ctxOf(deps, request, scope.actor), scope, input: request.query });
+      return listCommissions({ ...adminRequest(deps, request, ROLES.session), input: request.query });
     },
   );
 
@@ -37,8 +35,7 @@ export function registerCommissionRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => {
-      const scope = requireAdmin(request, ROLES.adminOrOwner);
-      return bulkUpdateCommissions({ ctx: ctxOf(deps, request, scope.actor), scope, input: request.body });
+      return bulkUpdateCommissions({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.body });
     },
   );
 }

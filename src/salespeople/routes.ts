@@ -1,5 +1,5 @@
 import type { Deps } from "../ctx.js";
-import { requireAdmin, ROLES } from "../admin/access.js";
+import { adminRequest, ROLES } from "../admin/access.js";
 import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
@@ -31,8 +31,7 @@ export function registerSalespeopleRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => {
-      const scope = requireAdmin(request, ROLES.adminOrOwner);
-      return createSalesperson({ ctx: ctxOf(deps, request, scope.actor), scope, input: request.body });
+      return createSalesperson({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.body });
     },
   );
 
@@ -40,8 +39,7 @@ export function registerSalespeopleRoutes(app: App, deps: Deps): void {
     "/api/admin/salespeople",
     { schema: { tags: ADMIN_TAGS, summary: "The organization's salespeople (admin or owner)", response: { 200: ListSalespeopleReply, ...errorResponses(401, 403) } } },
     async (request) => {
-      const scope = requireAdmin(request, ROLES.adminOrOwner);
-      return listSalespeople({ ctx: ctxOf(deps, request, scope.actor), scope });
+      return listSalespeople(adminRequest(deps, request, ROLES.adminOrOwner));
     },
   );
 
