@@ -16,6 +16,7 @@ import { registerProviderRoutes } from "./providers/routes.js";
 import { registerIdentityRoutes } from "./identity/routes.js";
 import { registerUpsellRoutes } from "./upsell/routes.js";
 import { registerSessionResolution } from "./identity/session-hook.js";
+import { registerSettingsRoutes } from "./admin/settings/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -73,6 +74,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerProviderRoutes(app, deps);
   registerIdentityRoutes(app, deps);
   registerUpsellRoutes(app, deps);
+  registerSettingsRoutes(app, deps);
 
   return app;
 }

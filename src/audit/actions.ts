@@ -17,6 +17,10 @@ export const AUDIT_ACTIONS = [
   "two_factor.verify",
   "organization.switch",
   "brand.switch",
+  // provider settings and CRM utilities
+  "settings.update",
+  "crm.test",
+  "crm.retry",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
