@@ -1,0 +1,15 @@
+import type { CrmAdapters, PaymentAdapters } from "./registry.js";
+import { createVaultGatewayA } from "./vault-gateway-a/client.js";
+import { createVaultGatewayB } from "./vault-gateway-b/client.js";
+
+/**
+ * The real adapters built so far (docs/providers.md). The registry hands one out when the brand's
+ * settings configure the provider; a configured provider missing here stays demo (test mode) or is
+ * 503 (live mode).
+ */
+export const realPaymentProviders: Partial<PaymentAdapters> = {
+  vault_gateway_a: createVaultGatewayA(),
+  vault_gateway_b: createVaultGatewayB(),
+};
+
+export const realCrmProviders: Partial<CrmAdapters> = {};
