@@ -17,6 +17,7 @@ import { registerIdentityRoutes } from "./identity/routes.js";
 import { registerUpsellRoutes } from "./upsell/routes.js";
 import { registerSessionResolution } from "./identity/session-hook.js";
 import { registerSettingsRoutes } from "./admin/settings/routes.js";
+import { registerCrmAdminRoutes } from "./admin/crm/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -75,6 +76,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerIdentityRoutes(app, deps);
   registerUpsellRoutes(app, deps);
   registerSettingsRoutes(app, deps);
+  registerCrmAdminRoutes(app, deps);
 
   return app;
 }
