@@ -1,3 +1,4 @@
+import { createIntentGateway } from "./intent-gateway/client.js";
 import type { CrmAdapters, PaymentAdapters } from "./registry.js";
 import { createVaultGatewayA } from "./vault-gateway-a/client.js";
 import { createVaultGatewayB } from "./vault-gateway-b/client.js";
@@ -8,6 +9,7 @@ import { createVaultGatewayB } from "./vault-gateway-b/client.js";
  * 503 (live mode).
  */
 export const realPaymentProviders: Partial<PaymentAdapters> = {
+  intent_gateway: createIntentGateway(),
   vault_gateway_a: createVaultGatewayA(),
   vault_gateway_b: createVaultGatewayB(),
 };
