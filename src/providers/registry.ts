@@ -72,11 +72,13 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
   const keyring = [deps.config.encryptionKey];
   const cache = new Map<string, { at: number; settings: Promise<StoredSettings[]> }>();
 
-  const settingsOf = (brandId: string): Promise<StoredSettings[]> => {
+  // Read with the caller's handle: inside a transaction a query on another connection could wait on
+  // it (PGlite has one connection, so it would wait forever).
+  const settingsOf = (brandId: string, db: Db | undefined): Promise<StoredSettings[]> => {
     const now = deps.clock.now();
     const hit = cache.get(brandId);
     if (hit && now - hit.at < cacheMs) return hit.settings;
-    const settings = loadBrandSettings(deps.db, brandId);
+    const settings = loadBrandSettings(db ?? deps.db, brandId);
     cache.set(brandId, { at: now, settings });
     settings.catch(() => cache.delete(brandId));
     return settings;
@@ -91,7 +93,7 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
   });
 
   async function resolve<P>(provider: string, brandId: string, demo: P, real: P | undefined, db?: Db): Promise<ResolvedProvider<P>> {
-    const stored = (await settingsOf(brandId)).find((s) => s.provider === provider);
+    const stored = (await settingsOf(brandId, db)).find((s) => s.provider === provider);
     if (stored && stored.enabled && isSettingsProvider(provider)) {
       const values = valuesOf(stored, keyring);
       if (isConfigured(provider, values) && real) return { adapter: real, call: callFor(db, values) };

@@ -9,6 +9,7 @@ import { call, registerUser } from "../../../test/support/identity.js";
 import { card, post } from "../../../test/support/provider-payments.js";
 import { checkouts, orders, paymentDeclines, sessions, upsellSessions } from "../../db/schema/index.js";
 import { sha256 } from "../../lib/crypto.js";
+import { SETTINGS_CACHE_MS } from "../registry.js";
 import { startFakeIntentGateway, type FakeIntentGateway } from "./fake-server.js";
 
 let t: TestApp;
@@ -88,6 +89,8 @@ describe("intent_gateway with settings", () => {
     expect(completed.paymentMethodToken).toBe(`pm_card_visa|${intent.customer}`);
     expect(await ordersOf(orderId)).toHaveLength(1);
 
+    // The cached settings expire: accept reads them again inside its transaction (no second connection).
+    t.clock.advance(SETTINGS_CACHE_MS + 1);
     const accepted = await accept(sessionId);
     expect(accepted.statusCode, accepted.body).toBe(200);
     expect(json(accepted)).toMatchObject({ success: true, amountCharged: 900 });
