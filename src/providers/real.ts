@@ -1,4 +1,6 @@
 import { createIntentGateway } from "./intent-gateway/client.js";
+import { createOrderCrmACrm } from "./order-crm-a/client.js";
+import { createOrderCrmBCrm } from "./order-crm-b/client.js";
 import type { CrmAdapters, PaymentAdapters } from "./registry.js";
 import { createVaultGatewayA } from "./vault-gateway-a/client.js";
 import { createVaultGatewayB } from "./vault-gateway-b/client.js";
@@ -14,4 +16,8 @@ export const realPaymentProviders: Partial<PaymentAdapters> = {
   vault_gateway_b: createVaultGatewayB(),
 };
 
-export const realCrmProviders: Partial<CrmAdapters> = {};
+/** CRM recording (`recordOrder`, `checkConnection`) of the two order CRMs; their payment side is still demo. */
+export const realCrmProviders: Partial<CrmAdapters> = {
+  order_crm_a: createOrderCrmACrm(),
+  order_crm_b: createOrderCrmBCrm(),
+};
