@@ -132,3 +132,36 @@ describe("vault_gateway_b with settings", () => {
     expect(done.statusCode, done.body).toBe(200);
   });
 });
+
+describe("registry choices", () => {
+  it("a disabled provider is demo again, at once", async () => {
+    await call(t, "POST", "/api/admin/settings", { session, body: { provider: "vault_gateway_a", settings: { enabled: false } } });
+    try {
+      expect(json(await pay("vault_gateway_a", "vga-disabled-1")).demo).toBe(true);
+    } finally {
+      await call(t, "POST", "/api/admin/settings", { session, body: { provider: "vault_gateway_a", settings: { enabled: true } } });
+    }
+    expect(json(await pay("vault_gateway_a", "vga-enabled-1")).demo).toBe(false);
+  });
+
+  it("in live mode a configured provider charges at the gateway and an unconfigured one is 503", async () => {
+    const live = await buildTestApp({ env: { PAYMENT_MODE: "live" } });
+    try {
+      const owner = await registerUser(live);
+      const [row] = await live.deps.database.db.select({ brandId: sessions.brandId }).from(sessions).where(eq(sessions.idHash, sha256(owner.session)));
+      const configured = await call(live, "POST", "/api/admin/settings", { session: owner.session, body: { provider: "vault_gateway_a", settings: { securityKey: fake.securityKey, baseUrl: fake.baseUrl } } });
+      expect(configured.statusCode).toBe(200);
+      const body = (orderId: string) => ({ orderId, amount: AMOUNT, currency: "USD", ...card(), customer: { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" } });
+      // No checkout for these orderIds: the default brand, which the first user's organization holds.
+      expect(row!.brandId).toBe("brand_default");
+      const paid = await post(live, "/api/providers/vault_gateway_a/process-payment", body("live-1"));
+      expect(paid.statusCode, paid.body).toBe(200);
+      expect(json(paid).demo).toBe(false);
+      const refused = await post(live, "/api/providers/vault_gateway_b/process-payment", body("live-2"));
+      expect(refused.statusCode).toBe(503);
+      expect(json(refused)).toMatchObject({ error: "Payment provider not configured", code: "PROVIDER_NOT_CONFIGURED" });
+    } finally {
+      await live.close();
+    }
+  });
+});
