@@ -1,3 +1,4 @@
+import { createHostedStore } from "./hosted-store/client.js";
 import { createIntentGateway } from "./intent-gateway/client.js";
 import { createOrderCrmACrm } from "./order-crm-a/client.js";
 import { createOrderCrmBCrm } from "./order-crm-b/client.js";
@@ -12,6 +13,7 @@ import { createVaultGatewayB } from "./vault-gateway-b/client.js";
  */
 export const realPaymentProviders: Partial<PaymentAdapters> = {
   intent_gateway: createIntentGateway(),
+  hosted_store: createHostedStore(),
   vault_gateway_a: createVaultGatewayA(),
   vault_gateway_b: createVaultGatewayB(),
 };
