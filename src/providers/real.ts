@@ -1,3 +1,4 @@
+import { createCartGateway, createCartGatewayCrm } from "./cart-gateway/client.js";
 import { createHostedStore } from "./hosted-store/client.js";
 import { createIntentGateway } from "./intent-gateway/client.js";
 import { createOrderCrmACrm } from "./order-crm-a/client.js";
@@ -14,6 +15,7 @@ import { createVaultGatewayB } from "./vault-gateway-b/client.js";
 export const realPaymentProviders: Partial<PaymentAdapters> = {
   intent_gateway: createIntentGateway(),
   hosted_store: createHostedStore(),
+  cart_gateway: createCartGateway(),
   vault_gateway_a: createVaultGatewayA(),
   vault_gateway_b: createVaultGatewayB(),
 };
@@ -22,4 +24,5 @@ export const realPaymentProviders: Partial<PaymentAdapters> = {
 export const realCrmProviders: Partial<CrmAdapters> = {
   order_crm_a: createOrderCrmACrm(),
   order_crm_b: createOrderCrmBCrm(),
+  cart_gateway: createCartGatewayCrm(),
 };
