@@ -11,7 +11,7 @@ import type { OrderCrmAAdapter } from "./order-crm-a/adapter.js";
 import type { OrderCrmBAdapter } from "./order-crm-b/adapter.js";
 import type { CrmProvider, CrmProviderType, PaymentProviderType, ProviderCall } from "./types.js";
 import { isConfigured, isSettingsProvider } from "./catalog.js";
-import { loadBrandSettings, valuesOf, type StoredSettings } from "./settings-store.js";
+import { loadBrandSettings, readableValuesOf, type StoredSettings } from "./settings-store.js";
 
 /**
  * Each provider's adapter type: the PaymentProvider contract plus the operations its own endpoints
@@ -94,9 +94,10 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
 
   async function resolve<P>(provider: string, brandId: string, demo: P, real: P | undefined, db?: Db): Promise<ResolvedProvider<P>> {
     const stored = (await settingsOf(brandId, db)).find((s) => s.provider === provider);
-    if (stored && stored.enabled && isSettingsProvider(provider)) {
-      const values = valuesOf(stored, keyring);
-      if (isConfigured(provider, values) && real) return { adapter: real, call: callFor(db, values) };
+    if (real && stored && stored.enabled && isSettingsProvider(provider)) {
+      const { values, secretsReadable } = readableValuesOf(stored, keyring);
+      if (!secretsReadable) deps.log.error({ provider, brandId }, "provider secrets cannot be decrypted (ENCRYPTION_KEY changed?); provider treated as not configured");
+      if (isConfigured(provider, values)) return { adapter: real, call: callFor(db, values) };
     }
     if (deps.config.paymentMode === "live") throw new AppError("PROVIDER_NOT_CONFIGURED", "Payment provider not configured");
     return { adapter: demo, call: callFor(db, null) };

@@ -31,6 +31,19 @@ export function valuesOf(stored: StoredSettings, keyring: readonly Buffer[]): Re
   return { ...stored.publicValues, ...openSecrets(stored, keyring) };
 }
 
+/**
+ * Like valuesOf, but a row whose secrets no longer open (ENCRYPTION_KEY changed without keeping the
+ * old key, or a damaged value) gives its public values only: the provider then counts as not
+ * configured instead of failing every request of the brand.
+ */
+export function readableValuesOf(stored: StoredSettings, keyring: readonly Buffer[]): { values: Record<string, unknown>; secretsReadable: boolean } {
+  try {
+    return { values: valuesOf(stored, keyring), secretsReadable: true };
+  } catch {
+    return { values: { ...stored.publicValues }, secretsReadable: false };
+  }
+}
+
 /** Splits clear values into the row's public part and its sealed secrets. */
 export function splitForStorage(provider: SettingsProvider, values: Record<string, unknown>, key: Buffer): { publicValues: Record<string, unknown>; sealedSecrets: string | null } {
   const secretKeys = new Set(PROVIDER_SETTINGS[provider].secrets);

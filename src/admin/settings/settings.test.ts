@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
 import { call, registerUser } from "../../../test/support/identity.js";
 import { auditLogs, brands, DEFAULT_BRAND_ID, memberships, providerSettings, sessions } from "../../db/schema/index.js";
-import { sha256 } from "../../lib/crypto.js";
+import { seal, sha256 } from "../../lib/crypto.js";
 import { SETTINGS_PROVIDERS } from "../../providers/catalog.js";
 
 let t: TestApp;
@@ -148,6 +148,27 @@ describe("POST /api/admin/settings", () => {
     expect(json(res).status.hosted_store).toBe("not_configured");
     expect(json(res).settings.hosted_store).toEqual({ enabled: false });
     expect(res.body).not.toContain("first.myshop.test");
+  });
+});
+
+describe("secrets sealed with a key no longer held", () => {
+  it("count as missing: GET answers 200 with the provider not configured, POST stores them again", async () => {
+    const user = await registerUser(t, { orgName: "Rotated" });
+    const brandId = await brandOf(user.session);
+    await t.deps.database.db.insert(providerSettings).values({
+      brandId,
+      provider: "vault_gateway_a",
+      enabled: true,
+      publicValues: { baseUrl: "https://gateway.example" },
+      sealedSecrets: seal(JSON.stringify({ securityKey: "old-key-123456789" }), Buffer.alloc(32, 1)),
+      updatedAt: new Date(),
+    });
+    const res = await getSettings(user.session);
+    expect(res.statusCode).toBe(200);
+    expect(json(res).status.vault_gateway_a).toBe("not_configured");
+    expect(json(res).settings.vault_gateway_a).toEqual({ enabled: true, baseUrl: "https://gateway.example" });
+    const stored = await postSettings(user.session, { provider: "vault_gateway_a", settings: { securityKey: "new-key-123456789" } });
+    expect(json(stored)).toMatchObject({ status: "configured", settings: { baseUrl: "https://gateway.example", securityKey: "••••6789" } });
   });
 });
 

@@ -6,7 +6,7 @@ import { withTransaction } from "../../db/transaction.js";
 import { recordAudit } from "../../audit/record.js";
 import { AppError, validationError } from "../../lib/errors.js";
 import { CATEGORIES, isConfigured, isSettingsProvider, keysOf, PROVIDER_SETTINGS, providerCategories, SETTINGS_PROVIDERS, type SettingsProvider } from "../../providers/catalog.js";
-import { findProviderSettings, loadBrandSettings, splitForStorage, upsertProviderSettings, valuesOf, type StoredSettings } from "../../providers/settings-store.js";
+import { findProviderSettings, loadBrandSettings, readableValuesOf, splitForStorage, upsertProviderSettings, type StoredSettings } from "../../providers/settings-store.js";
 import type { AdminScope } from "../access.js";
 import type { SettingsReply, UpdateSettingsBody, UpdateSettingsReply } from "./schemas.js";
 
@@ -38,7 +38,7 @@ function maskedView(provider: SettingsProvider, stored: StoredSettings | undefin
   if (!stored) return { enabled: false };
   const secrets = new Set(PROVIDER_SETTINGS[provider].secrets);
   const view: Record<string, string | boolean> = { enabled: stored.enabled };
-  for (const [key, value] of Object.entries(valuesOf(stored, keyring))) {
+  for (const [key, value] of Object.entries(readableValuesOf(stored, keyring).values)) {
     if (key === "enabled" || value === undefined || value === null) continue;
     view[key] = secrets.has(key) ? maskSecret(String(value)) : (value as string | boolean);
   }
@@ -46,7 +46,7 @@ function maskedView(provider: SettingsProvider, stored: StoredSettings | undefin
 }
 
 const statusOf = (provider: SettingsProvider, stored: StoredSettings | undefined, keyring: readonly Buffer[]) =>
-  stored && isConfigured(provider, valuesOf(stored, keyring)) ? ("configured" as const) : ("not_configured" as const);
+  stored && isConfigured(provider, readableValuesOf(stored, keyring).values) ? ("configured" as const) : ("not_configured" as const);
 
 /** GET /api/admin/settings: every provider of the session's brand, secrets masked. */
 export async function getSettings({ ctx, scope }: { ctx: Ctx; scope: AdminScope }): Promise<SettingsReply> {
@@ -105,7 +105,8 @@ export async function updateSettings({ ctx, scope, input }: { ctx: Ctx; scope: A
 
   const saved = await withTransaction(ctx.db, async (tx) => {
     const existing = await findProviderSettings(tx, brandId, provider);
-    const values = existing ? valuesOf(existing, keyring) : {};
+    // Secrets that no longer open are dropped: the caller stores them again.
+    const values = existing ? readableValuesOf(existing, keyring).values : {};
     const enabled = typeof changes.enabled === "boolean" ? changes.enabled : (existing?.enabled ?? true);
     const changed: string[] = [];
     const removed: string[] = [];

@@ -1,14 +1,14 @@
 // The real vault gateway adapters (vault_gateway_a and _b) against a fake gateway at the network
 // boundary: settings take the provider out of demo mode at once; initialize → process-payment →
 // complete → process-upsell; declines are 402; a failing gateway is 502 and nothing is written.
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
 import { call, registerUser } from "../../../test/support/identity.js";
 import { card, post } from "../../../test/support/provider-payments.js";
-import { orders, paymentDeclines, sessions } from "../../db/schema/index.js";
-import { sha256 } from "../../lib/crypto.js";
+import { orders, paymentDeclines, providerSettings, sessions } from "../../db/schema/index.js";
+import { seal, sha256 } from "../../lib/crypto.js";
 import { startFakeVaultGateway, type FakeVaultGateway } from "./fake-server.js";
 
 let t: TestApp;
@@ -142,6 +142,22 @@ describe("registry choices", () => {
       await call(t, "POST", "/api/admin/settings", { session, body: { provider: "vault_gateway_a", settings: { enabled: true } } });
     }
     expect(json(await pay("vault_gateway_a", "vga-enabled-1")).demo).toBe(false);
+  });
+
+  it("secrets that no longer decrypt make the provider not configured (demo), not a failure", async () => {
+    await t.deps.database.db
+      .update(providerSettings)
+      .set({ sealedSecrets: seal(JSON.stringify({ securityKey: fake.securityKey }), Buffer.alloc(32, 1)) })
+      .where(and(eq(providerSettings.brandId, brandId), eq(providerSettings.provider, "vault_gateway_b")));
+    t.deps.providers.invalidate(brandId);
+    try {
+      const res = await pay("vault_gateway_b", "vgb-unreadable-1");
+      expect(res.statusCode).toBe(200);
+      expect(json(res).demo).toBe(true);
+      expect(t.logs.join("\n")).toContain("provider secrets cannot be decrypted");
+    } finally {
+      await configure("vault_gateway_b");
+    }
   });
 
   it("in live mode a configured provider charges at the gateway and an unconfigured one is 503", async () => {
