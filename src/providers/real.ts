@@ -2,7 +2,7 @@ import { createCartGateway, createCartGatewayCrm } from "./cart-gateway/client.j
 import { createHostedStore } from "./hosted-store/client.js";
 import { createIntentGateway } from "./intent-gateway/client.js";
 import { createOrderCrmACrm } from "./order-crm-a/client.js";
-import { createOrderCrmBCrm } from "./order-crm-b/client.js";
+import { createOrderCrmB, createOrderCrmBCrm } from "./order-crm-b/client.js";
 import type { CrmAdapters, PaymentAdapters } from "./registry.js";
 import { createVaultGatewayA } from "./vault-gateway-a/client.js";
 import { createVaultGatewayB } from "./vault-gateway-b/client.js";
@@ -16,11 +16,12 @@ export const realPaymentProviders: Partial<PaymentAdapters> = {
   intent_gateway: createIntentGateway(),
   hosted_store: createHostedStore(),
   cart_gateway: createCartGateway(),
+  order_crm_b: createOrderCrmB(),
   vault_gateway_a: createVaultGatewayA(),
   vault_gateway_b: createVaultGatewayB(),
 };
 
-/** CRM recording (`recordOrder`, `checkConnection`) of the two order CRMs; their payment side is still demo. */
+/** CRM recording (`recordOrder`, `checkConnection`). order_crm_a's payment side is still demo (no client yet). */
 export const realCrmProviders: Partial<CrmAdapters> = {
   order_crm_a: createOrderCrmACrm(),
   order_crm_b: createOrderCrmBCrm(),
