@@ -181,3 +181,28 @@ describe("GET /api/admin/branding", () => {
     expect(json(res)).toEqual({ companyName: brand!.name });
   });
 });
+
+describe("OpenAPI", () => {
+  it("documents the settings, branding and CRM utility routes, and every provider's settings keys", async () => {
+    const doc = json(await call(t, "GET", "/openapi.json"));
+    for (const [path, method, errors] of [
+      ["/api/admin/settings", "get", ["400", "401", "403"]],
+      ["/api/admin/settings", "post", ["400", "401", "403"]],
+      ["/api/admin/branding", "get", []],
+      ["/api/admin/test-crm", "post", ["400", "401", "403", "502", "503"]],
+      ["/api/admin/crm-retry", "post", ["400", "401", "403", "404", "502", "503"]],
+    ] as const) {
+      const operation = doc.paths?.[path]?.[method];
+      expect(operation, `${method} ${path}`).toBeDefined();
+      expect(operation.responses["200"]).toBeDefined();
+      for (const status of errors) expect(operation.responses[status], `${method} ${path} ${status}`).toBeDefined();
+    }
+    const body = doc.paths["/api/admin/settings"].post.requestBody.content["application/json"].schema;
+    const keys = body.properties.settings.properties;
+    for (const key of ["enabled", "publishableKey", "secretKey", "securityKey", "apiUsername", "apiPassword", "campaignId", "shopDomain", "accessToken", "apiKey", "webhookSecret", "baseUrl", "failOnCrmError"]) {
+      expect(keys[key], key).toBeDefined();
+    }
+    expect(keys.secretKey.description).toContain("required by intent_gateway");
+    expect(keys.apiKey.description).toContain("email_list_a");
+  });
+});
