@@ -68,6 +68,15 @@ describe("GET /api/admin/settings", () => {
     expect(res.statusCode).toBe(400);
     expect(json(res)).toMatchObject({ error: "No brand selected", code: "NO_BRAND" });
   });
+
+  it("answers 400 No brand selected when the session's brand was deleted, on GET and POST", async () => {
+    const user = await registerUser(t, { orgName: "Deleted brand" });
+    await t.deps.database.db.update(brands).set({ deletedAt: new Date() }).where(eq(brands.id, await brandOf(user.session)));
+    expect(json(await getSettings(user.session)).code).toBe("NO_BRAND");
+    const res = await postSettings(user.session, { provider: "sms_segments", settings: { apiKey: "deleted-brand-key" } });
+    expect(res.statusCode).toBe(400);
+    expect(json(res).code).toBe("NO_BRAND");
+  });
 });
 
 describe("POST /api/admin/settings", () => {
