@@ -21,6 +21,8 @@ import { registerAuditRoutes } from "./audit/routes.js";
 import { registerCommissionRoutes } from "./commissions/routes.js";
 import { registerSalespeopleRoutes } from "./salespeople/routes.js";
 import { registerLinkRoutes } from "./admin/link-routes.js";
+import { registerSettingsRoutes } from "./admin/settings/routes.js";
+import { registerCrmAdminRoutes } from "./admin/crm/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -83,6 +85,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerCommissionRoutes(app, deps);
   registerSalespeopleRoutes(app, deps);
   registerLinkRoutes(app, deps);
+  registerSettingsRoutes(app, deps);
+  registerCrmAdminRoutes(app, deps);
 
   return app;
 }

@@ -6,6 +6,7 @@ import { ensureDefaultTenant, migrateDatabase, openDatabase, type OpenOptions } 
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
 import type { Clock } from "./lib/clock.js";
 import { demoCrmProviders, demoPaymentProviders } from "./providers/demo/index.js";
+import { realCrmProviders, realPaymentProviders } from "./providers/real.js";
 import { createProviderRegistry } from "./providers/registry.js";
 
 export interface Runtime {
@@ -30,7 +31,7 @@ export async function createRuntime(config: Config, clock: Clock, log: Logger, o
     rateLimitStore = new RedisRateLimitStore(redis, log);
   }
 
-  const providers = createProviderRegistry({ config, db: database.db, clock, log, demoPayment: demoPaymentProviders, demoCrm: demoCrmProviders });
+  const providers = createProviderRegistry({ config, db: database.db, clock, log, demoPayment: demoPaymentProviders, demoCrm: demoCrmProviders, realPayment: realPaymentProviders, realCrm: realCrmProviders });
   const deps: Deps = { config, database, clock, log, providers, redis };
   return {
     deps,

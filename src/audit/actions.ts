@@ -38,6 +38,10 @@ export const AUDIT_ACTIONS = [
   "salesperson.logout",
   // administration utilities
   "checkout_link.generate",
+  // provider settings and CRM utilities
+  "settings.update",
+  "crm.test",
+  "crm.retry",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

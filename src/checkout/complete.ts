@@ -4,7 +4,7 @@ import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
 import { validationError } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
-import { ProviderError, type CrmProviderType, type PaymentRecord } from "../providers/types.js";
+import { ProviderError, type CrmProviderType, type CrmRecordInput, type PaymentRecord } from "../providers/types.js";
 import { outboxRows } from "../webhooks/events.js";
 import { chooseCrm, isSettingOn } from "./crm-choice.js";
 import { checkoutExpired, checkoutNotFound, crmFailed, idempotencyConflict, paymentNotVerified, providerFailed } from "./errors.js";
@@ -222,29 +222,34 @@ async function recordInCrm(
   lineItems: CompleteLineItem[],
 ): Promise<string | null> {
   try {
-    return await tx.transaction(async (savepoint) => {
-      const { adapter, call } = await ctx.providers.crm(crm, brandId, savepoint as unknown as Db);
-      const { crmOrderId } = await adapter.recordOrder(
-        {
-          orderId: input.orderId,
-          amountCents: input.amount,
-          currency: input.currency.toUpperCase(),
-          customer: { email: input.customerEmail, firstName: input.customer!.firstName, lastName: input.customer!.lastName, phone: input.customer!.phone },
-          billingAddress: input.billingAddress!,
-          shippingAddress: input.shippingAddress ?? null,
-          lineItems: lineItems.map(({ id, name, quantity, unitPrice }) => ({ id, name, quantity, unitPrice })),
-          campaignId: input.crmCampaignId,
-          transactionId: input.transactionId,
-        },
-        { ...call, log: ctx.log },
-      );
-      return crmOrderId;
+    return await recordOrderInCrm(ctx, tx, crm, brandId, {
+      orderId: input.orderId,
+      amountCents: input.amount,
+      currency: input.currency.toUpperCase(),
+      customer: { email: input.customerEmail, firstName: input.customer!.firstName, lastName: input.customer!.lastName, phone: input.customer!.phone },
+      billingAddress: input.billingAddress!,
+      shippingAddress: input.shippingAddress ?? null,
+      lineItems: lineItems.map(({ id, name, quantity, unitPrice }) => ({ id, name, quantity, unitPrice })),
+      campaignId: input.crmCampaignId,
+      transactionId: input.transactionId,
     });
   } catch (error) {
     ctx.log.warn({ crm, err: error instanceof Error ? error.message : String(error) }, "CRM recording failed");
     if (failOnCrmError) throw crmFailed(crm);
     return null;
   }
+}
+
+/**
+ * One CRM recording of an order in a savepoint of `tx` (a failure leaves the outer transaction
+ * usable). Throws when the CRM fails; completion and the administration retry both use it.
+ */
+export async function recordOrderInCrm(ctx: Ctx, tx: Db, crm: CrmProviderType, brandId: string, input: CrmRecordInput): Promise<string> {
+  return tx.transaction(async (savepoint) => {
+    const { adapter, call } = await ctx.providers.crm(crm, brandId, savepoint as unknown as Db);
+    const { crmOrderId } = await adapter.recordOrder(input, { ...call, log: ctx.log });
+    return crmOrderId;
+  });
 }
 
 function commissionRow(

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../lib/errors.js";
+import { ProviderError } from "../providers/types.js";
 import { STATUS_BY_CODE } from "./error-codes.js";
 
 export interface ErrorBody {
@@ -70,6 +71,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 export function toErrorResponse(error: unknown, request: FastifyRequest): { status: number; body: ErrorBody } {
+  // A provider that failed (timeout, 5xx, garbage) where no verb translated it: 502, never its text.
+  if (error instanceof ProviderError) {
+    request.log.warn({ provider: error.provider, retryable: error.retryable, err: error.message }, "provider call failed");
+    return { status: 502, body: { error: `Payment provider ${error.provider} failed`, code: "PROVIDER_ERROR" } };
+  }
   if (error instanceof AppError) {
     const status = STATUS_BY_CODE[error.code];
     if (status === undefined) {

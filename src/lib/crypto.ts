@@ -26,3 +26,34 @@ export function decrypt(sealed: string, key: Buffer): string {
   decipher.setAuthTag(Buffer.from(tag, "base64url"));
   return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
 }
+
+/**
+ * The id of an encryption key: 8 hex characters of a hash of the key, so a sealed value names the
+ * key that sealed it without revealing it. After a key rotation the old key stays in the keyring
+ * (decryption only) and each value opens with the key its id names.
+ */
+export function keyId(key: Buffer): string {
+  return createHash("sha256").update("key-id:").update(key).digest("hex").slice(0, 8);
+}
+
+/** AES-256-GCM with the key id in the clear: `v2:<keyId>:<iv>:<tag>:<ciphertext>` (base64url parts). */
+export function seal(plaintext: string, key: Buffer): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  return ["v2", keyId(key), iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(":");
+}
+
+/**
+ * Opens a value sealed by `seal` with the keyring key its id names (first key = current key).
+ * Throws on an unknown key id, a wrong key or any tampering (the GCM tag does not verify).
+ */
+export function unseal(sealed: string, keyring: readonly Buffer[]): string {
+  const [version, kid, iv, tag, body, ...rest] = sealed.split(":");
+  if (version !== "v2" || !kid || !iv || !tag || body === undefined || rest.length > 0) throw new Error("unreadable ciphertext");
+  const key = keyring.find((k) => keyId(k) === kid);
+  if (!key) throw new Error("ciphertext sealed with an unknown key");
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+  decipher.setAuthTag(Buffer.from(tag, "base64url"));
+  return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+}

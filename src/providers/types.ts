@@ -132,6 +132,8 @@ export interface CrmProvider {
   readonly id: CrmProviderType;
   readonly demo: boolean;
   recordOrder(input: CrmRecordInput, call: ProviderCall): Promise<{ crmOrderId: string }>;
+  /** Connectivity and credentials check (POST /api/admin/test-crm); throws ProviderError on failure. */
+  checkConnection?(call: ProviderCall): Promise<void>;
 }
 
 /** A provider failed (timeout, 5xx, bad credentials, unreadable reply). Carries no card data. */

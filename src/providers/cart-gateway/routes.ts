@@ -14,7 +14,7 @@ export function registerCartGatewayRoutes(app: App, deps: Deps): void {
     "/api/providers/cart_gateway/create-cart",
     {
       ...providerRouteOptions,
-      schema: { tags, summary: "Create a cart order to pay", body: CreateCartBody, response: { 200: CreateCartReply, ...errorResponses(400, 409, 422, 503) } },
+      schema: { tags, summary: "Create a cart order to pay", body: CreateCartBody, response: { 200: CreateCartReply, ...errorResponses(400, 409, 422, 502, 503) } },
     },
     async (request) => createCart(ctxOf(deps, request), request.body),
   );
@@ -23,7 +23,7 @@ export function registerCartGatewayRoutes(app: App, deps: Deps): void {
     "/api/providers/cart_gateway/process-payment",
     {
       ...providerRouteOptions,
-      schema: { tags, summary: "Pay a cart order by card", body: CartPaymentBody, response: { 200: CartPaymentReply, ...errorResponses(400, 402, 404, 409, 422, 429, 503) } },
+      schema: { tags, summary: "Pay a cart order by card", body: CartPaymentBody, response: { 200: CartPaymentReply, ...errorResponses(400, 402, 404, 409, 422, 429, 502, 503) } },
     },
     async (request) => payCart(ctxOf(deps, request), request.body),
   );

@@ -14,7 +14,7 @@ export function registerHostedStoreRoutes(app: App, deps: Deps): void {
     "/api/providers/hosted_store/create-checkout",
     {
       ...providerRouteOptions,
-      schema: { tags, summary: "Create a draft order and its hosted checkout URL", body: CreateHostedCheckoutBody, response: { 200: CreateHostedCheckoutReply, ...errorResponses(400, 409, 422, 503) } },
+      schema: { tags, summary: "Create a draft order and its hosted checkout URL", body: CreateHostedCheckoutBody, response: { 200: CreateHostedCheckoutReply, ...errorResponses(400, 409, 422, 502, 503) } },
     },
     async (request) => createHostedCheckout(ctxOf(deps, request), request.body),
   );
@@ -23,7 +23,7 @@ export function registerHostedStoreRoutes(app: App, deps: Deps): void {
     "/api/providers/hosted_store/complete-checkout",
     {
       ...providerRouteOptions,
-      schema: { tags, summary: "Complete a draft order paid on the hosted checkout", body: StoreOrderBody, response: { 200: CompleteHostedCheckoutReply, ...errorResponses(400, 404, 409, 422, 429, 503) } },
+      schema: { tags, summary: "Complete a draft order paid on the hosted checkout", body: StoreOrderBody, response: { 200: CompleteHostedCheckoutReply, ...errorResponses(400, 404, 409, 422, 429, 502, 503) } },
     },
     async (request) => completeHostedCheckout(ctxOf(deps, request), request.body),
   );
@@ -32,7 +32,7 @@ export function registerHostedStoreRoutes(app: App, deps: Deps): void {
     "/api/providers/hosted_store/confirm-order",
     {
       ...providerRouteOptions,
-      schema: { tags, summary: "Confirm a paid store order", body: StoreOrderBody, response: { 200: ConfirmStoreOrderReply, ...errorResponses(400, 404, 409, 422, 503) } },
+      schema: { tags, summary: "Confirm a paid store order", body: StoreOrderBody, response: { 200: ConfirmStoreOrderReply, ...errorResponses(400, 404, 409, 422, 502, 503) } },
     },
     async (request) => confirmStoreOrder(ctxOf(deps, request), request.body),
   );

@@ -14,7 +14,7 @@ export function registerIntentGatewayRoutes(app: App, deps: Deps): void {
     "/api/providers/intent_gateway/create-intent",
     {
       ...providerRouteOptions,
-      schema: { tags, summary: "Create a payment intent (demo: card fields confirm it at once)", body: CreateIntentBody, response: { 200: CreateIntentReply, ...errorResponses(400, 402, 409, 422, 429, 503) } },
+      schema: { tags, summary: "Create a payment intent (demo: card fields confirm it at once)", body: CreateIntentBody, response: { 200: CreateIntentReply, ...errorResponses(400, 402, 409, 422, 429, 502, 503) } },
     },
     async (request) => createPaymentIntent(ctxOf(deps, request), request.body),
   );
@@ -23,7 +23,7 @@ export function registerIntentGatewayRoutes(app: App, deps: Deps): void {
     "/api/providers/intent_gateway/confirm",
     {
       ...providerRouteOptions,
-      schema: { tags, summary: "Confirm a payment intent, or read its status", body: ConfirmIntentBody, response: { 200: ConfirmIntentReply, ...errorResponses(400, 402, 404, 409, 422, 429, 503) } },
+      schema: { tags, summary: "Confirm a payment intent, or read its status", body: ConfirmIntentBody, response: { 200: ConfirmIntentReply, ...errorResponses(400, 402, 404, 409, 422, 429, 502, 503) } },
     },
     async (request) => confirmPaymentIntent(ctxOf(deps, request), request.body),
   );

@@ -12,7 +12,7 @@ export function registerOrderCrmBRoutes(app: App, deps: Deps): void {
     "/api/providers/order_crm_b/process-payment",
     {
       ...providerRouteOptions,
-      schema: { tags: tagsOf(PROVIDER), summary: "Create a CRM order and pay it by card", body: CrmBPaymentBody, response: { 200: CrmBPaymentReply, ...errorResponses(400, 402, 409, 422, 429, 503) } },
+      schema: { tags: tagsOf(PROVIDER), summary: "Create a CRM order and pay it by card", body: CrmBPaymentBody, response: { 200: CrmBPaymentReply, ...errorResponses(400, 402, 409, 422, 429, 502, 503) } },
     },
     async (request) => payCrmBOrder(ctxOf(deps, request), request.body),
   );

@@ -15,7 +15,7 @@ export function registerVaultGatewayARoutes(app: App, deps: Deps): void {
     "/api/providers/vault_gateway_a/process-payment",
     {
       ...providerRouteOptions,
-      schema: { tags, summary: "Charge a card and vault it", body: VaultAPaymentBody, response: { 200: VaultPaymentReply, ...errorResponses(400, 402, 409, 422, 429, 503) } },
+      schema: { tags, summary: "Charge a card and vault it", body: VaultAPaymentBody, response: { 200: VaultPaymentReply, ...errorResponses(400, 402, 409, 422, 429, 502, 503) } },
     },
     async (request) => {
       const body = request.body;
@@ -27,7 +27,7 @@ export function registerVaultGatewayARoutes(app: App, deps: Deps): void {
     "/api/providers/vault_gateway_a/process-upsell",
     {
       ...providerRouteOptions,
-      schema: { tags, summary: "One-click upsell charge of the vaulted method of originalOrderId", body: VaultUpsellBody, response: { 200: VaultUpsellReply, ...errorResponses(400, 402, 409, 422, 429, 503) } },
+      schema: { tags, summary: "One-click upsell charge of the vaulted method of originalOrderId", body: VaultUpsellBody, response: { 200: VaultUpsellReply, ...errorResponses(400, 402, 409, 422, 429, 502, 503) } },
     },
     async (request) => processVaultUpsell(ctxOf(deps, request), request.body),
   );

@@ -12,7 +12,7 @@ export function registerVaultGatewayBRoutes(app: App, deps: Deps): void {
     "/api/providers/vault_gateway_b/process-payment",
     {
       ...providerRouteOptions,
-      schema: { tags: tagsOf("vault_gateway_b"), summary: "Charge a card and vault it", body: VaultBPaymentBody, response: { 200: VaultPaymentReply, ...errorResponses(400, 402, 409, 422, 429, 503) } },
+      schema: { tags: tagsOf("vault_gateway_b"), summary: "Charge a card and vault it", body: VaultBPaymentBody, response: { 200: VaultPaymentReply, ...errorResponses(400, 402, 409, 422, 429, 502, 503) } },
     },
     async (request) => {
       const body = request.body;

@@ -1,0 +1,63 @@
+import { Type, type Static } from "typebox";
+import { CATEGORIES, PROVIDER_SETTINGS, SETTINGS_PROVIDERS, type SettingsProvider } from "../../providers/catalog.js";
+
+/** Which providers take a key, for the OpenAPI description of each settings key. */
+function usedBy(key: string): string {
+  const providers = SETTINGS_PROVIDERS.filter((p: SettingsProvider) => [...PROVIDER_SETTINGS[p].required, ...PROVIDER_SETTINGS[p].optional].includes(key));
+  const required = providers.filter((p) => PROVIDER_SETTINGS[p].required.includes(key));
+  const secret = providers.some((p) => PROVIDER_SETTINGS[p].secrets.includes(key));
+  return `${secret ? "Secret (sealed at rest, answered masked). " : ""}Taken by ${providers.join(", ")}${required.length ? `; required by ${required.join(", ")}` : ""}. An empty string removes the stored value; omitted keeps it.`;
+}
+
+const text = (key: string) => Type.Optional(Type.String({ maxLength: 4096, description: usedBy(key) }));
+const flag = (key: string, description?: string) => Type.Optional(Type.Boolean({ description: description ?? usedBy(key) }));
+
+/** Every key of CONTRACT's settings table; a provider ignores the keys it does not take. */
+export const SettingsValues = Type.Object(
+  {
+    enabled: flag("enabled", "Every provider: whether the brand uses it (checkout offers enabled payment providers, CONTRACT §4)."),
+    publishableKey: text("publishableKey"),
+    secretKey: text("secretKey"),
+    securityKey: text("securityKey"),
+    apiUsername: text("apiUsername"),
+    apiPassword: text("apiPassword"),
+    campaignId: text("campaignId"),
+    shopDomain: text("shopDomain"),
+    accessToken: text("accessToken"),
+    apiKey: text("apiKey"),
+    webhookSecret: text("webhookSecret"),
+    baseUrl: Type.Optional(Type.String({ maxLength: 2048, description: `An http(s) URL. ${usedBy("baseUrl")}` })),
+    failOnCrmError: flag("failOnCrmError"),
+  },
+  { additionalProperties: true, description: "Unknown keys are ignored." },
+);
+
+export const UpdateSettingsBody = Type.Object({
+  provider: Type.String({ minLength: 1, maxLength: 64, description: `One of ${SETTINGS_PROVIDERS.join(", ")}` }),
+  settings: SettingsValues,
+});
+export type UpdateSettingsBody = Static<typeof UpdateSettingsBody>;
+
+const Status = Type.Union([Type.Literal("configured"), Type.Literal("not_configured")]);
+/** One provider's settings as answered: `enabled`, clear keys, secrets masked (`sk_…4242`). */
+const MaskedSettings = Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean()]));
+
+export const SettingsReply = Type.Object({
+  settings: Type.Record(Type.String(), MaskedSettings),
+  status: Type.Record(Type.String(), Status),
+  providers: Type.Array(Type.String()),
+  categories: Type.Array(Type.String({ enum: [...CATEGORIES] })),
+  providerCategories: Type.Record(Type.String(), Type.Array(Type.String())),
+  brandId: Type.String(),
+});
+export type SettingsReply = Static<typeof SettingsReply>;
+
+export const UpdateSettingsReply = Type.Object({
+  success: Type.Literal(true),
+  provider: Type.String(),
+  status: Status,
+  settings: MaskedSettings,
+});
+export type UpdateSettingsReply = Static<typeof UpdateSettingsReply>;
+
+export const BrandingReply = Type.Object({ companyName: Type.String() });

@@ -1,0 +1,139 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { Ctx } from "../../ctx.js";
+import type { Db } from "../../db/client.js";
+import { brands } from "../../db/schema/index.js";
+import { withTransaction } from "../../db/transaction.js";
+import { recordAudit } from "../../audit/record.js";
+import { AppError, validationError } from "../../lib/errors.js";
+import { CATEGORIES, isConfigured, isSettingsProvider, keysOf, PROVIDER_SETTINGS, providerCategories, SETTINGS_PROVIDERS, type SettingsProvider } from "../../providers/catalog.js";
+import { findProviderSettings, loadBrandSettings, readableValuesOf, splitForStorage, upsertProviderSettings, type StoredSettings } from "../../providers/settings-store.js";
+import type { AdminScope } from "../access.js";
+import type { SettingsReply, UpdateSettingsBody, UpdateSettingsReply } from "./schemas.js";
+
+export const noBrandSelected = () => new AppError("NO_BRAND", "No brand selected");
+
+/** The session's brand, live and of the session's organization; 400 `No brand selected` otherwise. */
+export async function brandOfScope(db: Db, scope: AdminScope): Promise<string> {
+  if (!scope.brandId) throw noBrandSelected();
+  const [brand] = await db
+    .select({ id: brands.id })
+    .from(brands)
+    .where(and(eq(brands.id, scope.brandId), eq(brands.organizationId, scope.organizationId), isNull(brands.deletedAt)))
+    .limit(1);
+  if (!brand) throw noBrandSelected();
+  return brand.id;
+}
+
+/**
+ * A hint of a secret, never the secret (CONTRACT §15): its `xx_` prefix when it has one and its last
+ * four characters when it is long enough that they give little away (`sk_…4242`, `••••4242`).
+ */
+export function maskSecret(value: string): string {
+  const prefix = /^[A-Za-z]{2,5}_/.exec(value)?.[0];
+  const tail = value.length >= 12 ? value.slice(-4) : "";
+  return prefix ? `${prefix}…${tail}` : `••••${tail}`;
+}
+
+function maskedView(provider: SettingsProvider, stored: StoredSettings | undefined, keyring: readonly Buffer[]): Record<string, string | boolean> {
+  if (!stored) return { enabled: false };
+  const secrets = new Set(PROVIDER_SETTINGS[provider].secrets);
+  const view: Record<string, string | boolean> = { enabled: stored.enabled };
+  for (const [key, value] of Object.entries(readableValuesOf(stored, keyring).values)) {
+    if (key === "enabled" || value === undefined || value === null) continue;
+    view[key] = secrets.has(key) ? maskSecret(String(value)) : (value as string | boolean);
+  }
+  return view;
+}
+
+const statusOf = (provider: SettingsProvider, stored: StoredSettings | undefined, keyring: readonly Buffer[]) =>
+  stored && isConfigured(provider, readableValuesOf(stored, keyring).values) ? ("configured" as const) : ("not_configured" as const);
+
+/** GET /api/admin/settings: every provider of the session's brand, secrets masked. */
+export async function getSettings({ ctx, scope }: { ctx: Ctx; scope: AdminScope }): Promise<SettingsReply> {
+  const brandId = await brandOfScope(ctx.db, scope);
+  const keyring = [ctx.config.encryptionKey];
+  const stored = new Map((await loadBrandSettings(ctx.db, brandId)).map((s) => [s.provider, s]));
+  const settings: SettingsReply["settings"] = {};
+  const status: SettingsReply["status"] = {};
+  for (const provider of SETTINGS_PROVIDERS) {
+    settings[provider] = maskedView(provider, stored.get(provider), keyring);
+    status[provider] = statusOf(provider, stored.get(provider), keyring);
+  }
+  return { settings, status, providers: [...SETTINGS_PROVIDERS], categories: [...CATEGORIES] as string[], providerCategories: providerCategories(), brandId };
+}
+
+/** Checks a provider's values: its keys only (others ignored), strings, booleans, http(s) URLs. */
+function acceptedChanges(provider: SettingsProvider, input: Record<string, unknown>): Record<string, unknown> {
+  const spec = PROVIDER_SETTINGS[provider];
+  const changes: Record<string, unknown> = {};
+  for (const key of keysOf(provider)) {
+    const value = input[key];
+    if (value === undefined) continue;
+    const isBoolean = key === "enabled" || spec.booleans.includes(key);
+    if (isBoolean) {
+      if (typeof value !== "boolean") throw validationError(`Invalid request: settings.${key} must be a boolean`, `settings.${key}`);
+    } else {
+      if (typeof value !== "string") throw validationError(`Invalid request: settings.${key} must be a string`, `settings.${key}`);
+      if (value !== "" && spec.urls.includes(key) && !isHttpUrl(value)) throw validationError(`Invalid request: settings.${key} must be an http(s) URL`, `settings.${key}`);
+    }
+    changes[key] = typeof value === "string" ? value.trim() : value;
+  }
+  return changes;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * POST /api/admin/settings: merges the given keys into the brand's stored settings (omitted keys
+ * stay, an empty string removes a key), seals the secrets, audits the names of what changed (never
+ * values of secrets) and drops this process's cached settings so the provider leaves demo mode at once.
+ */
+export async function updateSettings({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: UpdateSettingsBody }): Promise<UpdateSettingsReply> {
+  const brandId = await brandOfScope(ctx.db, scope);
+  if (!isSettingsProvider(input.provider)) throw validationError(`Invalid request: unknown provider ${input.provider}`, "provider");
+  const provider = input.provider;
+  const changes = acceptedChanges(provider, input.settings as Record<string, unknown>);
+  const keyring = [ctx.config.encryptionKey];
+  const secretKeys = new Set(PROVIDER_SETTINGS[provider].secrets);
+
+  const saved = await withTransaction(ctx.db, async (tx) => {
+    const existing = await findProviderSettings(tx, brandId, provider);
+    // Secrets that no longer open are dropped: the caller stores them again.
+    const values = existing ? readableValuesOf(existing, keyring).values : {};
+    const enabled = typeof changes.enabled === "boolean" ? changes.enabled : (existing?.enabled ?? true);
+    const changed: string[] = [];
+    const removed: string[] = [];
+    for (const [key, value] of Object.entries(changes)) {
+      if (key === "enabled") continue;
+      if (value === "") {
+        if (key in values) removed.push(key);
+        delete values[key];
+      } else {
+        changed.push(key);
+        values[key] = value;
+      }
+    }
+    const stored = splitForStorage(provider, values, ctx.config.encryptionKey);
+    await upsertProviderSettings(tx, { brandId, provider, enabled, ...stored, updatedAt: new Date(ctx.clock.now()) });
+    await recordAudit(tx, ctx, {
+      action: "settings.update",
+      resourceType: "provider_settings",
+      resourceId: provider,
+      success: true,
+      organizationId: scope.organizationId,
+      brandId,
+      // Key names only: which secrets changed, never their values.
+      details: { provider, enabled, changedKeys: changed, removedKeys: removed, secretKeysChanged: changed.filter((k) => secretKeys.has(k)) },
+    });
+    return { provider, enabled, ...stored } satisfies StoredSettings;
+  });
+  ctx.providers.invalidate(brandId);
+  return { success: true, provider, status: statusOf(provider, saved, keyring), settings: maskedView(provider, saved, keyring) };
+}

@@ -1,0 +1,126 @@
+// The real cart gateway adapter against a fake cart API at the network boundary: initialize →
+// process-payment → complete (recorded in the same CRM) → one-click upsell; declines 402; a
+// failing API 502 with nothing written; test-crm leaves demo mode.
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
+import { orderClaims, signToken } from "../../../test/support/checkout.js";
+import { call, registerUser } from "../../../test/support/identity.js";
+import { address, card, post } from "../../../test/support/provider-payments.js";
+import { orders, paymentDeclines, sessions } from "../../db/schema/index.js";
+import { sha256 } from "../../lib/crypto.js";
+import { startFakeCartGateway, type FakeCartGateway } from "./fake-server.js";
+
+let t: TestApp;
+let fake: FakeCartGateway;
+let session: string;
+let brandId: string;
+beforeAll(async () => {
+  [t, fake] = await Promise.all([buildTestApp(), startFakeCartGateway()]);
+  session = (await registerUser(t)).session;
+  const [row] = await t.deps.database.db.select({ brandId: sessions.brandId }).from(sessions).where(eq(sessions.idHash, sha256(session)));
+  brandId = row!.brandId!;
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+
+const AMOUNT = 4200;
+const configure = () => call(t, "POST", "/api/admin/settings", { session, body: { provider: "cart_gateway", settings: { apiKey: fake.apiKey, baseUrl: fake.baseUrl } } });
+async function initialize() {
+  const claims = orderClaims({ amount: AMOUNT, currency: "USD", brandId });
+  const res = await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider: "cart_gateway" });
+  expect(res.statusCode, res.body).toBe(200);
+  return { orderId: claims.orderId as string, cartOrderId: json(res).providerOrderId as string };
+}
+const pay = (cartOrderId: string, orderId: string, cardNumber?: string) => post(t, "/api/providers/cart_gateway/process-payment", { cartOrderId, orderId, ...card(cardNumber) });
+const complete = (orderId: string, transactionId: string) =>
+  post(t, "/api/checkout/complete", {
+    orderId,
+    transactionId,
+    provider: "cart_gateway",
+    customerEmail: "ada@example.com",
+    customerName: "Ada Lovelace",
+    amount: AMOUNT,
+    currency: "USD",
+    customer: { firstName: "Ada", lastName: "Lovelace" },
+    billingAddress: address,
+    recordInCrm: true,
+  });
+const ordersOf = (orderId: string) => t.deps.database.db.select().from(orders).where(eq(orders.orderId, orderId));
+
+async function upsell(orderId: string, paymentMethodToken: string) {
+  const created = await post(t, "/api/upsell/create-session", {
+    orderId: `${orderId}-up`,
+    originalOrderId: orderId,
+    customerEmail: "ada@example.com",
+    paymentMethodToken,
+    provider: "cart_gateway",
+    offers: [{ id: "a", name: "Offer a", price: 1100 }],
+  });
+  expect(created.statusCode, created.body).toBe(200);
+  return post(t, "/api/upsell/accept", { sessionId: json(created).sessionId, offerId: "a" });
+}
+
+describe("cart_gateway with settings", () => {
+  it("is demo until the settings are stored, then creates carts at the API", async () => {
+    const demo = await initialize();
+    expect(demo.cartOrderId).toMatch(/^cart_ord_/);
+    expect(json(await call(t, "POST", "/api/admin/test-crm", { session, body: { provider: "cart_gateway" } }))).toMatchObject({ demo: true });
+    expect((await configure()).statusCode).toBe(200);
+    const real = await initialize();
+    expect(real.cartOrderId).toMatch(/^cart_\d+$/);
+    expect(fake.requests.at(-1)!.json).toMatchObject({ externalOrderId: real.orderId, currency: "USD", items: [{ itemId: "checkout", quantity: 1, unitPrice: AMOUNT }] });
+    const check = await call(t, "POST", "/api/admin/test-crm", { session, body: { provider: "cart_gateway" } });
+    expect(json(check)).toEqual({ success: true, provider: "cart_gateway", demo: false });
+  });
+
+  it("runs initialize → process-payment → complete (CRM: the paid cart) → one-click upsell", async () => {
+    const { orderId, cartOrderId } = await initialize();
+    const paid = await pay(cartOrderId, orderId);
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(json(paid)).toMatchObject({ success: true, cartOrderId, demo: false });
+    const done = await complete(orderId, json(paid).transactionId);
+    expect(done.statusCode, done.body).toBe(200);
+    expect(json(done)).toMatchObject({ paymentMethodToken: cartOrderId, crmProvider: "cart_gateway", crmOrderId: cartOrderId });
+    expect(await ordersOf(orderId)).toHaveLength(1);
+
+    const accepted = await upsell(orderId, cartOrderId);
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(fake.requests.at(-1)).toMatchObject({ path: `/v1/carts/${cartOrderId}/charge-saved`, json: { amount: 1100, currency: "USD", externalOrderId: `${orderId}-up` } });
+    expect(t.logs.join("\n")).not.toContain(fake.apiKey);
+  });
+
+  it("answers declines with 402: a card at payment, a saved card at upsell", async () => {
+    const first = await initialize();
+    const declined = await pay(first.cartOrderId, first.orderId, "4000000000000002");
+    expect(declined.statusCode).toBe(402);
+    expect(await t.deps.database.db.select().from(paymentDeclines).where(eq(paymentDeclines.orderId, first.orderId))).toHaveLength(1);
+
+    const { orderId, cartOrderId } = await initialize();
+    const paid = await pay(cartOrderId, orderId, "4000000000000341");
+    expect((await complete(orderId, json(paid).transactionId)).statusCode).toBe(200);
+    expect((await upsell(orderId, cartOrderId)).statusCode).toBe(402);
+  });
+
+  it("answers 404 for another order's cart and 409 for a cart paid already", async () => {
+    const { orderId, cartOrderId } = await initialize();
+    expect((await pay(cartOrderId, "someone-else")).statusCode).toBe(404);
+    expect((await pay(cartOrderId, orderId)).statusCode).toBe(200);
+    expect((await pay(cartOrderId, orderId)).statusCode).toBe(409);
+  });
+
+  it.each(["500", "garbage"] as const)("answers 502 PROVIDER_ERROR when the API answers %s, writing nothing", async (mode) => {
+    const { orderId, cartOrderId } = await initialize();
+    fake.failNext = mode;
+    const res = await pay(cartOrderId, orderId);
+    expect(res.statusCode).toBe(502);
+    expect(json(res)).toEqual({ error: "Payment provider cart_gateway failed", code: "PROVIDER_ERROR" });
+    const paid = await pay(cartOrderId, orderId);
+    fake.failNext = mode;
+    const done = await complete(orderId, json(paid).transactionId);
+    expect(done.statusCode).toBe(502);
+    expect(await ordersOf(orderId)).toHaveLength(0);
+  });
+});

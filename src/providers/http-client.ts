@@ -1,0 +1,55 @@
+import { ProviderError } from "./types.js";
+
+/** CONTRACT: a provider call that answers nothing within 10 s is a failure. */
+export const PROVIDER_TIMEOUT_MS = 10_000;
+
+export interface ProviderResponse {
+  status: number;
+  text: string;
+}
+
+/**
+ * One HTTP call to a provider. Network failures and timeouts throw a retryable ProviderError; the
+ * caller reads the status. Neither the request body (card data, keys) nor the URL's query is logged.
+ */
+export async function providerFetch(provider: string, url: string, init: { method: "GET" | "POST"; headers?: Record<string, string>; body?: string }): Promise<ProviderResponse> {
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) });
+  } catch (error) {
+    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+    throw new ProviderError(provider, timedOut ? "timed out" : "unreachable", true);
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch {
+    throw new ProviderError(provider, "unreadable response", true);
+  }
+  return { status: response.status, text };
+}
+
+/** Form encoding (`a=1&b[c]=2`) as the direct-post and PaymentIntents-style APIs take it. */
+export function formEncode(values: Record<string, string | number | boolean | null | undefined>): string {
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) if (value !== undefined && value !== null) form.append(key, String(value));
+  return form.toString();
+}
+
+/** Cents to the decimal text of a two-decimal currency (1050 → "10.50"). */
+export const decimalAmount = (cents: number) => (cents / 100).toFixed(2);
+/** "10.50" → 1050; NaN when unreadable. */
+export const centsOf = (decimal: string) => Math.round(Number.parseFloat(decimal) * 100);
+
+/** baseUrl from the settings without a trailing slash, else the provider's public address. */
+export function baseUrlOf(credentials: Record<string, unknown> | null, fallback: string): string {
+  const value = typeof credentials?.baseUrl === "string" && credentials.baseUrl !== "" ? credentials.baseUrl : fallback;
+  return value.replace(/\/+$/, "");
+}
+
+/** A credential the registry promised (configured = required keys present). */
+export function credentialOf(provider: string, credentials: Record<string, unknown> | null, key: string): string {
+  const value = credentials?.[key];
+  if (typeof value !== "string" || value === "") throw new ProviderError(provider, `missing credential ${key}`, false);
+  return value;
+}

@@ -1,0 +1,160 @@
+// The real intent gateway adapter against a fake PaymentIntents-style gateway at the network
+// boundary: settings take it out of demo mode at once; initialize → confirm (after the gateway's
+// client SDK paid) → complete → one-click upsell; declines are 402; a failing gateway is 502.
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
+import { orderClaims, signToken } from "../../../test/support/checkout.js";
+import { call, registerUser } from "../../../test/support/identity.js";
+import { card, post } from "../../../test/support/provider-payments.js";
+import { checkouts, orders, paymentDeclines, sessions, upsellSessions } from "../../db/schema/index.js";
+import { sha256 } from "../../lib/crypto.js";
+import { SETTINGS_CACHE_MS } from "../registry.js";
+import { startFakeIntentGateway, type FakeIntentGateway } from "./fake-server.js";
+
+let t: TestApp;
+let fake: FakeIntentGateway;
+let session: string;
+let brandId: string;
+beforeAll(async () => {
+  [t, fake] = await Promise.all([buildTestApp(), startFakeIntentGateway()]);
+  session = (await registerUser(t)).session;
+  const [row] = await t.deps.database.db.select({ brandId: sessions.brandId }).from(sessions).where(eq(sessions.idHash, sha256(session)));
+  brandId = row!.brandId!;
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+
+const AMOUNT = 2500;
+const configure = () =>
+  call(t, "POST", "/api/admin/settings", { session, body: { provider: "intent_gateway", settings: { publishableKey: "pk_test_fake", secretKey: fake.secretKey, baseUrl: fake.baseUrl } } });
+async function initialize(orderId?: string) {
+  const claims = orderClaims({ amount: AMOUNT, currency: "USD", brandId, ...(orderId ? { orderId } : {}) });
+  const res = await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider: "intent_gateway", customer: { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" } });
+  return { res, orderId: claims.orderId as string };
+}
+const complete = (orderId: string, transactionId: string) =>
+  post(t, "/api/checkout/complete", { orderId, transactionId, providerOrderId: transactionId, provider: "intent_gateway", customerEmail: "ada@example.com", customerName: "Ada", amount: AMOUNT, currency: "USD" });
+const ordersOf = (orderId: string) => t.deps.database.db.select().from(orders).where(eq(orders.orderId, orderId));
+
+/** A checkout paid at the gateway (its SDK) with `paymentMethod` and completed; the upsell session on it. */
+async function paidCheckout(paymentMethod = "pm_card_visa") {
+  const { res, orderId } = await initialize();
+  expect(res.statusCode, res.body).toBe(200);
+  const intentId = json(res).providerOrderId as string;
+  fake.pay(intentId, paymentMethod);
+  const confirmed = await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: intentId });
+  expect(confirmed.statusCode, confirmed.body).toBe(200);
+  const done = await complete(orderId, intentId);
+  expect(done.statusCode, done.body).toBe(200);
+  const created = await post(t, "/api/upsell/create-session", {
+    orderId: `${orderId}-up`,
+    originalOrderId: orderId,
+    customerEmail: "ada@example.com",
+    paymentMethodToken: json(done).paymentMethodToken,
+    provider: "intent_gateway",
+    offers: [{ id: "a", name: "Offer a", price: 900 }],
+  });
+  expect(created.statusCode, created.body).toBe(200);
+  return { orderId, intentId, completed: json(done), sessionId: json(created).sessionId as string };
+}
+const accept = (sessionId: string) => post(t, "/api/upsell/accept", { sessionId, offerId: "a" });
+
+describe("intent_gateway with settings", () => {
+  it("is demo until the settings are stored, then creates intents at the gateway at once", async () => {
+    const before = await initialize();
+    expect(json(before.res).clientSecret).toMatch(/^pi_demo/);
+    expect((await configure()).statusCode).toBe(200);
+    const after = await initialize();
+    expect(after.res.statusCode, after.res.body).toBe(200);
+    const intentId = json(after.res).providerOrderId as string;
+    expect(intentId).toMatch(/^pi_fake/);
+    expect(json(after.res).clientSecret).toBe(fake.intents.get(intentId)!.client_secret);
+    const sent = fake.requests.at(-1)!;
+    expect(sent.headers.authorization).toBe(`Bearer ${fake.secretKey}`);
+    expect(sent.form).toMatchObject({ amount: "2500", currency: "usd", setup_future_usage: "off_session", "metadata[orderId]": after.orderId });
+  });
+
+  it("reuses the intent when the same checkout initializes again (idempotency key)", async () => {
+    const first = await initialize();
+    const again = await initialize(first.orderId);
+    expect(json(again.res).providerOrderId).toBe(json(first.res).providerOrderId);
+  });
+
+  it("runs initialize → confirm → complete → one-click upsell against the gateway", async () => {
+    const { orderId, intentId, completed, sessionId } = await paidCheckout();
+    const intent = fake.intents.get(intentId)!;
+    expect(completed.paymentMethodToken).toBe(`pm_card_visa|${intent.customer}`);
+    expect(await ordersOf(orderId)).toHaveLength(1);
+
+    // The cached settings expire: accept reads them again inside its transaction (no second connection).
+    t.clock.advance(SETTINGS_CACHE_MS + 1);
+    const accepted = await accept(sessionId);
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(json(accepted)).toMatchObject({ success: true, amountCharged: 900 });
+    const charge = fake.requests.at(-1)!;
+    expect(charge.form).toMatchObject({ amount: "900", customer: intent.customer, payment_method: "pm_card_visa", off_session: "true", confirm: "true" });
+    expect(charge.headers["idempotency-key"]).toMatch(/^upsell:/);
+    expect(json(accepted).transactionId).toBe(fake.intents.get(json(accepted).transactionId)!.id);
+    expect(t.logs.join("\n")).not.toContain(fake.secretKey);
+  });
+
+  it("answers a declined off-session charge with 402 and records the decline", async () => {
+    const { orderId, sessionId } = await paidCheckout("pm_card_declineSaved");
+    const res = await accept(sessionId);
+    expect(res.statusCode).toBe(402);
+    expect(json(res)).toMatchObject({ code: "PAYMENT_FAILED", details: "insufficient_funds" });
+    expect(await t.deps.database.db.select().from(paymentDeclines).where(eq(paymentDeclines.orderId, `${orderId}-up`))).toHaveLength(1);
+  });
+
+  it("answers a declined intent at confirm with 402", async () => {
+    const { res } = await initialize();
+    const intentId = json(res).providerOrderId as string;
+    fake.pay(intentId, "pm_card_chargeDeclined");
+    const confirmed = await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: intentId });
+    expect(confirmed.statusCode).toBe(402);
+    expect(json(confirmed)).toMatchObject({ code: "PAYMENT_FAILED", details: "generic_decline" });
+  });
+
+  it("refuses card fields: cards go to the gateway's SDK, never to us", async () => {
+    const { res } = await initialize();
+    const confirmed = await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: json(res).providerOrderId, ...card() });
+    expect(confirmed.statusCode).toBe(400);
+    expect(json(confirmed).details).toBe("cardNumber");
+  });
+
+  it("refuses a completion before the intent is paid", async () => {
+    const { res, orderId } = await initialize();
+    const done = await complete(orderId, json(res).providerOrderId);
+    expect(done.statusCode).toBe(400);
+    expect(json(done)).toMatchObject({ code: "PAYMENT_NOT_VERIFIED" });
+    expect(await ordersOf(orderId)).toHaveLength(0);
+  });
+
+  it.each(["500", "garbage"] as const)("answers 502 PROVIDER_ERROR when the gateway answers %s, writing nothing", async (mode) => {
+    fake.failNext = mode;
+    const init = await initialize();
+    expect(init.res.statusCode).toBe(502);
+    expect(json(init.res)).toMatchObject({ code: "PROVIDER_ERROR" });
+    expect(await t.deps.database.db.select().from(checkouts).where(eq(checkouts.orderId, init.orderId))).toHaveLength(0);
+
+    const { res, orderId } = await initialize();
+    const intentId = json(res).providerOrderId as string;
+    fake.pay(intentId, "pm_card_visa");
+    fake.failNext = mode;
+    const done = await complete(orderId, intentId);
+    expect(done.statusCode).toBe(502);
+    expect(await ordersOf(orderId)).toHaveLength(0);
+
+    const paid = await paidCheckout();
+    fake.failNext = mode;
+    const accepted = await accept(paid.sessionId);
+    expect(accepted.statusCode).toBe(502);
+    expect(json(accepted)).toMatchObject({ code: "PROVIDER_ERROR" });
+    const [upsell] = await t.deps.database.db.select().from(upsellSessions).where(eq(upsellSessions.id, paid.sessionId));
+    expect(upsell).toBeDefined();
+    expect(await ordersOf(`${paid.orderId}-up`)).toHaveLength(0);
+  });
+});

@@ -1,0 +1,111 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A fake PaymentIntents-style gateway at the network boundary, for tests: a real HTTP server on
+ * 127.0.0.1. `pay` stands in for the gateway's client SDK confirming an intent in the buyer's
+ * browser. Payment method `pm_card_declineSaved` pays once and declines off-session charges;
+ * `pm_card_chargeDeclined` declines at once. `failNext` makes the next call answer 500 or garbage.
+ */
+export interface FakeIntentGateway {
+  baseUrl: string;
+  secretKey: string;
+  requests: { method: string; path: string; form: Record<string, string>; headers: Record<string, string | string[] | undefined> }[];
+  intents: Map<string, Record<string, unknown>>;
+  failNext: "500" | "garbage" | null;
+  pay(intentId: string, paymentMethod: string): void;
+  close(): Promise<void>;
+}
+
+const readBody = (request: IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => (body += chunk));
+    request.on("end", () => resolve(body));
+    request.on("error", reject);
+  });
+
+const send = (response: ServerResponse, status: number, body: unknown) => {
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify(body));
+};
+
+export async function startFakeIntentGateway(secretKey = "sk_test_fake_secret_key_4242"): Promise<FakeIntentGateway> {
+  let counter = 0;
+  const next = (prefix: string) => `${prefix}_fake${++counter}`;
+  const idempotent = new Map<string, unknown>();
+  const fake: FakeIntentGateway = {
+    baseUrl: "",
+    secretKey,
+    requests: [],
+    intents: new Map(),
+    failNext: null,
+    pay(intentId, paymentMethod) {
+      const intent = fake.intents.get(intentId)!;
+      if (paymentMethod === "pm_card_chargeDeclined") {
+        Object.assign(intent, { status: "requires_payment_method", last_payment_error: { code: "card_declined", decline_code: "generic_decline" } });
+      } else {
+        Object.assign(intent, { status: "succeeded", payment_method: paymentMethod, last_payment_error: null });
+      }
+    },
+    close: async () => {},
+  };
+
+  const server = createServer(async (request, response) => {
+    const form = Object.fromEntries(new URLSearchParams(await readBody(request)));
+    const path = request.url ?? "";
+    fake.requests.push({ method: request.method ?? "", path, form, headers: request.headers });
+    if (fake.failNext) {
+      const mode = fake.failNext;
+      fake.failNext = null;
+      if (mode === "500") return send(response, 500, { error: { type: "api_error" } });
+      response.writeHead(200, { "content-type": "text/html" });
+      return response.end("<html>gateway maintenance</html>");
+    }
+    if (request.headers.authorization !== `Bearer ${secretKey}`) return send(response, 401, { error: { type: "invalid_request_error", message: "Invalid API Key provided" } });
+
+    const key = request.headers["idempotency-key"];
+    if (typeof key === "string" && idempotent.has(key)) return send(response, 200, idempotent.get(key));
+
+    if (request.method === "POST" && path === "/v1/payment_intents") {
+      const metadata = Object.fromEntries(Object.entries(form).filter(([k]) => k.startsWith("metadata[")).map(([k, v]) => [k.slice(9, -1), v]));
+      const id = next("pi");
+      const intent: Record<string, unknown> = {
+        id,
+        object: "payment_intent",
+        client_secret: `${id}_secret_${counter}`,
+        amount: Number(form.amount),
+        currency: form.currency,
+        status: "requires_payment_method",
+        customer: form.customer ?? (form.setup_future_usage ? next("cus") : null),
+        payment_method: form.payment_method ?? null,
+        metadata,
+        last_payment_error: null,
+      };
+      if (form.confirm === "true") {
+        const saved = [...fake.intents.values()].find((i) => i.payment_method === form.payment_method && i.customer === form.customer && i.status === "succeeded");
+        if (!saved) return send(response, 400, { error: { type: "invalid_request_error", code: "resource_missing" } });
+        if (form.payment_method === "pm_card_declineSaved") {
+          Object.assign(intent, { status: "requires_payment_method", last_payment_error: { code: "card_declined", decline_code: "insufficient_funds" } });
+          fake.intents.set(id, intent);
+          return send(response, 402, { error: { type: "card_error", code: "card_declined", decline_code: "insufficient_funds", payment_intent: intent } });
+        }
+        intent.status = "succeeded";
+      }
+      fake.intents.set(id, intent);
+      if (typeof key === "string") idempotent.set(key, intent);
+      return send(response, 200, intent);
+    }
+    const retrieve = /^\/v1\/payment_intents\/([A-Za-z0-9_]+)$/.exec(path);
+    if (request.method === "GET" && retrieve) {
+      const intent = fake.intents.get(retrieve[1]!);
+      return intent ? send(response, 200, intent) : send(response, 404, { error: { type: "invalid_request_error", code: "resource_missing" } });
+    }
+    send(response, 404, { error: { type: "invalid_request_error" } });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return fake;
+}

@@ -1,0 +1,238 @@
+import { conflict } from "../../lib/errors.js";
+import { baseUrlOf, centsOf, credentialOf, decimalAmount, formEncode, providerFetch } from "../http-client.js";
+import { ProviderError, type ChargeOutcome, type CrmProvider, type CrmRecordInput, type PaymentRecord, type ProviderCall } from "../types.js";
+import { PROVIDER, type OrderCrmBAdapter } from "./adapter.js";
+
+export const ORDER_CRM_B_BASE_URL = "https://api.konnektive.com";
+
+const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
+
+/** Form POST with `loginId`/`password`; the CRM answers `{ result: "SUCCESS", message }` or `{ result: "ERROR", message }`. */
+async function post(call: ProviderCall, path: string, form: Record<string, string | number | undefined>): Promise<unknown> {
+  const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, ORDER_CRM_B_BASE_URL)}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: formEncode({ loginId: credentialOf(PROVIDER, call.credentials, "apiUsername"), password: credentialOf(PROVIDER, call.credentials, "apiPassword"), ...form }),
+  });
+  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
+  if (response.status !== 200) throw failure(`HTTP ${response.status}`);
+  let reply: { result?: string; message?: unknown };
+  try {
+    reply = JSON.parse(response.text) as typeof reply;
+  } catch {
+    throw failure("unreadable response");
+  }
+  if (reply?.result !== "SUCCESS") throw failure(`result ${String(reply?.result ?? "missing")}`);
+  return reply.message;
+}
+
+/**
+ * order_crm_b's CRM recording (an order-import API in the widely used shape, docs/providers.md):
+ * `POST /order/import/` with `paySource=PREPAID` records an order paid elsewhere;
+ * `POST /campaign/query/` is the connectivity check.
+ */
+export function createOrderCrmBCrm() {
+  return {
+    id: PROVIDER,
+    demo: false,
+
+    async recordOrder(input: CrmRecordInput, call: ProviderCall) {
+      const billing = input.billingAddress;
+      const shipping = input.shippingAddress;
+      const products: Record<string, string | number> = {};
+      input.lineItems.forEach((item, i) => {
+        products[`product${i + 1}_id`] = item.id;
+        products[`product${i + 1}_qty`] = item.quantity;
+        products[`product${i + 1}_price`] = decimalAmount(item.unitPrice);
+      });
+      const message = (await post(call, "/order/import/", {
+        campaignId: input.campaignId ?? credentialOf(PROVIDER, call.credentials, "campaignId"),
+        paySource: "PREPAID",
+        externalOrderId: input.orderId,
+        transactionId: input.transactionId,
+        currency: input.currency,
+        orderTotal: decimalAmount(input.amountCents),
+        emailAddress: input.customer.email,
+        firstName: input.customer.firstName,
+        lastName: input.customer.lastName,
+        phoneNumber: input.customer.phone,
+        address1: billing.line1,
+        address2: billing.line2,
+        city: billing.city,
+        state: billing.state,
+        postalCode: billing.postalCode,
+        country: billing.country,
+        shipAddress1: shipping?.line1,
+        shipAddress2: shipping?.line2,
+        shipCity: shipping?.city,
+        shipState: shipping?.state,
+        shipPostalCode: shipping?.postalCode,
+        shipCountry: shipping?.country,
+        billShipSame: shipping ? 0 : 1,
+        ...products,
+      })) as { orderId?: unknown } | null;
+      if (typeof message?.orderId !== "string" || message.orderId === "") throw failure("unreadable response");
+      return { crmOrderId: message.orderId };
+    },
+
+    async checkConnection(call: ProviderCall) {
+      await post(call, "/campaign/query/", {});
+    },
+  } satisfies CrmProvider;
+}
+
+// ---- payment side (the CRM charges the card itself)
+
+interface WireTransaction {
+  transactionId: string;
+  orderId: string;
+  custom1?: string;
+  responseType: string;
+  totalAmount: string;
+  currency?: string;
+}
+
+class DeclineError extends Error {
+  constructor(readonly reason: string) {
+    super("declined");
+  }
+}
+
+/**
+ * Like `post`, but an ERROR whose message says declined is a decline (the card's answer), not a
+ * failure; `post` itself is kept for calls where any ERROR is a failure.
+ */
+async function chargeCall(call: ProviderCall, path: string, form: Record<string, string | number | undefined>) {
+  const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, ORDER_CRM_B_BASE_URL)}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: formEncode({ loginId: credentialOf(PROVIDER, call.credentials, "apiUsername"), password: credentialOf(PROVIDER, call.credentials, "apiPassword"), ...form }),
+  });
+  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
+  if (response.status !== 200) throw failure(`HTTP ${response.status}`);
+  let reply: { result?: string; message?: unknown };
+  try {
+    reply = JSON.parse(response.text) as typeof reply;
+  } catch {
+    throw failure("unreadable response");
+  }
+  if (reply?.result === "ERROR" && typeof reply.message === "string" && /declin/i.test(reply.message)) throw new DeclineError("card_declined");
+  if (reply?.result !== "SUCCESS") throw failure(`result ${String(reply?.result ?? "missing")}`);
+  return reply.message;
+}
+
+const transactionOf = (message: Record<string, unknown>): WireTransaction | null => {
+  const data = (message.data as WireTransaction[] | undefined) ?? [];
+  return data[0] ?? null;
+};
+
+/**
+ * order_crm_b's payment side: `POST /leads/import/` (initialize: a partial order),
+ * `POST /order/import/` with the card (process-payment: order and charge in one call),
+ * `POST /transactions/query/` (findPayment), `POST /upsale/import/` (one-click upsell on the order).
+ * Our orderId travels in `custom1`. Token: the CRM order id.
+ */
+export function createOrderCrmB() {
+  return {
+    id: PROVIDER,
+    demo: false,
+
+    async initialize(input, call) {
+      const message = (await post(call, "/leads/import/", {
+        campaignId: credentialOf(PROVIDER, call.credentials, "campaignId"),
+        custom1: input.orderId,
+        emailAddress: input.customer?.email,
+        firstName: input.customer?.firstName,
+        lastName: input.customer?.lastName,
+        phoneNumber: input.customer?.phone,
+      })) as { orderId?: unknown } | null;
+      if (typeof message?.orderId !== "string") throw failure("unreadable response");
+      return { providerOrderId: message.orderId };
+    },
+
+    async processPayment({ card, ...input }, call) {
+      // One paid CRM order per orderId, as the demo: a second payment is refused before any charge.
+      const existing = (await post(call, "/order/query/", { custom1: input.orderId, orderStatus: "COMPLETE" })) as { totalResults?: number } | null;
+      if ((existing?.totalResults ?? 0) > 0) throw conflict("Order already paid");
+      const amountCents = input.lineItems.reduce((sum, item) => sum + item.price * item.quantity, 0);
+      const products: Record<string, string | number> = {};
+      input.lineItems.forEach((item, i) => {
+        products[`product${i + 1}_id`] = item.productId;
+        products[`product${i + 1}_qty`] = item.quantity;
+        products[`product${i + 1}_price`] = decimalAmount(item.price);
+      });
+      const billing = input.billingAddress;
+      const shipping = input.shippingAddress;
+      const charged = await postForChargeWith(call, "/order/import/", {
+        campaignId: input.campaignId,
+        custom1: input.orderId,
+        paySource: "CREDITCARD",
+        cardNumber: card.cardNumber,
+        cardMonth: card.cardExpMonth,
+        cardYear: card.cardExpYear,
+        cardSecurityCode: card.cardCvv,
+        currency: input.currency,
+        emailAddress: input.customer.email,
+        firstName: input.customer.firstName,
+        lastName: input.customer.lastName,
+        phoneNumber: input.customer.phone,
+        address1: billing.line1,
+        address2: billing.line2,
+        city: billing.city,
+        state: billing.state,
+        postalCode: billing.postalCode,
+        country: billing.country,
+        shipAddress1: shipping?.line1,
+        shipCity: shipping?.city,
+        shipState: shipping?.state,
+        shipPostalCode: shipping?.postalCode,
+        shipCountry: shipping?.country,
+        billShipSame: shipping ? 0 : 1,
+        ...products,
+      });
+      const base = { amountCents, currency: input.currency };
+      if (!charged.ok) return { ...base, providerOrderId: "", outcome: { status: "declined" as const, reason: charged.reason } };
+      const { orderId, transactionId } = charged.message as { orderId?: unknown; transactionId?: unknown };
+      if (typeof orderId !== "string" || typeof transactionId !== "string") throw failure("unreadable response");
+      return { ...base, providerOrderId: orderId, outcome: { status: "succeeded" as const, transactionId, paymentMethodToken: orderId, providerOrderId: orderId } };
+    },
+
+    async findPayment({ transactionId }, call): Promise<PaymentRecord | null> {
+      const transaction = transactionOf(((await post(call, "/transactions/query/", { transactionId })) ?? {}) as Record<string, unknown>);
+      if (!transaction || transaction.transactionId !== transactionId) return null;
+      const status = transaction.responseType === "SUCCESS" ? "succeeded" : "failed";
+      return {
+        transactionId,
+        orderId: transaction.custom1 ?? null,
+        providerOrderId: transaction.orderId,
+        status,
+        amountCents: centsOf(transaction.totalAmount),
+        currency: (transaction.currency ?? "USD").toUpperCase(),
+        paymentMethodToken: status === "succeeded" ? transaction.orderId : "",
+      };
+    },
+
+    async chargeSaved(input, call): Promise<ChargeOutcome> {
+      const charged = await postForChargeWith(call, "/upsale/import/", {
+        orderId: input.paymentMethodToken,
+        productId: "upsell",
+        productQty: 1,
+        productPrice: decimalAmount(input.amountCents),
+        custom1: input.orderId,
+      });
+      if (!charged.ok) return { status: "declined", reason: charged.reason };
+      const transactionId = charged.message.transactionId;
+      if (typeof transactionId !== "string") throw failure("unreadable response");
+      return { status: "succeeded", transactionId, paymentMethodToken: input.paymentMethodToken };
+    },
+  } satisfies OrderCrmBAdapter;
+}
+
+async function postForChargeWith(call: ProviderCall, path: string, form: Record<string, string | number | undefined>) {
+  try {
+    return { ok: true as const, message: ((await chargeCall(call, path, form)) ?? {}) as Record<string, unknown> };
+  } catch (error) {
+    if (error instanceof DeclineError) return { ok: false as const, reason: error.reason };
+    throw error;
+  }
+}

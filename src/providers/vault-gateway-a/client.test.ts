@@ -1,0 +1,183 @@
+// The real vault gateway adapters (vault_gateway_a and _b) against a fake gateway at the network
+// boundary: settings take the provider out of demo mode at once; initialize → process-payment →
+// complete → process-upsell; declines are 402; a failing gateway is 502 and nothing is written.
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
+import { orderClaims, signToken } from "../../../test/support/checkout.js";
+import { call, registerUser } from "../../../test/support/identity.js";
+import { card, post } from "../../../test/support/provider-payments.js";
+import { orders, paymentDeclines, providerSettings, sessions } from "../../db/schema/index.js";
+import { seal, sha256 } from "../../lib/crypto.js";
+import { startFakeVaultGateway, type FakeVaultGateway } from "./fake-server.js";
+
+let t: TestApp;
+let fake: FakeVaultGateway;
+let session: string;
+let brandId: string;
+beforeAll(async () => {
+  [t, fake] = await Promise.all([buildTestApp(), startFakeVaultGateway()]);
+  session = (await registerUser(t)).session;
+  const [row] = await t.deps.database.db.select({ brandId: sessions.brandId }).from(sessions).where(eq(sessions.idHash, sha256(session)));
+  brandId = row!.brandId!;
+});
+afterAll(async () => {
+  await t.close();
+  await fake.close();
+});
+
+const AMOUNT = 1050;
+const configure = (provider: string) => call(t, "POST", "/api/admin/settings", { session, body: { provider, settings: { securityKey: fake.securityKey, baseUrl: fake.baseUrl } } });
+const pay = (provider: string, orderId: string, cardNumber = "4242424242424242") =>
+  post(t, `/api/providers/${provider}/process-payment`, { orderId, amount: AMOUNT, currency: "USD", ...card(cardNumber), customer: { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" } });
+async function initialize(provider: string) {
+  const claims = orderClaims({ amount: AMOUNT, currency: "USD", brandId });
+  const res = await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider });
+  expect(res.statusCode, res.body).toBe(200);
+  return claims.orderId as string;
+}
+const complete = (provider: string, orderId: string, transactionId: string) =>
+  post(t, "/api/checkout/complete", { orderId, transactionId, provider, customerEmail: "ada@example.com", customerName: "Ada", amount: AMOUNT, currency: "USD" });
+const ordersOf = (orderId: string) => t.deps.database.db.select().from(orders).where(eq(orders.orderId, orderId));
+const declinesOf = (orderId: string) => t.deps.database.db.select().from(paymentDeclines).where(eq(paymentDeclines.orderId, orderId));
+
+describe("vault_gateway_a with settings", () => {
+  it("is demo until the settings are stored, then charges at the gateway at once", async () => {
+    const before = await pay("vault_gateway_a", "vga-demo-1");
+    expect(json(before).demo).toBe(true);
+    expect((await configure("vault_gateway_a")).statusCode).toBe(200);
+    const after = await pay("vault_gateway_a", "vga-real-1");
+    expect(after.statusCode, after.body).toBe(200);
+    expect(json(after)).toMatchObject({ success: true, demo: false, orderId: "vga-real-1" });
+    expect(fake.requests.at(-1)).toMatchObject({ path: "/api/transact.php", form: { security_key: fake.securityKey, type: "sale", amount: "10.50", ccexp: "1231", customer_vault: "add_customer", orderid: "vga-real-1" } });
+  });
+
+  it("runs initialize → process-payment → complete → process-upsell against the gateway", async () => {
+    const orderId = await initialize("vault_gateway_a");
+    const paid = await pay("vault_gateway_a", orderId);
+    expect(paid.statusCode, paid.body).toBe(200);
+    const { transactionId, paymentMethodToken } = json(paid);
+    expect(paymentMethodToken).toBe(`${fake.transactions.get(transactionId)!.vaultId}|${transactionId}`);
+
+    const done = await complete("vault_gateway_a", orderId, transactionId);
+    expect(done.statusCode, done.body).toBe(200);
+    expect(json(done)).toMatchObject({ success: true, transactionId, paymentMethodToken });
+    expect(fake.requests.at(-1)).toMatchObject({ path: "/api/query.php", form: { transaction_id: transactionId } });
+    expect(await ordersOf(orderId)).toHaveLength(1);
+
+    const upsell = await post(t, "/api/providers/vault_gateway_a/process-upsell", { paymentMethodToken, amount: 500, orderId: `${orderId}-u1`, originalOrderId: orderId });
+    expect(upsell.statusCode, upsell.body).toBe(200);
+    expect(json(upsell)).toMatchObject({ success: true, amount: 500, currency: "USD", demo: false });
+    const charge = fake.requests.at(-1)!;
+    expect(charge.form).toMatchObject({ customer_vault_id: paymentMethodToken.split("|")[0], amount: "5.00", orderid: `${orderId}-u1` });
+    expect(charge.form.ccnumber).toBeUndefined();
+    expect(t.logs.join("\n")).not.toContain("4242424242424242");
+    expect(t.logs.join("\n")).not.toContain(fake.securityKey);
+  });
+
+  it("answers a gateway decline with 402 and counts it", async () => {
+    const res = await pay("vault_gateway_a", "vga-decline-1", "4000000000000002");
+    expect(res.statusCode).toBe(402);
+    expect(json(res)).toMatchObject({ code: "PAYMENT_FAILED", details: "card_declined" });
+    expect(await declinesOf("vga-decline-1")).toHaveLength(1);
+  });
+
+  it("declines an upsell of a method the gateway refuses to charge again", async () => {
+    const orderId = await initialize("vault_gateway_a");
+    const paid = json(await pay("vault_gateway_a", orderId, "4000000000000341"));
+    expect((await complete("vault_gateway_a", orderId, paid.transactionId)).statusCode).toBe(200);
+    const upsell = await post(t, "/api/providers/vault_gateway_a/process-upsell", { paymentMethodToken: paid.paymentMethodToken, amount: 500, orderId: `${orderId}-u1`, originalOrderId: orderId });
+    expect(upsell.statusCode).toBe(402);
+  });
+
+  it.each(["500", "garbage"] as const)("answers 502 PROVIDER_ERROR when the gateway answers %s, writing nothing", async (mode) => {
+    fake.failNext = mode;
+    const res = await pay("vault_gateway_a", `vga-fail-${mode}`);
+    expect(res.statusCode).toBe(502);
+    expect(json(res)).toEqual({ error: "Payment provider vault_gateway_a failed", code: "PROVIDER_ERROR" });
+    expect(await declinesOf(`vga-fail-${mode}`)).toHaveLength(0);
+
+    const orderId = await initialize("vault_gateway_a");
+    const paid = json(await pay("vault_gateway_a", orderId));
+    fake.failNext = mode;
+    const done = await complete("vault_gateway_a", orderId, paid.transactionId);
+    expect(done.statusCode).toBe(502);
+    expect(json(done).code).toBe("PROVIDER_ERROR");
+    expect(await ordersOf(orderId)).toHaveLength(0);
+  });
+
+  it("refuses a completion whose transaction the gateway does not know", async () => {
+    const orderId = await initialize("vault_gateway_a");
+    const done = await complete("vault_gateway_a", orderId, "999999999");
+    expect(done.statusCode).toBe(400);
+    expect(json(done)).toMatchObject({ code: "PAYMENT_NOT_VERIFIED", details: "payment_not_found" });
+  });
+
+  it("treats a wrong security key as a provider failure (502), not a decline", async () => {
+    await call(t, "POST", "/api/admin/settings", { session, body: { provider: "vault_gateway_a", settings: { securityKey: "wrong-key-000000" } } });
+    const res = await pay("vault_gateway_a", "vga-badkey-1");
+    expect(res.statusCode).toBe(502);
+    expect(await declinesOf("vga-badkey-1")).toHaveLength(0);
+    await configure("vault_gateway_a");
+  });
+});
+
+describe("vault_gateway_b with settings", () => {
+  it("charges at the gateway and completes", async () => {
+    expect((await configure("vault_gateway_b")).statusCode).toBe(200);
+    const orderId = await initialize("vault_gateway_b");
+    const paid = await pay("vault_gateway_b", orderId);
+    expect(json(paid)).toMatchObject({ success: true, demo: false });
+    const done = await complete("vault_gateway_b", orderId, json(paid).transactionId);
+    expect(done.statusCode, done.body).toBe(200);
+  });
+});
+
+describe("registry choices", () => {
+  it("a disabled provider is demo again, at once", async () => {
+    await call(t, "POST", "/api/admin/settings", { session, body: { provider: "vault_gateway_a", settings: { enabled: false } } });
+    try {
+      expect(json(await pay("vault_gateway_a", "vga-disabled-1")).demo).toBe(true);
+    } finally {
+      await call(t, "POST", "/api/admin/settings", { session, body: { provider: "vault_gateway_a", settings: { enabled: true } } });
+    }
+    expect(json(await pay("vault_gateway_a", "vga-enabled-1")).demo).toBe(false);
+  });
+
+  it("secrets that no longer decrypt make the provider not configured (demo), not a failure", async () => {
+    await t.deps.database.db
+      .update(providerSettings)
+      .set({ sealedSecrets: seal(JSON.stringify({ securityKey: fake.securityKey }), Buffer.alloc(32, 1)) })
+      .where(and(eq(providerSettings.brandId, brandId), eq(providerSettings.provider, "vault_gateway_b")));
+    t.deps.providers.invalidate(brandId);
+    try {
+      const res = await pay("vault_gateway_b", "vgb-unreadable-1");
+      expect(res.statusCode).toBe(200);
+      expect(json(res).demo).toBe(true);
+      expect(t.logs.join("\n")).toContain("provider secrets cannot be decrypted");
+    } finally {
+      await configure("vault_gateway_b");
+    }
+  });
+
+  it("in live mode a configured provider charges at the gateway and an unconfigured one is 503", async () => {
+    const live = await buildTestApp({ env: { PAYMENT_MODE: "live" } });
+    try {
+      const owner = await registerUser(live);
+      const [row] = await live.deps.database.db.select({ brandId: sessions.brandId }).from(sessions).where(eq(sessions.idHash, sha256(owner.session)));
+      const configured = await call(live, "POST", "/api/admin/settings", { session: owner.session, body: { provider: "vault_gateway_a", settings: { securityKey: fake.securityKey, baseUrl: fake.baseUrl } } });
+      expect(configured.statusCode).toBe(200);
+      const body = (orderId: string) => ({ orderId, amount: AMOUNT, currency: "USD", ...card(), customer: { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" } });
+      // No checkout for these orderIds: the default brand, which the first user's organization holds.
+      expect(row!.brandId).toBe("brand_default");
+      const paid = await post(live, "/api/providers/vault_gateway_a/process-payment", body("live-1"));
+      expect(paid.statusCode, paid.body).toBe(200);
+      expect(json(paid).demo).toBe(false);
+      const refused = await post(live, "/api/providers/vault_gateway_b/process-payment", body("live-2"));
+      expect(refused.statusCode).toBe(503);
+      expect(json(refused)).toMatchObject({ error: "Payment provider not configured", code: "PROVIDER_NOT_CONFIGURED" });
+    } finally {
+      await live.close();
+    }
+  });
+});

@@ -1,0 +1,112 @@
+import { newId } from "../../lib/ids.js";
+import type { VaultGatewayAdapter, VaultGatewayId } from "../demo/vault-gateway.js";
+import { baseUrlOf, centsOf, credentialOf, decimalAmount, formEncode, providerFetch } from "../http-client.js";
+import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall } from "../types.js";
+
+/** The direct-post gateways' public address; `baseUrl` in the settings overrides it. */
+export const VAULT_GATEWAY_BASE_URL = "https://secure.nmi.com";
+
+/**
+ * The real vault gateway (a direct-post API in the widely used shape, docs/providers.md):
+ * `POST /api/transact.php` (form: security_key, type=sale, card or customer_vault_id, amount as
+ * decimal text) answers `response=1|2|3&responsetext=…&transactionid=…&customer_vault_id=…`;
+ * `POST /api/query.php` (security_key, transaction_id) answers XML. Token `<customerVaultId>|<transactionId>`.
+ */
+export function createVaultGatewayClient(id: VaultGatewayId, prefix: string) {
+  const failure = (message: string, retryable = false) => new ProviderError(id, message, retryable);
+
+  async function post(call: ProviderCall, path: string, form: Record<string, string | number | undefined>) {
+    const securityKey = credentialOf(id, call.credentials, "securityKey");
+    const response = await providerFetch(id, `${baseUrlOf(call.credentials, VAULT_GATEWAY_BASE_URL)}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: formEncode({ security_key: securityKey, ...form }),
+    });
+    if (response.status >= 500) throw failure(`HTTP ${response.status}`, true);
+    if (response.status !== 200) throw failure(`HTTP ${response.status}`);
+    return response.text;
+  }
+
+  /** transact.php: 1 approved, 2 declined, 3 error (bad key, bad request): a failure, not a decline. */
+  async function transact(call: ProviderCall, form: Record<string, string | number | undefined>): Promise<ChargeOutcome> {
+    const reply = new URLSearchParams(await post(call, "/api/transact.php", form));
+    const code = reply.get("response");
+    const transactionId = reply.get("transactionid") ?? "";
+    if (code === "1" && transactionId) {
+      const vaultId = reply.get("customer_vault_id") || (typeof form.customer_vault_id === "string" ? form.customer_vault_id : "");
+      return { status: "succeeded", transactionId, paymentMethodToken: vaultId ? `${vaultId}|${transactionId}` : undefined };
+    }
+    if (code === "2") return { status: "declined", reason: "card_declined", providerCode: reply.get("response_code") ?? undefined };
+    throw failure(code === "3" ? "gateway error" : "unreadable response");
+  }
+
+  const tag = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1]?.trim() ?? null;
+
+  async function query(call: ProviderCall, transactionId: string): Promise<PaymentRecord | null> {
+    const xml = await post(call, "/api/query.php", { transaction_id: transactionId });
+    if (!xml.includes("<nm_response")) throw failure("unreadable response");
+    const transaction = /<transaction>([\s\S]*?)<\/transaction>/.exec(xml)?.[1];
+    if (!transaction || tag(transaction, "transaction_id") !== transactionId) return null;
+    const condition = tag(transaction, "condition") ?? "";
+    const amountCents = centsOf(tag(transaction, "amount") ?? "");
+    if (!Number.isFinite(amountCents)) throw failure("unreadable response");
+    const succeeded = ["pendingsettlement", "complete", "pending"].includes(condition) && tag(transaction, "success") !== "0";
+    const vaultId = tag(transaction, "customerid");
+    return {
+      transactionId,
+      orderId: tag(transaction, "order_id") || null,
+      providerOrderId: null,
+      status: succeeded ? "succeeded" : "failed",
+      amountCents,
+      currency: (tag(transaction, "currency") ?? "").toUpperCase(),
+      paymentMethodToken: succeeded && vaultId ? `${vaultId}|${transactionId}` : "",
+    };
+  }
+
+  return {
+    id,
+    demo: false,
+
+    // The gateway has no order object: the provider order id is ours, for the checkout row.
+    initialize: async () => ({ providerOrderId: newId(`${prefix}_ord`) }),
+
+    findPayment: async ({ transactionId }, call) => query(call, transactionId),
+
+    async chargeSaved(input, call) {
+      const [vaultId] = input.paymentMethodToken.split("|");
+      if (!vaultId) return { status: "declined", reason: "invalid_payment_method" };
+      return transact(call, { type: "sale", customer_vault_id: vaultId, amount: decimalAmount(input.amountCents), currency: input.currency, orderid: input.orderId });
+    },
+
+    async processPayment(input, call) {
+      const billing = input.billingAddress;
+      return transact(call, {
+        type: "sale",
+        amount: decimalAmount(input.amountCents),
+        currency: input.currency,
+        orderid: input.orderId,
+        ccnumber: input.card.cardNumber,
+        ccexp: `${input.card.cardExpMonth.padStart(2, "0")}${input.card.cardExpYear.slice(-2)}`,
+        cvv: input.card.cardCvv,
+        customer_vault: "add_customer",
+        first_name: input.customer?.firstName,
+        last_name: input.customer?.lastName,
+        email: input.customer?.email,
+        address1: billing?.line1,
+        city: billing?.city,
+        state: billing?.state,
+        zip: billing?.postalCode,
+        country: billing?.country,
+      });
+    },
+
+    async findTokenPayment(paymentMethodToken, call) {
+      const [vaultId, transactionId, ...rest] = paymentMethodToken.split("|");
+      if (!vaultId || !transactionId || rest.length > 0) return null;
+      const payment = await query(call, transactionId);
+      return payment && payment.paymentMethodToken === paymentMethodToken ? payment : null;
+    },
+  } satisfies VaultGatewayAdapter;
+}
+
+export const createVaultGatewayA = () => createVaultGatewayClient("vault_gateway_a", "vga");

@@ -1,0 +1,85 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A fake of the direct-post vault gateway at the network boundary, for tests: a real HTTP server on
+ * 127.0.0.1 speaking transact.php and query.php. Card 4000000000000002 declines; a vault charge of a
+ * vault created from 4000000000000341 declines. `failNext` makes the next call answer 500 or garbage.
+ */
+export interface FakeVaultGateway {
+  baseUrl: string;
+  securityKey: string;
+  /** Every request's form, in order (for "what did we send" checks). */
+  requests: { path: string; form: Record<string, string> }[];
+  transactions: Map<string, { orderId: string; amount: string; currency: string; vaultId: string; success: boolean }>;
+  failNext: "500" | "garbage" | null;
+  close(): Promise<void>;
+}
+
+const readBody = (request: IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => (body += chunk));
+    request.on("end", () => resolve(body));
+    request.on("error", reject);
+  });
+
+export async function startFakeVaultGateway(securityKey = "fake-security-key-0001"): Promise<FakeVaultGateway> {
+  let counter = 0;
+  const vaultCards = new Map<string, string>();
+  const fake: FakeVaultGateway = { baseUrl: "", securityKey, requests: [], transactions: new Map(), failNext: null, close: async () => {} };
+
+  const server: Server = createServer(async (request, response) => {
+    const form = Object.fromEntries(new URLSearchParams(await readBody(request)));
+    const path = request.url ?? "";
+    fake.requests.push({ path, form });
+    if (fake.failNext) {
+      const mode = fake.failNext;
+      fake.failNext = null;
+      response.writeHead(mode === "500" ? 500 : 200, { "content-type": "text/plain" });
+      return response.end(mode === "500" ? "Internal Server Error" : "<html>not what you expected");
+    }
+    if (form.security_key !== securityKey) {
+      response.writeHead(200, { "content-type": "text/plain" });
+      return response.end("response=3&responsetext=Authentication+Failed&response_code=300");
+    }
+    if (path === "/api/transact.php") {
+      const transactionId = String(1_000_000 + ++counter);
+      let vaultId = form.customer_vault_id ?? "";
+      let card = vaultId ? vaultCards.get(vaultId) : form.ccnumber;
+      if (!card) {
+        response.writeHead(200, { "content-type": "text/plain" });
+        return response.end("response=3&responsetext=Invalid+Customer+Vault+Id&response_code=300");
+      }
+      const declined = card === "4000000000000002" || (Boolean(form.customer_vault_id) && card === "4000000000000341");
+      if (!declined && form.customer_vault === "add_customer") {
+        vaultId = `cv${counter}`;
+        vaultCards.set(vaultId, card);
+      }
+      fake.transactions.set(transactionId, { orderId: form.orderid ?? "", amount: form.amount ?? "0", currency: form.currency ?? "USD", vaultId, success: !declined });
+      card = "";
+      response.writeHead(200, { "content-type": "text/plain" });
+      return response.end(
+        declined
+          ? `response=2&responsetext=DECLINE&transactionid=${transactionId}&response_code=200`
+          : `response=1&responsetext=SUCCESS&transactionid=${transactionId}&customer_vault_id=${vaultId}&response_code=100`,
+      );
+    }
+    if (path === "/api/query.php") {
+      const t = fake.transactions.get(form.transaction_id ?? "");
+      response.writeHead(200, { "content-type": "text/xml" });
+      if (!t) return response.end("<?xml version=\"1.0\"?><nm_response></nm_response>");
+      return response.end(
+        `<?xml version="1.0"?><nm_response><transaction><transaction_id>${form.transaction_id}</transaction_id><order_id>${t.orderId}</order_id>` +
+          `<condition>${t.success ? "pendingsettlement" : "failed"}</condition><currency>${t.currency.toLowerCase()}</currency><customerid>${t.vaultId}</customerid>` +
+          `<action><amount>${t.amount}</amount><action_type>sale</action_type><success>${t.success ? 1 : 0}</success></action></transaction></nm_response>`,
+      );
+    }
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return fake;
+}
