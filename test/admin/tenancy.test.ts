@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { buildTestApp, json, type TestApp } from "../support/app.js";
 import { addUser, adminCall, registerOwner, type Method } from "../support/admin.js";
-import { brandAccess, brands, memberships, organizations, sessions, users } from "../../src/db/schema/index.js";
+import { brandAccess, brands, commissions, memberships, orders, organizations, providerSettings, salespeople, sessions, users } from "../../src/db/schema/index.js";
+import { PASSWORD, uniqueEmail } from "../support/identity.js";
+import { completeCheckoutViaApi } from "../support/completed-checkout.js";
 
 /** Organization A's ids, arranged through the API. */
 interface Fixture {
@@ -16,14 +18,19 @@ interface Fixture {
   brandId: string;
   spareBrandId: string;
   deletedBrandId: string;
+  salespersonId: string;
+  commissionId: string;
+  orderId: string;
+  /** A non-secret settings value of A's brand: B's settings must not show it. */
+  publishableKey: string;
 }
 
 interface Row {
   method: Method;
   url: (a: Fixture) => string;
   body?: (a: Fixture) => unknown;
-  /** 404 for an id of A; "list" for a listing that must not show anything of A. */
-  expect: 404 | "list";
+  /** 404 for an id of A; "list" for a listing that must not show anything of A; a function for other answers. */
+  expect: 404 | "list" | ((body: Record<string, any>, a: Fixture) => void);
 }
 
 const routes: Row[] = [
@@ -42,7 +49,23 @@ const routes: Row[] = [
   { method: "DELETE", url: (a) => `/api/admin/brands/${a.spareBrandId}`, expect: 404 },
   { method: "DELETE", url: (a) => `/api/admin/brands/${a.brandId}`, expect: 404 },
   { method: "POST", url: (a) => `/api/admin/brands/${a.deletedBrandId}/restore`, expect: 404 },
+  { method: "GET", url: (a) => `/api/admin/audit-logs?organizationId=${a.orgId}`, expect: "list" },
+  { method: "GET", url: (a) => `/api/admin/audit-logs?brandId=${a.brandId}&search=${a.ownerId}`, expect: "list" },
+  { method: "GET", url: () => "/api/admin/commissions?report=true", expect: "list" },
+  {
+    method: "POST",
+    url: () => "/api/admin/commissions",
+    body: (a) => ({ action: "approve", commissionIds: [a.commissionId] }),
+    expect: (body, a) => expect(body).toMatchObject({ updated: [], skipped: [{ id: a.commissionId, status: null, reason: "Commission not found" }] }),
+  },
+  { method: "GET", url: () => "/api/admin/salespeople", expect: "list" },
+  { method: "POST", url: () => "/api/admin/tools/generate-link", body: (a) => ({ salespersonId: a.salespersonId, salespersonName: "Probe", commissionRate: 0.1, orderInfo: { productName: "Probe", total: 100, currency: "USD" } }), expect: 404 },
+  { method: "GET", url: () => "/api/admin/settings", expect: "list" },
+  { method: "POST", url: () => "/api/admin/crm-retry", body: (a) => ({ orderId: a.orderId }), expect: 404 },
 ];
+
+/** `:name` for every fixture id, for the test names. */
+const PLACEHOLDERS = new Proxy({}, { get: (_target, key) => `:${String(key)}` }) as Fixture;
 
 let t: TestApp;
 let a: Fixture;
@@ -58,6 +81,10 @@ async function snapshot(): Promise<string> {
     db.select().from(organizations).orderBy(organizations.id),
     db.select().from(brands).orderBy(brands.id),
     db.select().from(sessions).orderBy(sessions.idHash),
+    db.select().from(commissions).orderBy(commissions.id),
+    db.select().from(salespeople).orderBy(salespeople.id),
+    db.select().from(providerSettings).orderBy(providerSettings.brandId, providerSettings.provider),
+    db.select().from(orders).orderBy(orders.id),
   ]);
   return JSON.stringify(tables);
 }
@@ -71,7 +98,20 @@ beforeAll(async () => {
   expect((await adminCall(t, "DELETE", `/api/admin/brands/${deletedBrand.id}`, { session: ownerA.session })).statusCode).toBe(200);
   const deletedOrg = json(await adminCall(t, "POST", "/api/admin/organizations", { session: ownerA.session, body: { name: "A deleted" } }));
   expect((await adminCall(t, "DELETE", `/api/admin/organizations/${deletedOrg.id}`, { session: ownerA.session })).statusCode).toBe(200);
+  const seller = json(
+    await adminCall(t, "POST", "/api/admin/salespeople", { session: ownerA.session, body: { name: "Sam Seller", email: uniqueEmail("seller"), password: PASSWORD, commissionRate: 0.1 } }),
+  ).salesperson;
+  // A's checkout, attributed to A's salesperson: it makes A's order and commission.
+  const completed = await completeCheckoutViaApi(t, { claims: { brandId: ownerA.brandId, salesAttribution: { salespersonId: seller.id, commissionRate: 0.1 } } });
+  const [commission] = await t.deps.database.db.select().from(commissions).where(eq(commissions.orderId, completed.orderId));
+  const publishableKey = "pk_test_tenantA0123456789";
+  const configured = await adminCall(t, "POST", "/api/admin/settings", { session: ownerA.session, body: { provider: "intent_gateway", settings: { publishableKey, secretKey: "sk_test_tenantA0123456789" } } });
+  expect(configured.statusCode, configured.body).toBe(200);
   a = {
+    salespersonId: seller.id,
+    commissionId: commission!.id,
+    orderId: completed.orderId,
+    publishableKey,
     orgId: ownerA.organizationId,
     deletedOrgId: deletedOrg.id,
     ownerId: ownerA.userId,
@@ -88,7 +128,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe("tenancy: organization B's session against organization A's ids", () => {
-  it.each(routes.map((row) => [`${row.method} ${row.url({ orgId: ":orgId", deletedOrgId: ":deletedOrgId", ownerId: ":ownerId", memberId: ":memberId", brandId: ":brandId", spareBrandId: ":spareBrandId", deletedBrandId: ":deletedBrandId" })}`, row] as const))(
+  it.each(routes.map((row) => [`${row.method} ${row.url(PLACEHOLDERS)}`, row] as const))(
     "%s reveals and changes nothing",
     async (_name, row) => {
       const before = await snapshot();
@@ -97,7 +137,8 @@ describe("tenancy: organization B's session against organization A's ids", () =>
         expect(res.statusCode, res.body).toBe(404);
       } else {
         expect(res.statusCode, res.body).toBe(200);
-        for (const id of Object.values(a)) expect(res.body).not.toContain(id);
+        if (row.expect === "list") for (const id of Object.values(a)) expect(res.body).not.toContain(id);
+        else row.expect(json(res), a);
       }
       expect(await snapshot()).toBe(before);
     },
