@@ -9,6 +9,25 @@ import { demoCrmProviders, demoPaymentProviders } from "./providers/demo/index.j
 import { realCrmProviders, realPaymentProviders } from "./providers/real.js";
 import { createProviderRegistry } from "./providers/registry.js";
 
+// With the offline queue off, a command sent before the connection is up fails at once and the
+// process counts alone: wait a moment at start-up so the first requests already share counters.
+const REDIS_START_WAIT_MS = 2_000;
+
+/** Resolves when Redis is ready, fails to connect, or `ms` pass: start-up never hangs on Redis. */
+function redisReady(redis: Redis, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off("ready", done);
+      redis.off("error", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    redis.once("ready", done);
+    redis.once("error", done);
+  });
+}
+
 export interface Runtime {
   deps: Deps;
   rateLimitStore: RateLimitStore;
@@ -28,6 +47,7 @@ export async function createRuntime(config: Config, clock: Clock, log: Logger, o
     // Fail fast instead of queueing while Redis is away: the store then counts per process.
     redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500, lazyConnect: false });
     redis.on("error", () => {});
+    await redisReady(redis, REDIS_START_WAIT_MS);
     rateLimitStore = new RedisRateLimitStore(redis, log);
   }
 
