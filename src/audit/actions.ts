@@ -38,6 +38,12 @@ export const AUDIT_ACTIONS = [
   "salesperson.logout",
   // administration utilities
   "checkout_link.generate",
+  // webhooks (docs/webhooks.md)
+  "webhook_endpoint.create",
+  "webhook_endpoint.delete",
+  "webhook_endpoint.test",
+  "webhook_endpoint.disable",
+  "webhook_delivery.resend",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
