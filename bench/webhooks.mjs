@@ -94,7 +94,7 @@ async function runPostgres(server, processes) {
   const servers = [];
   try {
     for (let i = 0; i < processes; i++) {
-      servers.push(await startNodeServer({ script: "dist/main.js", env: { ...serviceEnv({ url, dataDir: workDir }), ALLOW_PRIVATE_WEBHOOK_URLS: "true" }, logFile: path.join(workDir, `pg-${processes}-${i}.log`), timeoutMs: 60_000 })));
+      servers.push(await startNodeServer({ script: "dist/main.js", env: { ...serviceEnv({ url, dataDir: workDir }), ALLOW_PRIVATE_WEBHOOK_URLS: "true" }, logFile: path.join(workDir, `pg-${processes}-${i}.log`), timeoutMs: 60_000 }));
     }
     await addEndpoint(servers[0].baseUrl, receiver.url);
     const client = new pg.Client({ connectionString: url });
