@@ -1,7 +1,7 @@
 // Outgoing webhooks end to end against a real receiver: fan-out of a checkout's events to subscribed
 // endpoints, Standard Webhooks signatures, custom headers, the token's webhookUrl, retries on a moved
 // clock (Retry-After, 410, final failure, 5 days failing), resend, the test operation and the stats.
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, TEST_TOKEN_SECRET, type TestApp } from "../../test/support/app.js";
@@ -64,7 +64,7 @@ describe("delivery of a checkout's events", () => {
     // A wrong secret does not verify.
     expect(() => new Webhook("whsec_" + Buffer.alloc(24, 1).toString("base64")).verify(receiver.received[0].body, receiver.received[0].headers as Record<string, string>)).toThrow();
     // Every outbox row is dispatched, every delivery succeeded.
-    expect(await db().select().from(outboxEvents).where(eq(outboxEvents.dispatchedAt, null as never))).toHaveLength(0);
+    expect(await db().select().from(outboxEvents).where(isNull(outboxEvents.dispatchedAt))).toHaveLength(0);
     const rows = await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpoint.id));
     expect(rows.map((r) => r.status)).toEqual(["succeeded", "succeeded", "succeeded", "succeeded"]);
   });
