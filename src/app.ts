@@ -23,9 +23,23 @@ import { registerSalespeopleRoutes } from "./salespeople/routes.js";
 import { registerLinkRoutes } from "./admin/link-routes.js";
 import { registerSettingsRoutes } from "./admin/settings/routes.js";
 import { registerCrmAdminRoutes } from "./admin/crm/routes.js";
+import { registerWebhookRoutes } from "./webhooks/routes.js";
+import { registerIncomingWebhookRoutes } from "./webhooks/incoming/routes.js";
+import { WebhookWorker } from "./webhooks/worker.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
+  /**
+   * The webhook delivery worker runs in every process (`background`, the default). Tests pass
+   * `manual` and drive it with `app.webhookWorker.deliverDue()` and their clock instead of timers.
+   */
+  webhookWorker?: "background" | "manual";
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    webhookWorker: WebhookWorker;
+  }
 }
 
 /** The whole service as one Fastify instance; main.ts and the tests build it the same way. */
@@ -87,6 +101,13 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerLinkRoutes(app, deps);
   registerSettingsRoutes(app, deps);
   registerCrmAdminRoutes(app, deps);
+
+  const worker = new WebhookWorker(deps);
+  app.decorate("webhookWorker", worker);
+  registerWebhookRoutes(app, deps, worker);
+  await registerIncomingWebhookRoutes(app, deps);
+  if ((options.webhookWorker ?? "background") === "background") app.addHook("onReady", async () => worker.start());
+  app.addHook("onClose", async () => worker.stop());
 
   return app;
 }

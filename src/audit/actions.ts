@@ -42,6 +42,12 @@ export const AUDIT_ACTIONS = [
   "settings.update",
   "crm.test",
   "crm.retry",
+  // webhooks (docs/webhooks.md)
+  "webhook_endpoint.create",
+  "webhook_endpoint.delete",
+  "webhook_endpoint.test",
+  "webhook_endpoint.disable",
+  "webhook_delivery.resend",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -29,6 +29,8 @@ export const checkouts = pgTable(
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
     completedAt: at("completed_at"),
+    /** The provider's latest word on the payment, from its notifications (src/webhooks/incoming). */
+    paymentStatus: text("payment_status").$type<"succeeded" | "failed" | "refunded">(),
   },
   (t) => [uniqueIndex("checkouts_brand_order_key").on(t.brandId, t.orderId), index("checkouts_order_idx").on(t.orderId)],
 );
@@ -67,6 +69,8 @@ export const orders = pgTable(
     /** The response of the first completion, replayed to identical repeats (CONTRACT §7). */
     result: jsonb("result").$type<Record<string, unknown>>().notNull(),
     createdAt: at("created_at").notNull(),
+    /** The provider's latest word on the payment, from its notifications (src/webhooks/incoming). */
+    paymentStatus: text("payment_status").$type<"succeeded" | "failed" | "refunded">(),
   },
   (t) => [
     uniqueIndex("orders_checkout_key").on(t.checkoutId),
