@@ -9,3 +9,4 @@ export * from "./identity.js";
 export * from "./providers.js";
 export * from "./upsell.js";
 export * from "./salespeople.js";
+export * from "./domains.js";
