@@ -23,6 +23,8 @@ import { registerSalespeopleRoutes } from "./salespeople/routes.js";
 import { registerLinkRoutes } from "./admin/link-routes.js";
 import { registerSettingsRoutes } from "./admin/settings/routes.js";
 import { registerCrmAdminRoutes } from "./admin/crm/routes.js";
+import { registerDomainRoutes } from "./domains/routes.js";
+import { registerMarketingRoutes } from "./marketing/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -87,6 +89,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerLinkRoutes(app, deps);
   registerSettingsRoutes(app, deps);
   registerCrmAdminRoutes(app, deps);
+  registerDomainRoutes(app, deps);
+  registerMarketingRoutes(app, deps);
 
   return app;
 }

@@ -42,6 +42,12 @@ export const AUDIT_ACTIONS = [
   "settings.update",
   "crm.test",
   "crm.retry",
+  // custom domains and marketing list mappings
+  "domain.add",
+  "domain.remove",
+  "domain.verify",
+  "domain.set_primary",
+  "list_mapping.update",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
