@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { buildTestApp, json, type TestApp } from "../support/app.js";
 import { addUser, adminCall, registerOwner, type Method } from "../support/admin.js";
-import { brandAccess, brands, memberships, organizations, sessions, users } from "../../src/db/schema/index.js";
+import { brandAccess, brands, customDomains, listMappings, memberships, organizations, sessions, users } from "../../src/db/schema/index.js";
+import { hostingEnv, startFakeHosting, type FakeHosting } from "../../src/domains/fake-hosting.js";
+import { startFakeIntegrations, type FakeIntegrations } from "../../src/marketing/fake-integrations.js";
 
 /** Organization A's ids, arranged through the API. */
 interface Fixture {
@@ -16,14 +18,18 @@ interface Fixture {
   brandId: string;
   spareBrandId: string;
   deletedBrandId: string;
+  /** A custom domain of A's brand. */
+  domain: string;
+  /** A display name A gave to one of its email_list_a lists. */
+  mappingName: string;
 }
 
 interface Row {
   method: Method;
   url: (a: Fixture) => string;
   body?: (a: Fixture) => unknown;
-  /** 404 for an id of A; "list" for a listing that must not show anything of A. */
-  expect: 404 | "list";
+  /** 404 for an id of A; 409 for a name A holds (answered without A's data); "list" for a listing that must not show anything of A. */
+  expect: 404 | 409 | "list";
 }
 
 const routes: Row[] = [
@@ -42,9 +48,17 @@ const routes: Row[] = [
   { method: "DELETE", url: (a) => `/api/admin/brands/${a.spareBrandId}`, expect: 404 },
   { method: "DELETE", url: (a) => `/api/admin/brands/${a.brandId}`, expect: 404 },
   { method: "POST", url: (a) => `/api/admin/brands/${a.deletedBrandId}/restore`, expect: 404 },
+  { method: "GET", url: () => "/api/admin/domains", expect: "list" },
+  { method: "POST", url: () => "/api/admin/domains", body: (a) => ({ domain: a.domain }), expect: 409 },
+  { method: "PUT", url: () => "/api/admin/domains", body: (a) => ({ domain: a.domain, action: "verify" }), expect: 404 },
+  { method: "PUT", url: () => "/api/admin/domains", body: (a) => ({ domain: a.domain, action: "setPrimary", primary: true }), expect: 404 },
+  { method: "DELETE", url: (a) => `/api/admin/domains?domain=${a.domain}`, expect: 404 },
+  { method: "GET", url: () => "/api/admin/email_list_a/lists", expect: "list" },
 ];
 
 let t: TestApp;
+let hosting: FakeHosting;
+let integrations: FakeIntegrations;
 let a: Fixture;
 let bSession: string;
 
@@ -58,12 +72,18 @@ async function snapshot(): Promise<string> {
     db.select().from(organizations).orderBy(organizations.id),
     db.select().from(brands).orderBy(brands.id),
     db.select().from(sessions).orderBy(sessions.idHash),
+    db.select().from(customDomains).orderBy(customDomains.id),
+    db.select().from(listMappings).orderBy(listMappings.brandId, listMappings.source, listMappings.listId),
   ]);
   return JSON.stringify(tables);
 }
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  hosting = await startFakeHosting();
+  hosting.needsChallenge.add("pay.tenant-a.com");
+  integrations = await startFakeIntegrations();
+  integrations.lists.email_list_a = [{ id: "list_1", name: "Newsletter" }];
+  t = await buildTestApp({ env: hostingEnv(hosting) });
   const ownerA = await registerOwner(t, "Tenant A");
   const member = await addUser(t, ownerA.session, "member", [ownerA.brandId]);
   const spare = json(await adminCall(t, "POST", "/api/admin/brands", { session: ownerA.session, body: { name: "Spare" } }));
@@ -71,6 +91,10 @@ beforeAll(async () => {
   expect((await adminCall(t, "DELETE", `/api/admin/brands/${deletedBrand.id}`, { session: ownerA.session })).statusCode).toBe(200);
   const deletedOrg = json(await adminCall(t, "POST", "/api/admin/organizations", { session: ownerA.session, body: { name: "A deleted" } }));
   expect((await adminCall(t, "DELETE", `/api/admin/organizations/${deletedOrg.id}`, { session: ownerA.session })).statusCode).toBe(200);
+  expect((await adminCall(t, "POST", "/api/admin/domains", { session: ownerA.session, body: { domain: "pay.tenant-a.com", primary: true } })).statusCode).toBe(200);
+  const listSettings = (session: string) => adminCall(t, "POST", "/api/admin/settings", { session, body: { provider: "email_list_a", settings: { apiKey: "tenancy-list-key-1234", baseUrl: integrations.baseUrl } } });
+  expect((await listSettings(ownerA.session)).statusCode).toBe(200);
+  expect((await adminCall(t, "PUT", "/api/admin/email_list_a/lists", { session: ownerA.session, body: { mappings: { list_1: "Tenant A private name" } } })).statusCode).toBe(200);
   a = {
     orgId: ownerA.organizationId,
     deletedOrgId: deletedOrg.id,
@@ -79,22 +103,33 @@ beforeAll(async () => {
     brandId: ownerA.brandId,
     spareBrandId: spare.id,
     deletedBrandId: deletedBrand.id,
+    domain: "pay.tenant-a.com",
+    mappingName: "Tenant A private name",
   };
   bSession = (await registerOwner(t, "Tenant B")).session;
+  expect((await listSettings(bSession)).statusCode).toBe(200);
   // Sanity: the ids are live for their own organization.
   expect((await adminCall(t, "GET", `/api/admin/users/${a.memberId}`, { session: ownerA.session })).statusCode).toBe(200);
   expect((await t.deps.database.db.select().from(brands).where(eq(brands.id, a.spareBrandId)))[0].organizationId).toBe(a.orgId);
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await hosting.close();
+  await integrations.close();
+});
 
 describe("tenancy: organization B's session against organization A's ids", () => {
-  it.each(routes.map((row) => [`${row.method} ${row.url({ orgId: ":orgId", deletedOrgId: ":deletedOrgId", ownerId: ":ownerId", memberId: ":memberId", brandId: ":brandId", spareBrandId: ":spareBrandId", deletedBrandId: ":deletedBrandId" })}`, row] as const))(
+  it.each(routes.map((row) => [`${row.method} ${row.url({ orgId: ":orgId", deletedOrgId: ":deletedOrgId", ownerId: ":ownerId", memberId: ":memberId", brandId: ":brandId", spareBrandId: ":spareBrandId", deletedBrandId: ":deletedBrandId", domain: ":domain", mappingName: ":mappingName" })}`, row] as const))(
     "%s reveals and changes nothing",
     async (_name, row) => {
       const before = await snapshot();
       const res = await adminCall(t, row.method, row.url(a), { session: bSession, body: row.body?.(a) });
       if (row.expect === 404) {
         expect(res.statusCode, res.body).toBe(404);
+      } else if (row.expect === 409) {
+        expect(res.statusCode, res.body).toBe(409);
+        expect(res.body).not.toContain("vc-domain-verify");
+        for (const id of Object.values(a)) expect(res.body).not.toContain(id);
       } else {
         expect(res.statusCode, res.body).toBe(200);
         for (const id of Object.values(a)) expect(res.body).not.toContain(id);
