@@ -117,7 +117,7 @@ describe("GET /api/admin/<list_source>/lists", () => {
   it.each([
     [503, "answers an error"],
     ["garbage", "answers unreadable JSON"],
-  ] as const)("answers 500 Failed to fetch lists when the integration %s (%s)", async (mode) => {
+  ] as const)("answers 500 Failed to fetch lists when the integration %s (%s)", async (mode, _why) => {
     fake.mode = mode;
     try {
       const res = await getLists("email_list_a", a.session);
@@ -180,7 +180,7 @@ describe("PUT /api/admin/<list_source>/lists", () => {
     [{ mappings: null }, "null"],
     [{ mappings: { XyZ1: 5 } }, "a non-text name"],
     [{ mappings: { XyZ1: "x".repeat(201) } }, "a name over 200 characters"],
-  ])("answers 400 Invalid mappings for %j (%s), storing nothing", async (body) => {
+  ])("answers 400 Invalid mappings for %j (%s), storing nothing", async (body, _what) => {
     const before = await rowsOf(a.brandId);
     const res = await putLists("sms_segments", a.session, body);
     expect(res.statusCode).toBe(400);
