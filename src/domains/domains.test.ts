@@ -122,6 +122,15 @@ describe("POST /api/admin/domains", () => {
     expect(await rowOf("outage.example.com")).toBeUndefined();
   });
 
+  it("two concurrent adds of one name: one stores it, the other answers 409", async () => {
+    const [first, second] = await Promise.all([add(a.session, { domain: "race.shop-a.com" }), add(a.session, { domain: "race.shop-a.com" })]);
+    expect([first.statusCode, second.statusCode].sort()).toEqual([200, 409]);
+    expect(json(first.statusCode === 409 ? first : second).error).toBe("Domain already exists");
+    expect(await db().select().from(customDomains).where(eq(customDomains.domain, "race.shop-a.com"))).toHaveLength(1);
+    expect(await auditOf("domain.add", "race.shop-a.com")).toHaveLength(1);
+    await adminCall(t, "DELETE", "/api/admin/domains?domain=race.shop-a.com", { session: a.session });
+  });
+
   it.each([
     [{}, "Domain is required"],
     [{ domain: "" }, "Domain is required"],
@@ -296,6 +305,23 @@ describe("DELETE /api/admin/domains", () => {
     expect(await auditOf("domain.remove", "pay.shop-a.com")).toMatchObject([{ success: true, actorId: a.userId }]);
     expect(json(await branding("pay.shop-a.com")).companyName).not.toBe("Shop A");
     expect((await adminCall(t, "DELETE", "/api/admin/domains?domain=pay.shop-a.com", { session: a.session })).statusCode).toBe(404);
+  });
+});
+
+describe("a hosting platform that does not answer", () => {
+  it("answers 502 once the (injected) timeout passes, storing nothing", async () => {
+    const slow = await buildTestApp({ env: { ...hostingEnv(hosting), DNS_SERVERS: dns.server, INTEGRATION_TIMEOUT_MS: "300" } });
+    hosting.failWith = "hang";
+    try {
+      const owner = await registerOwner(slow, "Slow hosting");
+      const res = await adminCall(slow, "POST", "/api/admin/domains", { session: owner.session, body: { domain: "slow.example.com" } });
+      expect(res.statusCode).toBe(502);
+      expect(json(res)).toMatchObject({ error: "Hosting platform request failed", details: "timed out" });
+      expect(await slow.deps.database.db.select().from(customDomains)).toEqual([]);
+    } finally {
+      hosting.failWith = null;
+      await slow.close();
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import { sendJson, startHttpFake, type FakeRequest } from "../providers/fake-http.js";
 
 /**
@@ -25,8 +26,8 @@ export interface FakeHosting {
   ownershipPasses: Set<string>;
   /** The DNS configuration the platform reports per name; default `{ configuredBy: null, misconfigured: true }`. */
   dnsConfig: Map<string, { configuredBy: "A" | "CNAME" | "http" | null; misconfigured: boolean }>;
-  /** Answer every request with this status (platform outage). */
-  failWith: number | null;
+  /** Answer every request with this status (platform outage), or never answer (`hang`). */
+  failWith: number | "hang" | null;
   close(): Promise<void>;
 }
 
@@ -45,9 +46,11 @@ export async function startFakeHosting(options: { token?: string; projectId?: st
     failWith: null,
   };
   const project = `/projects/${projectId}/domains`;
+  const hanging: ServerResponse[] = [];
   const server = await startHttpFake((request, response) => {
     state.requests.push(request);
     if (request.headers.authorization !== `Bearer ${token}`) return sendJson(response, 403, { error: { code: "forbidden", message: "Not authorized" } });
+    if (state.failWith === "hang") return void hanging.push(response);
     if (state.failWith) return sendJson(response, state.failWith, { error: { code: "internal_server_error" } });
     const path = request.path.split("?")[0]!;
     let m: RegExpExecArray | null;
@@ -89,7 +92,11 @@ export async function startFakeHosting(options: { token?: string; projectId?: st
     }
     sendJson(response, 404, { error: { code: "not_found", message: `${request.method} ${path}` } });
   });
-  return Object.assign(state, { baseUrl: server.baseUrl, close: server.close });
+  const close = async () => {
+    for (const response of hanging.splice(0)) response.destroy();
+    await server.close();
+  };
+  return Object.assign(state, { baseUrl: server.baseUrl, close });
 }
 
 /** The environment that points the app at the fake. */

@@ -114,6 +114,19 @@ describe("GET /api/admin/<list_source>/lists", () => {
     expect(json(res)).toMatchObject({ success: false, error: "sms_segments is not configured: missing apiKey", lists: [], mappings: {} });
   });
 
+  it("disabled in the settings: 400 with success: false, and the integration is not called", async () => {
+    await configure(b.session, "email_list_a", { enabled: false });
+    fake.requests.length = 0;
+    try {
+      const res = await getLists("email_list_a", b.session);
+      expect(res.statusCode).toBe(400);
+      expect(json(res)).toMatchObject({ success: false, error: "email_list_a is disabled in the settings", lists: [], mappings: {} });
+      expect(fake.requests).toEqual([]);
+    } finally {
+      await configure(b.session, "email_list_a", { enabled: true });
+    }
+  });
+
   it.each([
     [503, "answers an error"],
     ["garbage", "answers unreadable JSON"],
