@@ -26,6 +26,8 @@ import { registerCrmAdminRoutes } from "./admin/crm/routes.js";
 import { registerWebhookRoutes } from "./webhooks/routes.js";
 import { registerIncomingWebhookRoutes } from "./webhooks/incoming/routes.js";
 import { WebhookWorker } from "./webhooks/worker.js";
+import { registerDomainRoutes } from "./domains/routes.js";
+import { registerMarketingRoutes } from "./marketing/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -101,6 +103,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerLinkRoutes(app, deps);
   registerSettingsRoutes(app, deps);
   registerCrmAdminRoutes(app, deps);
+  registerDomainRoutes(app, deps);
+  registerMarketingRoutes(app, deps);
 
   const worker = new WebhookWorker(deps);
   app.decorate("webhookWorker", worker);

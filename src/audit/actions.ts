@@ -48,6 +48,12 @@ export const AUDIT_ACTIONS = [
   "webhook_endpoint.test",
   "webhook_endpoint.disable",
   "webhook_delivery.resend",
+  // custom domains and marketing list mappings
+  "domain.add",
+  "domain.remove",
+  "domain.verify",
+  "domain.set_primary",
+  "list_mapping.update",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

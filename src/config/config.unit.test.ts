@@ -76,3 +76,31 @@ describe("loadConfig", () => {
     expect(loadConfig({ DATABASE_URL: "memory://", PUBLIC_BASE_URL: "https://pay.example.com/" }).publicBaseUrl).toBe("https://pay.example.com");
   });
 });
+
+describe("custom domains and integrations", () => {
+  const base = { DATABASE_URL: "memory://" };
+
+  it("defaults the platform records, the system resolvers and a 10 s integration timeout", () => {
+    const config = loadConfig(base);
+    expect(config.hosting).toEqual({ apiUrl: null, apiToken: null, projectId: null, aRecord: "76.76.21.21", cnameTarget: "cname.vercel-dns.com" });
+    expect(config.dnsServers).toBeNull();
+    expect(config.integrationTimeoutMs).toBe(10_000);
+  });
+
+  it("takes DNS_SERVERS as host[:port] list", () => {
+    expect(loadConfig({ ...base, DNS_SERVERS: "1.1.1.1, 127.0.0.1:5353,[::1]:53,2001:db8::1" }).dnsServers).toEqual(["1.1.1.1", "127.0.0.1:5353", "[::1]:53", "2001:db8::1"]);
+  });
+
+  it.each([
+    ["DNS_SERVERS", "dns.example.com"],
+    ["DNS_SERVERS", "1.1.1.1:99999"],
+    ["DNS_SERVERS", "1.1.1.1,,"],
+    ["HOSTING_A_RECORD", "cname.example.com"],
+    ["HOSTING_CNAME_TARGET", "not a host"],
+    ["INTEGRATION_TIMEOUT_MS", "0"],
+    ["HOSTING_API_URL", "not a url"],
+  ])("refuses %s=%j, naming it", (name, value) => {
+    expect(() => loadConfig({ ...base, [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, [name]: value })).toThrow(name);
+  });
+});

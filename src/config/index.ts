@@ -1,6 +1,7 @@
 // The one place that reads the environment (CONTRACT.md "Configuration"). Everything else gets a Config.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { isIP } from "node:net";
 import path from "node:path";
 
 export type DatabaseKind = "pglite-file" | "pglite-memory" | "postgres";
@@ -37,7 +38,10 @@ export interface Config {
   checkoutCompletionGraceSeconds: number;
   declineLimit: number;
   declineWindowSeconds: number;
+  /** DNS_SERVERS as `Resolver.setServers` takes them (`1.2.3.4`, `1.2.3.4:5353`, `[::1]:53`); null = the system's. */
   dnsServers: string[] | null;
+  /** How long a call to the hosting platform or a marketing integration may take (CONTRACT: 10 s). */
+  integrationTimeoutMs: number;
   session: { idleMinutes: number; maxHours: number };
   logLevel: string;
   /** Warnings to log once the logger exists (generated secrets, embedded database). */
@@ -81,6 +85,32 @@ function url(env: Env, name: string): string | null {
     throw new ConfigError(`${name} is not a valid URL: "${raw}"`);
   }
   return raw.replace(/\/+$/, "");
+}
+
+/** DNS_SERVERS: comma-separated `host[:port]`, where host is an IP address (IPv6 in brackets with a port). */
+function dnsServersOf(env: Env): string[] | null {
+  const raw = env.DNS_SERVERS;
+  if (raw === undefined || raw.trim() === "") return null;
+  return raw.split(",").map((entry) => {
+    const s = entry.trim();
+    const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(s);
+    const plain = /^([^:]+)(?::(\d{1,5}))?$/.exec(s);
+    const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : isIP(s) === 6 ? [s, undefined] : plain ? [plain[1]!, plain[2]] : ["", undefined];
+    if (!isIP(host) || (port !== undefined && (Number(port) < 1 || Number(port) > 65535))) {
+      throw new ConfigError(`DNS_SERVERS must be comma-separated IP addresses with an optional :port, got "${s}"`);
+    }
+    return s;
+  });
+}
+
+function hostingOf(env: Env): Config["hosting"] {
+  const aRecord = env.HOSTING_A_RECORD || "76.76.21.21";
+  if (isIP(aRecord) !== 4) throw new ConfigError(`HOSTING_A_RECORD must be an IPv4 address, got "${aRecord}"`);
+  const cnameTarget = (env.HOSTING_CNAME_TARGET || "cname.vercel-dns.com").toLowerCase().replace(/\.$/, "");
+  if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/.test(cnameTarget)) {
+    throw new ConfigError(`HOSTING_CNAME_TARGET must be a host name, got "${env.HOSTING_CNAME_TARGET}"`);
+  }
+  return { apiUrl: url(env, "HOSTING_API_URL"), apiToken: env.HOSTING_API_TOKEN || null, projectId: env.HOSTING_PROJECT_ID || null, aRecord, cnameTarget };
 }
 
 function databaseOf(env: Env): Config["database"] {
@@ -161,7 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
   const encryptionKey = decodeKey(secretOf(env, "ENCRYPTION_KEY", database, dataDir, warnings), "ENCRYPTION_KEY");
 
   const publicBaseUrl = url(env, "PUBLIC_BASE_URL") ?? `http://localhost:${port}`;
-  const dnsServers = env.DNS_SERVERS ? env.DNS_SERVERS.split(",").map((s) => s.trim()).filter(Boolean) : null;
+  const dnsServers = dnsServersOf(env);
 
   return {
     port,
@@ -182,18 +212,13 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: boolean(env, "TRUST_PROXY", false),
     smtp: { url: url(env, "SMTP_URL"), from: env.MAIL_FROM || "no-reply@localhost" },
     social: { social_a: socialOf(env, "SOCIAL_A"), social_b: socialOf(env, "SOCIAL_B") },
-    hosting: {
-      apiUrl: url(env, "HOSTING_API_URL"),
-      apiToken: env.HOSTING_API_TOKEN || null,
-      projectId: env.HOSTING_PROJECT_ID || null,
-      aRecord: env.HOSTING_A_RECORD || "76.76.21.21",
-      cnameTarget: env.HOSTING_CNAME_TARGET || "cname.vercel-dns.com",
-    },
+    hosting: hostingOf(env),
     paymentMode: oneOf(env, "PAYMENT_MODE", ["test", "live"] as const, "test"),
     checkoutCompletionGraceSeconds: integer(env, "CHECKOUT_COMPLETION_GRACE_SECONDS", 3600),
     declineLimit: integer(env, "DECLINE_LIMIT", 5, 1),
     declineWindowSeconds: integer(env, "DECLINE_WINDOW_SECONDS", 600, 1),
     dnsServers,
+    integrationTimeoutMs: integer(env, "INTEGRATION_TIMEOUT_MS", 10_000, 1),
     session: { idleMinutes: integer(env, "SESSION_IDLE_MINUTES", 30, 1), maxHours: integer(env, "SESSION_MAX_HOURS", 12, 1) },
     logLevel: oneOf(env, "LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
     warnings,

@@ -5,9 +5,24 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { buildTestApp, json, type TestApp } from "../support/app.js";
 import { addUser, adminCall, registerOwner, type Method } from "../support/admin.js";
-import { brandAccess, brands, commissions, memberships, orders, organizations, providerSettings, salespeople, sessions, users } from "../../src/db/schema/index.js";
 import { PASSWORD, uniqueEmail } from "../support/identity.js";
 import { completeCheckoutViaApi } from "../support/completed-checkout.js";
+import {
+  brandAccess,
+  brands,
+  commissions,
+  customDomains,
+  listMappings,
+  memberships,
+  orders,
+  organizations,
+  providerSettings,
+  salespeople,
+  sessions,
+  users,
+} from "../../src/db/schema/index.js";
+import { hostingEnv, startFakeHosting, type FakeHosting } from "../../src/domains/fake-hosting.js";
+import { startFakeIntegrations, type FakeIntegrations } from "../../src/marketing/fake-integrations.js";
 
 /** Organization A's ids, arranged through the API. */
 interface Fixture {
@@ -23,14 +38,18 @@ interface Fixture {
   orderId: string;
   /** A non-secret settings value of A's brand: B's settings must not show it. */
   publishableKey: string;
+  /** A custom domain of A's brand. */
+  domain: string;
+  /** A display name A gave to one of its email_list_a lists. */
+  mappingName: string;
 }
 
 interface Row {
   method: Method;
   url: (a: Fixture) => string;
   body?: (a: Fixture) => unknown;
-  /** 404 for an id of A; "list" for a listing that must not show anything of A; a function for other answers. */
-  expect: 404 | "list" | ((body: Record<string, any>, a: Fixture) => void);
+  /** 404 for an id of A; 409 for a name A holds (answered without A's data); "list" for a listing that must not show anything of A; a function for other answers. */
+  expect: 404 | 409 | "list" | ((body: Record<string, any>, a: Fixture) => void);
 }
 
 const routes: Row[] = [
@@ -62,12 +81,20 @@ const routes: Row[] = [
   { method: "POST", url: () => "/api/admin/tools/generate-link", body: (a) => ({ salespersonId: a.salespersonId, salespersonName: "Probe", commissionRate: 0.1, orderInfo: { productName: "Probe", total: 100, currency: "USD" } }), expect: 404 },
   { method: "GET", url: () => "/api/admin/settings", expect: "list" },
   { method: "POST", url: () => "/api/admin/crm-retry", body: (a) => ({ orderId: a.orderId }), expect: 404 },
+  { method: "GET", url: () => "/api/admin/domains", expect: "list" },
+  { method: "POST", url: () => "/api/admin/domains", body: (a) => ({ domain: a.domain }), expect: 409 },
+  { method: "PUT", url: () => "/api/admin/domains", body: (a) => ({ domain: a.domain, action: "verify" }), expect: 404 },
+  { method: "PUT", url: () => "/api/admin/domains", body: (a) => ({ domain: a.domain, action: "setPrimary", primary: true }), expect: 404 },
+  { method: "DELETE", url: (a) => `/api/admin/domains?domain=${a.domain}`, expect: 404 },
+  { method: "GET", url: () => "/api/admin/email_list_a/lists", expect: "list" },
 ];
 
 /** `:name` for every fixture id, for the test names. */
 const PLACEHOLDERS = new Proxy({}, { get: (_target, key) => `:${String(key)}` }) as Fixture;
 
 let t: TestApp;
+let hosting: FakeHosting;
+let integrations: FakeIntegrations;
 let a: Fixture;
 let bSession: string;
 
@@ -85,12 +112,18 @@ async function snapshot(): Promise<string> {
     db.select().from(salespeople).orderBy(salespeople.id),
     db.select().from(providerSettings).orderBy(providerSettings.brandId, providerSettings.provider),
     db.select().from(orders).orderBy(orders.id),
+    db.select().from(customDomains).orderBy(customDomains.id),
+    db.select().from(listMappings).orderBy(listMappings.brandId, listMappings.source, listMappings.listId),
   ]);
   return JSON.stringify(tables);
 }
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  hosting = await startFakeHosting();
+  hosting.needsChallenge.add("pay.tenant-a.com");
+  integrations = await startFakeIntegrations();
+  integrations.lists.email_list_a = [{ id: "list_1", name: "Newsletter" }];
+  t = await buildTestApp({ env: hostingEnv(hosting) });
   const ownerA = await registerOwner(t, "Tenant A");
   const member = await addUser(t, ownerA.session, "member", [ownerA.brandId]);
   const spare = json(await adminCall(t, "POST", "/api/admin/brands", { session: ownerA.session, body: { name: "Spare" } }));
@@ -107,6 +140,10 @@ beforeAll(async () => {
   const publishableKey = "pk_test_tenantA0123456789";
   const configured = await adminCall(t, "POST", "/api/admin/settings", { session: ownerA.session, body: { provider: "intent_gateway", settings: { publishableKey, secretKey: "sk_test_tenantA0123456789" } } });
   expect(configured.statusCode, configured.body).toBe(200);
+  expect((await adminCall(t, "POST", "/api/admin/domains", { session: ownerA.session, body: { domain: "pay.tenant-a.com", primary: true } })).statusCode).toBe(200);
+  const listSettings = (session: string) => adminCall(t, "POST", "/api/admin/settings", { session, body: { provider: "email_list_a", settings: { apiKey: "tenancy-list-key-1234", baseUrl: integrations.baseUrl } } });
+  expect((await listSettings(ownerA.session)).statusCode).toBe(200);
+  expect((await adminCall(t, "PUT", "/api/admin/email_list_a/lists", { session: ownerA.session, body: { mappings: { list_1: "Tenant A private name" } } })).statusCode).toBe(200);
   a = {
     salespersonId: seller.id,
     commissionId: commission!.id,
@@ -119,13 +156,20 @@ beforeAll(async () => {
     brandId: ownerA.brandId,
     spareBrandId: spare.id,
     deletedBrandId: deletedBrand.id,
+    domain: "pay.tenant-a.com",
+    mappingName: "Tenant A private name",
   };
   bSession = (await registerOwner(t, "Tenant B")).session;
+  expect((await listSettings(bSession)).statusCode).toBe(200);
   // Sanity: the ids are live for their own organization.
   expect((await adminCall(t, "GET", `/api/admin/users/${a.memberId}`, { session: ownerA.session })).statusCode).toBe(200);
   expect((await t.deps.database.db.select().from(brands).where(eq(brands.id, a.spareBrandId)))[0].organizationId).toBe(a.orgId);
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await hosting.close();
+  await integrations.close();
+});
 
 describe("tenancy: organization B's session against organization A's ids", () => {
   it.each(routes.map((row) => [`${row.method} ${row.url(PLACEHOLDERS)}`, row] as const))(
@@ -135,6 +179,10 @@ describe("tenancy: organization B's session against organization A's ids", () =>
       const res = await adminCall(t, row.method, row.url(a), { session: bSession, body: row.body?.(a) });
       if (row.expect === 404) {
         expect(res.statusCode, res.body).toBe(404);
+      } else if (row.expect === 409) {
+        expect(res.statusCode, res.body).toBe(409);
+        expect(res.body).not.toContain("vc-domain-verify");
+        for (const id of Object.values(a)) expect(res.body).not.toContain(id);
       } else {
         expect(res.statusCode, res.body).toBe(200);
         if (row.expect === "list") for (const id of Object.values(a)) expect(res.body).not.toContain(id);

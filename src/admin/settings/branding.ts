@@ -1,13 +1,11 @@
 import { eq } from "drizzle-orm";
 import type { Ctx } from "../../ctx.js";
-import { brands, DEFAULT_BRAND_ID } from "../../db/schema/index.js";
+import { brands } from "../../db/schema/index.js";
+import { brandForHost as brandForDomainHost } from "../../domains/host-brand.js";
 
-/**
- * The brand a host serves. Custom domains do not exist yet, so every host is served by the default
- * brand (the platform default); the domains feature replaces this lookup.
- */
-export async function brandForHost(_ctx: Ctx, _host: string | undefined): Promise<string> {
-  return DEFAULT_BRAND_ID;
+/** The brand a host serves: a verified custom domain's brand, else the default brand (src/domains/host-brand.ts). */
+export async function brandForHost(ctx: Ctx, host: string | undefined): Promise<string> {
+  return brandForDomainHost(ctx.db, host, ctx.clock);
 }
 
 /** GET /api/admin/branding, no authentication: the served brand's display name, nothing else. */

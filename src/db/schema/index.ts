@@ -10,3 +10,4 @@ export * from "./providers.js";
 export * from "./upsell.js";
 export * from "./salespeople.js";
 export * from "./webhooks.js";
+export * from "./domains.js";
