@@ -162,6 +162,10 @@ ${status.join("\n\n")}
 ${machine.free}
 \`\`\`
 
+Other benchmarks, each with its own command and page: the audit-log listing over a million records
+(\`npm run bench:audit\`, \`docs/benchmarks-audit.md\`) and webhook delivery throughput
+(\`node bench/webhooks.mjs\`, \`docs/webhooks.md\`).
+
 The load generator (autocannon, in the runner process) and PostgreSQL run on the same machine as the
 server under test and share its cores; their CPU use is in the last section.
 

@@ -1,4 +1,5 @@
 // GET /api/admin/audit-logs: tenant scope, every filter, full-text search, pagination edges and stats.
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { call } from "../../test/support/identity.js";
@@ -51,7 +52,7 @@ describe("GET /api/admin/audit-logs", () => {
     const res = await list(seeded);
     expect(res.statusCode).toBe(200);
     const body = json(res);
-    expect(body.pagination).toEqual({ page: 1, limit: 20, total: 30, totalPages: 2 });
+    expect(body.pagination).toEqual({ page: 1, limit: 20, total: 30, totalPages: 2, totalExact: true });
     expect(body.logs).toHaveLength(20);
     const first = body.logs.find((l: any) => l.resourceId === "link_4");
     expect(first).toMatchObject({ actorType: "api", actorId: "key_1", action: "checkout_link.generate", resourceType: "checkout_link", success: true, createdAt: T0 + 29_000, details: { n: 29 } });
@@ -96,10 +97,28 @@ describe("GET /api/admin/audit-logs", () => {
 
   it("pages: a page past the end is empty with the real totals", async () => {
     const second = json(await list(`${seeded}&limit=7&page=5`));
-    expect(second.pagination).toEqual({ page: 5, limit: 7, total: 30, totalPages: 5 });
+    expect(second.pagination).toEqual({ page: 5, limit: 7, total: 30, totalPages: 5, totalExact: true });
     expect(second.logs).toHaveLength(2);
     const past = json(await list(`${seeded}&limit=7&page=9`));
     expect(past).toMatchObject({ logs: [], pagination: { page: 9, limit: 7, total: 30, totalPages: 5 } });
+  });
+
+  it("past 1 000 matches, the total is the database's estimate and says so", async () => {
+    // A third organization with 12 000 records (seeded in SQL: the API would take minutes).
+    const c = await registerOwner(t, { orgName: "Org C" });
+    await t.deps.database.db.execute(sql`
+      insert into audit_logs (id, organization_id, brand_id, actor_type, action, resource_type, success, created_at)
+      select 'aud_many_' || g, ${c.organizationId}, ${c.brandId}, 'system', 'user.login', 'user', true, ${new Date(T0).toISOString()}::timestamptz + make_interval(secs => g)
+      from generate_series(1, 12000) as g`);
+    await t.deps.database.db.execute(sql`analyze audit_logs`);
+    const body = json(await call(t, "GET", "/api/admin/audit-logs?action=user.login", { session: c.session }));
+    expect(body.pagination.totalExact).toBe(false);
+    expect(body.pagination.total).toBeGreaterThan(1_000);
+    expect(body.pagination.totalPages).toBe(Math.ceil(body.pagination.total / 20));
+    expect(body.logs).toHaveLength(20);
+    // A narrower filter is counted exactly again.
+    const narrow = json(await call(t, "GET", `/api/admin/audit-logs?action=user.login&endDate=${T0 + 50_000}`, { session: c.session }));
+    expect(narrow.pagination).toMatchObject({ total: 50, totalExact: true });
   });
 
   it("caps limit at 100 and refuses limit 0 and page 0", async () => {

@@ -47,7 +47,14 @@ export const AuditStats = Type.Object({
 
 export const AuditLogListReply = Type.Object({
   logs: Type.Array(AuditLogView),
-  pagination: Type.Object({ page: Type.Integer(), limit: Type.Integer(), total: Type.Integer(), totalPages: Type.Integer() }),
+  pagination: Type.Object({
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    total: Type.Integer(),
+    totalPages: Type.Integer(),
+    /** false when more than 1 000 records match: `total` is then the database's estimate. */
+    totalExact: Type.Boolean(),
+  }),
   stats: Type.Optional(AuditStats),
 });
 export type AuditLogListReply = Static<typeof AuditLogListReply>;
