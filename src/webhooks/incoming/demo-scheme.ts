@@ -9,12 +9,12 @@ import { safeEqual } from "../../lib/crypto.js";
 export const DEMO_TIMESTAMP_HEADER = "x-demo-timestamp";
 export const DEMO_SIGNATURE_HEADER = "x-demo-signature";
 
-export function demoSignature(secret: string, timestampSeconds: number | string, body: string): string {
-  return "v1=" + createHmac("sha256", secret).update(`${timestampSeconds}.${body}`).digest("hex");
+export function demoSignature(secret: string, timestampSeconds: number | string, body: string | Buffer): string {
+  return "v1=" + createHmac("sha256", secret).update(`${timestampSeconds}.`).update(body).digest("hex");
 }
 
 /** Whether any of the (comma- or space-separated) signatures in the header matches. */
-export function isDemoSignatureValid(secret: string, timestamp: string, body: string, header: string): boolean {
+export function isDemoSignatureValid(secret: string, timestamp: string, body: string | Buffer, header: string): boolean {
   const expected = demoSignature(secret, timestamp, body);
   return header
     .split(/[,\s]+/)

@@ -1,12 +1,12 @@
 import { and, eq, or } from "drizzle-orm";
-import { Type, type Static } from "typebox";
-import { Value } from "typebox/value";
 import type { Ctx } from "../../ctx.js";
-import { checkouts, incomingWebhookEvents, orders } from "../../db/schema/index.js";
+import type { Db } from "../../db/client.js";
+import { checkouts, DEFAULT_BRAND_ID, incomingWebhookEvents, orders } from "../../db/schema/index.js";
 import { withTransaction } from "../../db/transaction.js";
-import { AppError } from "../../lib/errors.js";
 import { newId } from "../../lib/ids.js";
+import { findProviderSettings, readableValuesOf } from "../../providers/settings-store.js";
 import { DEMO_SIGNATURE_HEADER, DEMO_TIMESTAMP_HEADER, isDemoSignatureValid } from "./demo-scheme.js";
+import { headerOf, parseNormalised, PROVIDER_SCHEMES, refused, type Headers, type ProviderNotification } from "./schemes.js";
 
 /** SPEC "Salesperson portal and incoming provider webhooks": the six providers that notify us. */
 export const INCOMING_PROVIDERS = ["intent_gateway", "order_crm_a", "hosted_store", "order_crm_b", "vault_gateway_a", "cart_gateway"] as const;
@@ -15,85 +15,109 @@ export type IncomingProvider = (typeof INCOMING_PROVIDERS)[number];
 /** A notification older or newer than this (by its signed timestamp) is refused: replay defence. */
 export const TIMESTAMP_TOLERANCE_MS = 5 * 60_000;
 
-/** The normalised notification every scheme yields (the demo scheme's body is exactly this). */
-export const IncomingEvent = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 200 }),
-  type: Type.Union([Type.Literal("payment.succeeded"), Type.Literal("payment.failed"), Type.Literal("payment.refunded")]),
-  data: Type.Object({
-    orderId: Type.String({ minLength: 1, maxLength: 200 }),
-    transactionId: Type.Optional(Type.String({ maxLength: 200 })),
-    brandId: Type.Optional(Type.String({ maxLength: 200 })),
-    reason: Type.Optional(Type.String({ maxLength: 500 })),
-  }),
-});
-export type IncomingEvent = Static<typeof IncomingEvent>;
-
-const refused = (message: string) => new AppError("BAD_REQUEST", message);
-
 export interface RawNotification {
   provider: IncomingProvider;
-  body: string;
-  headers: Record<string, string | string[] | undefined>;
+  /** The exact request bytes: every signature covers them. */
+  body: Buffer;
+  headers: Headers;
+  /** `?brand=<brandId>` in the notification URL: which brand's secret verifies it (else found from the order id). */
+  brand?: string;
 }
 
-const header = (headers: RawNotification["headers"], name: string): string | undefined => {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
+/** A brand's `webhookSecret` for the provider (sealed in its provider settings), or null. */
+export async function webhookSecretOf(ctx: Pick<Ctx, "db" | "config" | "log">, brandId: string, provider: IncomingProvider): Promise<string | null> {
+  const stored = await findProviderSettings(ctx.db, brandId, provider);
+  if (!stored) return null;
+  const { values, secretsReadable } = readableValuesOf(stored, [ctx.config.encryptionKey]);
+  if (!secretsReadable) ctx.log.error({ provider, brandId }, "provider secrets cannot be decrypted (ENCRYPTION_KEY changed?); webhook secret treated as not configured");
+  const secret = values.webhookSecret;
+  return typeof secret === "string" && secret.length > 0 ? secret : null;
+}
 
 /**
- * THE SEAM for the providers' own signature schemes: with a brand's `webhookSecret` in its provider
- * settings, the provider's scheme (and translation of its event names) applies. Provider settings are
- * being built separately; until they can be read here, only the demo scheme exists, and live mode
- * (which has no demo) refuses every notification as not verifiable.
+ * Which brands a notification may belong to: the one the URL or payload names, else the brands of
+ * the checkouts with its order id (normally one), else the default brand.
  */
-export function verifyWithProviderScheme(notification: RawNotification): never {
-  throw refused(`No webhook signing secret configured for ${notification.provider}`);
+async function candidateBrands(db: Db, orderId: string | null, named: string | undefined): Promise<string[]> {
+  if (named) return [named];
+  if (orderId) {
+    const rows = await db.selectDistinct({ brandId: checkouts.brandId }).from(checkouts).where(eq(checkouts.orderId, orderId)).limit(10);
+    if (rows.length > 0) return rows.map((r) => r.brandId);
+  }
+  return [DEFAULT_BRAND_ID];
+}
+
+/**
+ * The provider's own signature scheme (src/webhooks/incoming/schemes.ts), verified with the
+ * `webhookSecret` of the brand the notification belongs to; then the 5-minute window where the
+ * scheme signs a timestamp. Returns the translated notification and the brand whose secret verified it.
+ */
+export async function verifyWithProviderScheme(ctx: Ctx, notification: RawNotification): Promise<{ event: ProviderNotification; brandId: string }> {
+  const scheme = PROVIDER_SCHEMES[notification.provider];
+  const event = scheme.parse(notification.body.toString("utf8"), notification.headers);
+  let secretFound = false;
+  for (const brandId of await candidateBrands(ctx.db, event.orderId, notification.brand ?? event.brandId)) {
+    const secret = await webhookSecretOf(ctx, brandId, notification.provider);
+    if (!secret) continue;
+    secretFound = true;
+    const check = scheme.verify(notification.headers, notification.body, secret);
+    if (!check.valid) continue;
+    if (check.timestamp !== undefined && Math.abs(ctx.clock.now() - check.timestamp * 1000) > TIMESTAMP_TOLERANCE_MS) throw refused("Webhook timestamp outside the 5-minute tolerance");
+    return { event, brandId };
+  }
+  throw refused(secretFound ? "Invalid webhook signature" : `No webhook signing secret configured for ${notification.provider}`);
 }
 
 /** Verifies the demo scheme (signature, then the 5-minute timestamp window); throws 400s. */
 export function verifyDemoNotification(ctx: Pick<Ctx, "clock" | "config">, notification: RawNotification): void {
-  const timestamp = header(notification.headers, DEMO_TIMESTAMP_HEADER);
-  const signature = header(notification.headers, DEMO_SIGNATURE_HEADER);
+  const timestamp = headerOf(notification.headers, DEMO_TIMESTAMP_HEADER);
+  const signature = headerOf(notification.headers, DEMO_SIGNATURE_HEADER);
   if (!timestamp || !signature) throw refused("Missing webhook signature");
   if (!/^\d{1,12}$/.test(timestamp)) throw refused("Invalid webhook timestamp");
   if (!isDemoSignatureValid(ctx.config.checkoutTokenSecret, timestamp, notification.body, signature)) throw refused("Invalid webhook signature");
   if (Math.abs(ctx.clock.now() - Number(timestamp) * 1000) > TIMESTAMP_TOLERANCE_MS) throw refused("Webhook timestamp outside the 5-minute tolerance");
 }
 
-function parseEvent(body: string): IncomingEvent {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    throw new AppError("INVALID_JSON", "Malformed JSON body");
+/**
+ * Which scheme applies: the provider's own when its signature header is present; otherwise, in
+ * demo mode (PAYMENT_MODE=test), the demo scheme, but only for brands without a `webhookSecret`
+ * for the provider. Live mode has no demo scheme.
+ */
+async function verified(ctx: Ctx, notification: RawNotification): Promise<{ event: ProviderNotification; brandId: string | null; narrow: string | undefined }> {
+  const scheme = PROVIDER_SCHEMES[notification.provider];
+  if (headerOf(notification.headers, scheme.signatureHeader) !== undefined) {
+    const { event, brandId } = await verifyWithProviderScheme(ctx, notification);
+    return { event, brandId, narrow: brandId };
   }
-  if (!Value.Check(IncomingEvent, parsed)) {
-    const first = [...Value.Errors(IncomingEvent, parsed)][0];
-    throw new AppError("VALIDATION_ERROR", `Invalid notification: ${first?.message ?? "unexpected shape"}`, first?.instancePath?.replace(/^\//, "").replaceAll("/", ".") || undefined);
+  if (ctx.config.paymentMode === "live") throw refused("Missing webhook signature");
+  verifyDemoNotification(ctx, notification);
+  const event = parseNormalised(notification.body.toString("utf8"));
+  const narrow = notification.brand ?? event.brandId;
+  for (const brandId of await candidateBrands(ctx.db, event.orderId, narrow)) {
+    // This brand has the provider's secret: only the provider's own signature is accepted for it.
+    if (await webhookSecretOf(ctx, brandId, notification.provider)) throw refused("Missing webhook signature");
   }
-  return parsed;
+  return { event, brandId: null, narrow };
 }
-
-const STATUS_BY_TYPE = { "payment.succeeded": "succeeded", "payment.failed": "failed", "payment.refunded": "refunded" } as const;
 
 /**
  * `POST /api/webhooks/<provider>`: verify, deduplicate by the provider's event id, store, and update
  * the checkout's and its orders' payment status. A repeat of a stored event id changes nothing.
  */
 export async function receiveNotification(ctx: Ctx, notification: RawNotification): Promise<{ received: true; duplicate: boolean; outcome: string }> {
-  if (ctx.config.paymentMode === "live") verifyWithProviderScheme(notification);
-  verifyDemoNotification(ctx, notification);
-  const event = parseEvent(notification.body);
+  const { event, brandId, narrow } = await verified(ctx, notification);
   const now = new Date(ctx.clock.now());
   return withTransaction(ctx.db, async (tx) => {
-    const matches = await tx
-      .select({ id: checkouts.id, brandId: checkouts.brandId })
-      .from(checkouts)
-      .where(and(eq(checkouts.orderId, event.data.orderId), event.data.brandId ? eq(checkouts.brandId, event.data.brandId) : undefined))
-      .limit(2);
+    const matches =
+      event.status && event.orderId
+        ? await tx
+            .select({ id: checkouts.id, brandId: checkouts.brandId })
+            .from(checkouts)
+            .where(and(eq(checkouts.orderId, event.orderId), narrow ? eq(checkouts.brandId, narrow) : undefined))
+            .limit(2)
+        : [];
     const checkout = matches.length === 1 ? matches[0] : null;
-    const outcome = checkout ? "applied" : "unmatched";
+    const outcome = !event.status ? "ignored" : checkout ? "applied" : "unmatched";
     const stored = await tx
       .insert(incomingWebhookEvents)
       .values({
@@ -101,17 +125,17 @@ export async function receiveNotification(ctx: Ctx, notification: RawNotificatio
         provider: notification.provider,
         providerEventId: event.id,
         type: event.type,
-        brandId: checkout?.brandId ?? null,
-        orderId: event.data.orderId,
-        payload: event as unknown as Record<string, unknown>,
+        brandId: checkout?.brandId ?? brandId,
+        orderId: event.orderId,
+        payload: event.payload,
         outcome,
         receivedAt: now,
       })
       .onConflictDoNothing()
       .returning({ id: incomingWebhookEvents.id });
     if (stored.length === 0) return { received: true as const, duplicate: true, outcome: "duplicate" };
-    if (checkout) {
-      const paymentStatus = STATUS_BY_TYPE[event.type];
+    if (checkout && event.status) {
+      const paymentStatus = event.status;
       await tx.update(checkouts).set({ paymentStatus, updatedAt: now }).where(eq(checkouts.id, checkout.id));
       await tx
         .update(orders)
@@ -119,7 +143,7 @@ export async function receiveNotification(ctx: Ctx, notification: RawNotificatio
         .where(
           and(
             eq(orders.brandId, checkout.brandId),
-            event.data.transactionId ? or(eq(orders.checkoutId, checkout.id), eq(orders.transactionId, event.data.transactionId)) : eq(orders.checkoutId, checkout.id),
+            event.transactionId ? or(eq(orders.checkoutId, checkout.id), eq(orders.transactionId, event.transactionId)) : eq(orders.checkoutId, checkout.id),
           ),
         );
     }

@@ -9,28 +9,30 @@ import { INCOMING_PROVIDERS, receiveNotification, type IncomingProvider } from "
 const KNOWN = new Set<string>(INCOMING_PROVIDERS);
 
 /**
- * Provider notifications. Their own plugin scope: the JSON body is kept as the raw text the
- * signature covers, and parsed only after verification.
+ * Provider notifications. Their own plugin scope: the JSON body is kept as the exact bytes the
+ * signature covers (a Buffer, never re-encoded), and parsed by the provider's scheme.
  */
 export async function registerIncomingWebhookRoutes(app: App, deps: Deps): Promise<void> {
   await app.register(async (scope) => {
     scope.removeContentTypeParser("application/json");
-    scope.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: 256 * 1024 }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: 256 * 1024 }, (_request, body, done) => done(null, body));
     scope.post(
       "/api/webhooks/:provider",
       {
         schema: {
           tags: ["Incoming provider webhooks"],
-          summary: "Provider notifications (demo scheme in docs/webhooks.md); answered 200 once verified and stored",
+          summary: "Provider notifications, signed with the provider's scheme and the brand's webhookSecret (or the demo scheme), see docs/webhooks.md; answered 200 once verified and stored",
           params: Type.Object({ provider: Type.String() }),
+          querystring: Type.Object({ brand: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "the brand whose webhookSecret verifies the notification (else found from the order id)" })) }),
           response: { 200: Type.Object({ received: Type.Literal(true), duplicate: Type.Boolean(), outcome: Type.String() }), ...errorResponses(400, 404, 413, 415) },
         },
       },
       async (request) => {
         const { provider } = request.params as { provider: string };
         if (!KNOWN.has(provider)) throw notFound("Unknown provider");
-        const body = typeof request.body === "string" ? request.body : "";
-        return receiveNotification(ctxOf(deps, request), { provider: provider as IncomingProvider, body, headers: request.headers });
+        const { brand } = request.query as { brand?: string };
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        return receiveNotification(ctxOf(deps, request), { provider: provider as IncomingProvider, body, headers: request.headers, brand });
       },
     );
   });
