@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { call, PASSWORD, uniqueEmail } from "../../test/support/identity.js";
 import { sha256 } from "../lib/crypto.js";
-import { registerOwner, setRole, type Registered } from "../../test/support/admin-roles.js";
+import { registerOwner, setRole, type Registered } from "../../test/support/admin.js";
 import { post } from "../../test/support/checkout.js";
 import { AMOUNT, PAY_BY_PROVIDER } from "../../test/support/provider-payments.js";
 import { auditLogs, sessions, shortLinks } from "../db/schema/index.js";

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { call } from "../../test/support/identity.js";
-import { registerOwner, setRole, type Registered } from "../../test/support/admin-roles.js";
+import { registerOwner, setRole, type Registered } from "../../test/support/admin.js";
 import { auditLogs } from "../db/schema/index.js";
 import { newId } from "../lib/ids.js";
 

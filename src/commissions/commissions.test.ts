@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { call } from "../../test/support/identity.js";
-import { registerOwner, setRole, type Registered } from "../../test/support/admin-roles.js";
+import { registerOwner, setRole, type Registered } from "../../test/support/admin.js";
 import { auditLogs, brands, commissions, type CommissionStatus } from "../db/schema/index.js";
 import { newId } from "../lib/ids.js";
 

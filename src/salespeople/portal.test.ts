@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { call, cookieOf, ORIGIN, PASSWORD, sessionOf, uniqueEmail } from "../../test/support/identity.js";
-import { registerOwner, type Registered } from "../../test/support/admin-roles.js";
+import { registerOwner, type Registered } from "../../test/support/admin.js";
 import { auditLogs, commissions, salespersonSessions, type CommissionStatus } from "../db/schema/index.js";
 import { sha256 } from "../lib/crypto.js";
 import { newId } from "../lib/ids.js";

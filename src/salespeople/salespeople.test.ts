@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { call, PASSWORD, uniqueEmail } from "../../test/support/identity.js";
-import { registerOwner, setRole, type Registered } from "../../test/support/admin-roles.js";
+import { registerOwner, setRole, type Registered } from "../../test/support/admin.js";
 import { auditLogs, salespeople } from "../db/schema/index.js";
 
 let t: TestApp;

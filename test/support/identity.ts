@@ -39,7 +39,7 @@ export function pendingOf(res: LightMyRequestResponse): string {
   return c.value;
 }
 
-export function call(t: TestApp, method: "GET" | "POST" | "DELETE" | "HEAD", url: string, options: { body?: unknown; session?: string; pending?: string; headers?: Record<string, string> } = {}) {
+export function call(t: TestApp, method: "GET" | "POST" | "PUT" | "DELETE" | "HEAD", url: string, options: { body?: unknown; session?: string; pending?: string; headers?: Record<string, string> } = {}) {
   const cookies: Record<string, string> = {};
   if (options.session) cookies[SESSION_COOKIE] = options.session;
   if (options.pending) cookies[PENDING_LOGIN_COOKIE] = options.pending;

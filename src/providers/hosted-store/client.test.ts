@@ -4,11 +4,11 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
+import { registerOwner } from "../../../test/support/admin.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
-import { call, registerUser } from "../../../test/support/identity.js";
+import { call } from "../../../test/support/identity.js";
 import { post } from "../../../test/support/provider-payments.js";
-import { orders, paymentDeclines, sessions } from "../../db/schema/index.js";
-import { sha256 } from "../../lib/crypto.js";
+import { orders, paymentDeclines } from "../../db/schema/index.js";
 import { startFakeHostedStore, type FakeHostedStore } from "./fake-server.js";
 
 let t: TestApp;
@@ -17,9 +17,7 @@ let session: string;
 let brandId: string;
 beforeAll(async () => {
   [t, fake] = await Promise.all([buildTestApp(), startFakeHostedStore()]);
-  session = (await registerUser(t)).session;
-  const [row] = await t.deps.database.db.select({ brandId: sessions.brandId }).from(sessions).where(eq(sessions.idHash, sha256(session)));
-  brandId = row!.brandId!;
+  ({ session, brandId } = await registerOwner(t));
 });
 afterAll(async () => {
   await t.close();

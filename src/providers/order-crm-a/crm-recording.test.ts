@@ -4,11 +4,11 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
+import { registerOwner } from "../../../test/support/admin.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
-import { call, registerUser } from "../../../test/support/identity.js";
+import { call } from "../../../test/support/identity.js";
 import { address, AMOUNT, PAY_BY_PROVIDER, post } from "../../../test/support/provider-payments.js";
-import { auditLogs, orders, sessions } from "../../db/schema/index.js";
-import { sha256 } from "../../lib/crypto.js";
+import { auditLogs, orders } from "../../db/schema/index.js";
 import { startFakeOrderCrmB, type FakeOrderCrmB } from "../order-crm-b/fake-server.js";
 import { startFakeOrderCrmA, type FakeOrderCrmA } from "./fake-server.js";
 
@@ -19,9 +19,7 @@ let session: string;
 let brandId: string;
 beforeAll(async () => {
   [t, crmA, crmB] = await Promise.all([buildTestApp(), startFakeOrderCrmA(), startFakeOrderCrmB()]);
-  session = (await registerUser(t)).session;
-  const [row] = await t.deps.database.db.select({ brandId: sessions.brandId }).from(sessions).where(eq(sessions.idHash, sha256(session)));
-  brandId = row!.brandId!;
+  ({ session, brandId } = await registerOwner(t));
 });
 afterAll(async () => {
   await Promise.all([t.close(), crmA.close(), crmB.close()]);
