@@ -21,6 +21,7 @@ import { registerAuditRoutes } from "./audit/routes.js";
 import { registerCommissionRoutes } from "./commissions/routes.js";
 import { registerSalespeopleRoutes } from "./salespeople/routes.js";
 import { registerLinkRoutes } from "./admin/link-routes.js";
+import { registerWebRoutes } from "./web/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -83,6 +84,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerCommissionRoutes(app, deps);
   registerSalespeopleRoutes(app, deps);
   registerLinkRoutes(app, deps);
+  await registerWebRoutes(app, deps);
 
   return app;
 }
