@@ -124,6 +124,25 @@ describe.skipIf(NO_CHROMIUM)("checkout and upsell pages in Chromium", () => {
     expect(session.body.session).toMatchObject({ status: "completed", acceptedOffers: ["care-plan"], declinedOffers: ["refill", "refill-mini"], totalUpsellAmount: 1500 });
   });
 
+  it.each(["intent_gateway", "cart_gateway", "order_crm_a", "vault_gateway_a"])("the token's provider %s: pays with the demo card and lands on /success", async (provider) => {
+    const orderId = `e2e-${provider}-${Date.now()}`;
+    const page = await stack.browser.newPage();
+    try {
+      const { successUrl: _none, ...rest } = claims(orderId);
+      await page.goto(`${stack.base}/checkout/${await checkoutToken({ ...rest, provider })}`);
+      await fillCard(page, "4242424242424242");
+      await page.getByRole("button", { name: "Pay €49.99" }).click();
+      await page.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
+      const query = new URL(page.url()).searchParams;
+      expect(Object.fromEntries(query)).toMatchObject({ orderId, provider });
+      expect(await page.getByTestId("order-id").textContent()).toBe(orderId);
+      const token = await api(stack.base, "/api/checkout/get-payment-token", { provider, transactionId: query.get("transactionId") });
+      expect(token.status, JSON.stringify(token.body)).toBe(200);
+    } finally {
+      await page.close();
+    }
+  });
+
   it("a declined card shows the API's message and keeps what was typed", async () => {
     const page = await stack.browser.newPage();
     try {
