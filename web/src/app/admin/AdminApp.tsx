@@ -51,7 +51,8 @@ export function AdminApp({ path }: { path: string }) {
     event.preventDefault();
     navigate(to);
   };
-  const key = `${auth.session.organizationId}:${auth.session.brandId}:${version}`;
+  // A switch remounts the page (its data belongs to the old scope); a refetch of the menu alone does not.
+  const key = `${auth.session.organizationId}:${auth.session.brandId}`;
   const page = path.replace(/\/$/, "") || "/admin";
 
   return (
