@@ -77,11 +77,15 @@ describe.skipIf(NO_CHROMIUM)("login and 2FA in Chromium", () => {
     }
   });
 
-  it("an unconfigured social provider comes back to /login with a clear error", async () => {
+  it("no social button without configuration; an unconfigured provider comes back to /login with a clear error", async () => {
     const page = await stack.browser.newPage();
     try {
+      const providers = page.waitForResponse((r) => r.url().endsWith("/api/auth/social-providers"));
       await page.goto(`${stack.base}/login`);
-      await page.getByRole("link", { name: "Continue with provider A" }).click();
+      await page.getByRole("heading", { name: "Sign in" }).waitFor();
+      expect(await (await providers).json()).toEqual({ social_a: false, social_b: false });
+      expect(await page.getByRole("link", { name: /Continue with provider/ }).count()).toBe(0);
+      await page.goto(`${stack.base}/api/auth/social_a`);
       await page.waitForURL(`${stack.base}/login?error=social_not_configured`);
       expect(await page.getByTestId("login-error").textContent()).toBe("That sign-in provider is not configured on this service.");
       await screenshot(page, "login-social-error");

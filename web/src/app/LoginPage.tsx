@@ -35,6 +35,10 @@ export function LoginPage({ search }: { search: URLSearchParams }) {
   });
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [social, setSocial] = useState<{ social_a: boolean; social_b: boolean }>({ social_a: false, social_b: false });
+  useEffect(() => {
+    api<{ social_a: boolean; social_b: boolean }>("/api/auth/social-providers").then(setSocial, () => undefined);
+  }, []);
   const alertRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (error) alertRef.current?.focus();
@@ -133,10 +137,12 @@ export function LoginPage({ search }: { search: URLSearchParams }) {
             <button type="submit" className="wide" disabled={busy}>Create account</button>
           </form>
         )}
-        <div className="actions" aria-label="Sign in with another provider" role="group">
-          <a className="button secondary" href="/api/auth/social_a">Continue with provider A</a>
-          <a className="button secondary" href="/api/auth/social_b">Continue with provider B</a>
-        </div>
+        {(social.social_a || social.social_b) && (
+          <div className="actions" aria-label="Sign in with another provider" role="group">
+            {social.social_a && <a className="button secondary" href="/api/auth/social_a">Continue with provider A</a>}
+            {social.social_b && <a className="button secondary" href="/api/auth/social_b">Continue with provider B</a>}
+          </div>
+        )}
       </div>
     </main>
   );
