@@ -146,6 +146,21 @@ describe.skipIf(NO_CHROMIUM)("checkout and upsell pages in Chromium", () => {
     }
   });
 
+  it("hosted_store: the page sends the customer to the store's checkoutUrl from initialize", async () => {
+    const page = await stack.browser.newPage();
+    try {
+      // The demo store's page is not part of this service: stand in for it in the browser.
+      await page.route("**/demo/hosted-store/**", (route) => route.fulfill({ contentType: "text/html", body: "<!doctype html><title>Hosted store</title><h1>Hosted store</h1>" }));
+      const orderId = `e2e-hosted-${Date.now()}`;
+      const { successUrl: _none, ...rest } = claims(orderId);
+      await page.goto(`${stack.base}/checkout/${await checkoutToken({ ...rest, provider: "hosted_store" })}`);
+      await page.getByRole("heading", { name: "Hosted store" }).waitFor();
+      expect(new URL(page.url()).pathname).toMatch(/^\/demo\/hosted-store\/hs_ord_/);
+    } finally {
+      await page.close();
+    }
+  });
+
   it("a declined card shows the API's message and keeps what was typed", async () => {
     const page = await stack.browser.newPage();
     try {
@@ -162,6 +177,21 @@ describe.skipIf(NO_CHROMIUM)("checkout and upsell pages in Chromium", () => {
       expect(await page.getByLabel("Card number").inputValue()).toBe("4000 0000 0000 0002");
       expect(await page.getByRole("button", { name: /^Pay / }).isEnabled()).toBe(true);
       await screenshot(page, "checkout-declined");
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("a card the API refuses as invalid marks the field it names", async () => {
+    const page = await stack.browser.newPage();
+    try {
+      await page.goto(`${stack.base}/checkout/${await checkoutToken(claims(`e2e-invalid-${Date.now()}`))}`);
+      await fillCard(page, "4242424242424242");
+      await page.getByLabel("Expiry year (YYYY)").fill("2020");
+      await page.getByRole("button", { name: /^Pay / }).click();
+      await page.getByTestId("checkout-error").filter({ hasText: "Invalid request" }).waitFor();
+      expect(await page.getByLabel("Expiry year (YYYY)").getAttribute("aria-invalid")).toBe("true");
+      expect(await page.getByLabel("Card number").getAttribute("aria-invalid")).toBeNull();
     } finally {
       await page.close();
     }
