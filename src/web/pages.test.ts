@@ -32,7 +32,7 @@ describe("page routes", () => {
     expect(res.body).not.toContain(manifest()["index.html"].file);
   });
 
-  it.each(["/upsell/ups_abc", "/success", "/success?error=session_expired", "/login", "/login?step=2fa&userId=u1", "/admin", "/admin/commissions", "/admin/audit"])(
+  it.each(["/upsell/ups_abc", "/success", "/success?error=session_expired", "/login", "/login?step=2fa&userId=u1", "/portal", "/admin", "/admin/commissions", "/admin/audit"])(
     "%s answers the application shell",
     async (url) => {
       const res = await get(url);

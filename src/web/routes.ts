@@ -48,6 +48,7 @@ export async function registerWebRoutes(app: App, deps: Deps): Promise<void> {
   appPage("/upsell/:sessionId", "Upsell offer page of a session");
   appPage("/success", "Order confirmation page (also /success?error=session_not_found|session_expired)");
   appPage("/login", "Sign-in page: password, magic link, social sign-in, 2FA code step (/login?step=2fa&userId=…)");
+  appPage("/portal", "Salesperson portal: sign-in and the sums of the salesperson's commissions");
   appPage("/admin", "Administration back office");
   appPage("/admin/*", "Administration back office (client-side routes)");
 }

@@ -29,7 +29,8 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
 
       await page.getByRole("link", { name: "Salespeople" }).click();
       await page.getByLabel("Name").fill("Sam Seller");
-      await page.getByLabel("Email").fill(`sam-${Date.now()}@example.com`);
+      const samEmail = `sam-${Date.now()}@example.com`;
+      await page.getByLabel("Email").fill(samEmail);
       await page.getByLabel("Portal password").fill("sam's long password 42");
       await page.getByLabel("Commission rate in % (optional)").fill("10");
       await page.getByRole("button", { name: "Add salesperson" }).click();
@@ -96,6 +97,21 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       await brand.selectOption(main!);
       await page.getByTestId("stat-commissions").filter({ hasText: /^1$/ }).waitFor();
       await screenshot(page, "admin");
+
+      // The salesperson sees the approved commission in the portal (a wrong password first).
+      const portal = await stack.browser.newPage({ locale: "en-US" });
+      await portal.goto(`${stack.base}/portal`);
+      await portal.getByLabel("Email").fill(samEmail);
+      await portal.getByLabel("Password").fill("not the password");
+      await portal.getByRole("button", { name: "Sign in" }).click();
+      await portal.getByRole("alert").filter({ hasText: /invalid/i }).waitFor();
+      await portal.getByLabel("Password").fill("sam's long password 42");
+      await portal.getByRole("button", { name: "Sign in" }).click();
+      await portal.getByRole("heading", { name: "Hello, Sam Seller" }).waitFor();
+      expect(await portal.getByTestId("portal-approved").textContent()).toBe("$12.00");
+      expect(await portal.getByTestId("portal-pending").textContent()).toBe("$0.00");
+      await screenshot(portal, "portal");
+      await portal.close();
     } finally {
       await page.close();
     }

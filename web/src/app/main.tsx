@@ -3,6 +3,7 @@ import "../shared/base.css";
 import "./app.css";
 import { AdminApp } from "./admin/AdminApp";
 import { LoginPage } from "./LoginPage";
+import { PortalPage } from "./PortalPage";
 import { usePath } from "./router";
 import { SuccessPage } from "./SuccessPage";
 import { UpsellPage } from "./UpsellPage";
@@ -13,6 +14,7 @@ function App() {
   if (upsell) return <UpsellPage sessionId={decodeURIComponent(upsell[1])} />;
   if (path === "/success") return <SuccessPage search={search} />;
   if (path === "/login") return <LoginPage search={search} />;
+  if (path === "/portal") return <PortalPage />;
   if (path === "/admin" || path.startsWith("/admin/")) return <AdminApp path={path} />;
   return (
     <main className="narrow">
