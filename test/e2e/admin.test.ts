@@ -1,9 +1,10 @@
 // Browser: the back office after registration: add a salesperson, generate a checkout link for
 // them, a customer pays through it, the commission shows up and is approved by a bulk action; a
 // user is added (a too-short password first shows the API's refusal); a brand is created and
-// chosen in the switcher; the magic-link request answers on the login page.
+// chosen in the switcher; the salesperson sees it in the portal; axe finds no serious violation on
+// the commissions, dashboard and portal pages; the magic-link request answers on the login page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, NO_CHROMIUM, screenshot, startStack, type Stack } from "./support.js";
+import { api, NO_CHROMIUM, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -63,6 +64,7 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       await page.getByRole("button", { name: "Apply to 1 selected" }).click();
       await page.getByText("1 updated.").waitFor();
       await page.getByRole("cell", { name: "approved (checked by Owen)" }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
       // The filter finds it under its new status only.
       await page.getByLabel("Status").selectOption("pending");
       await page.getByRole("button", { name: "Filter" }).click();
@@ -96,6 +98,7 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       const main = await brand.locator("option", { hasText: "Default brand" }).getAttribute("value");
       await brand.selectOption(main!);
       await page.getByTestId("stat-commissions").filter({ hasText: /^1$/ }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, "admin");
 
       // The salesperson sees the approved commission in the portal (a wrong password first).
@@ -110,6 +113,7 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       await portal.getByRole("heading", { name: "Hello, Sam Seller" }).waitFor();
       expect(await portal.getByTestId("portal-approved").textContent()).toBe("$12.00");
       expect(await portal.getByTestId("portal-pending").textContent()).toBe("$0.00");
+      expect(await seriousViolations(portal)).toEqual([]);
       await screenshot(portal, "portal");
       await portal.close();
     } finally {
