@@ -21,7 +21,7 @@ export default defineConfig({
         ? [{ test: { ...common, name: "postgres", include: dbTests, exclude: [...unitTests, ...browserTests], env: { TEST_DB: "postgres" } } }]
         : []),
       // One file at a time: each starts a server and a browser on a machine shared with the other legs.
-      { test: { ...common, name: "browser", include: browserTests, fileParallelism: false, env: { CHROMIUM_PATH: chromium } } },
+      { test: { ...common, testTimeout: 120_000, hookTimeout: 120_000, name: "browser", include: browserTests, fileParallelism: false, env: { CHROMIUM_PATH: chromium } } },
     ],
   },
 });
