@@ -1,20 +1,27 @@
+import { existsSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 
 // The same suite runs on PGlite always and on PostgreSQL when DATABASE_URL is set (scripts/test.mjs
-// says which legs ran). Pure-module tests are named *.unit.test.ts and run once.
+// says which legs ran). Pure-module tests are named *.unit.test.ts and run once. Browser tests
+// (test/e2e) start their own server on the embedded database and run once, in the `browser` project;
+// without a Chromium binary they skip with a message.
 const dbTests = ["src/**/*.test.ts", "test/**/*.test.ts"];
 const unitTests = ["src/**/*.unit.test.ts", "test/**/*.unit.test.ts"];
+const browserTests = ["test/e2e/**/*.test.ts"];
 const common = { testTimeout: 60_000, hookTimeout: 60_000 };
+const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p)) ?? "";
 
 export default defineConfig({
   test: {
     pool: "forks",
     maxWorkers: 2,
     projects: [
-      { test: { ...common, name: "pglite", include: dbTests, env: { TEST_DB: "pglite" } } },
+      { test: { ...common, name: "pglite", include: dbTests, exclude: browserTests, env: { TEST_DB: "pglite" } } },
       ...(process.env.DATABASE_URL
-        ? [{ test: { ...common, name: "postgres", include: dbTests, exclude: unitTests, env: { TEST_DB: "postgres" } } }]
+        ? [{ test: { ...common, name: "postgres", include: dbTests, exclude: [...unitTests, ...browserTests], env: { TEST_DB: "postgres" } } }]
         : []),
+      // One file at a time: each starts a server and a browser on a machine shared with the other legs.
+      { test: { ...common, testTimeout: 120_000, hookTimeout: 120_000, name: "browser", include: browserTests, fileParallelism: false, env: { CHROMIUM_PATH: chromium } } },
     ],
   },
 });

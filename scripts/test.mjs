@@ -1,4 +1,4 @@
-// `npm test`: type-checks, builds (the process tests start dist/main.js), then runs every leg the
+// `npm test`: type-checks, builds (the process tests start dist/main.js; the pages serve web/dist), then runs every leg the
 // machine allows. Legs needing PostgreSQL, Redis or Chromium run when DATABASE_URL, REDIS_URL or a
 // Chromium binary are present, and say so when they are skipped.
 import { spawnSync } from "node:child_process";
@@ -17,7 +17,10 @@ console.log(`  Redis:              ${process.env.REDIS_URL ? `runs (${process.en
 console.log(`  Browser (Chromium): ${chromium ? `runs (${chromium})` : "SKIPPED (no Chromium binary)"}`);
 
 run("npx", ["tsc", "-p", "tsconfig.json", "--noEmit"]);
+run("npx", ["tsc", "-p", "web/tsconfig.json"]);
 run("npx", ["tsc", "-p", "tsconfig.build.json"]);
+// The web front end: the page tests and the browser leg serve web/dist.
+run("npx", ["vite", "build", "--config", "web/vite.config.ts", "--logLevel", "warn"]);
 mkdirSync("test-results", { recursive: true });
 const vitest = spawnSync("npx", ["vitest", "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json", ...process.argv.slice(2)], { stdio: "inherit" });
 if (existsSync("test-results/vitest.json")) {

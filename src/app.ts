@@ -28,6 +28,7 @@ import { registerIncomingWebhookRoutes } from "./webhooks/incoming/routes.js";
 import { WebhookWorker } from "./webhooks/worker.js";
 import { registerDomainRoutes } from "./domains/routes.js";
 import { registerMarketingRoutes } from "./marketing/routes.js";
+import { registerWebRoutes } from "./web/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -112,6 +113,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   await registerIncomingWebhookRoutes(app, deps);
   if ((options.webhookWorker ?? "background") === "background") app.addHook("onReady", async () => worker.start());
   app.addHook("onClose", async () => worker.stop());
+  await registerWebRoutes(app, deps);
 
   return app;
 }

@@ -9,6 +9,13 @@ const WINDOW_MS = 60_000;
 /** Not rate-limited (CONTRACT §28): probes and scrapers must always get through. */
 const EXEMPT = /^\/(healthz|metrics|openapi\.json|docs)(\/|$|\?)/;
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** false: the route is not counted (static web assets and page shells: cheap, and a page load fetches several). */
+    rateLimit?: boolean;
+  }
+}
+
 export interface RateLimitStore {
   /** Counts one request for `key` in the window starting at `windowStart`; returns the count so far. */
   hit(key: string, windowStart: number): Promise<number>;
@@ -76,7 +83,7 @@ export interface RateLimitOptions {
 /** X-RateLimit-* on every response; 429 past the limit. Anonymous by client address, sessions by session. */
 export function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
   app.addHook("onRequest", async (request: FastifyRequest, reply) => {
-    if (EXEMPT.test(request.url)) return;
+    if (EXEMPT.test(request.url) || request.routeOptions.config?.rateLimit === false) return;
     const subject = request.rateLimitSubject;
     const limit = subject?.authenticated ? options.authenticated : options.anonymous;
     const key = subject?.authenticated ? `s:${subject.key}` : `a:${request.ip}`;

@@ -10,6 +10,7 @@ import { MAGIC_LINK_MESSAGE, requestMagicLink, verifyMagicLink } from "./magic-l
 import { MAGIC_LINK_MIN_RESPONSE_MS, PENDING_LOGIN_COOKIE, SESSION_COOKIE, SOCIAL_STATE_COOKIE, SOCIAL_STATE_MS } from "./policy.js";
 import { assertRegistrationOpen, registerUser } from "./register.js";
 import {
+  SocialProvidersReply,
   AuthStateReply,
   LoginBody,
   LoginReply,
@@ -197,6 +198,12 @@ export function registerIdentityRoutes(app: App, deps: Deps): void {
     },
   );
   app.head("/api/auth/magic-link/verify", { schema: { hide: true } }, async (_request, reply) => reply.code(200).header("cache-control", "no-store").send());
+
+  app.get(
+    "/api/auth/social-providers",
+    { schema: { tags: AUTH, summary: "Which social sign-in providers are configured (for the login page's buttons; not in SPEC)", response: { 200: SocialProvidersReply } } },
+    async () => ({ social_a: config.social.social_a !== null, social_b: config.social.social_b !== null }),
+  );
 
   const stateCookieOptions = { httpOnly: true, sameSite: "lax" as const, secure: config.publicBaseUrl.startsWith("https:"), path: "/api/auth", maxAge: SOCIAL_STATE_MS / 1000 };
   for (const provider of SOCIAL_PROVIDERS) {

@@ -56,3 +56,6 @@ export const TwoFactorVerifyBody = Type.Object({ userId: Type.Optional(Type.Stri
 export const MagicLinkBody = Type.Object({ email: Type.String({ maxLength: 1000 }) });
 export const MagicLinkReply = Type.Object({ success: Type.Boolean(), message: Type.String() });
 export const MagicLinkVerifyQuery = Type.Object({ token: Type.Optional(Type.String()) });
+
+/** GET /api/auth/social-providers (not in SPEC; docs/web.md): which sign-in buttons the login page shows. */
+export const SocialProvidersReply = Type.Object({ social_a: Type.Boolean(), social_b: Type.Boolean() });

@@ -14,11 +14,13 @@ import {
   AnswerOfferBody,
   CreateSessionBody,
   CreateSessionResponse,
+  CurrentOfferResponse,
   DeclineOfferResponse,
   GetSessionResponse,
   SessionParams,
 } from "./schemas.js";
 import { getUpsellSession } from "./session.js";
+import { getCurrentOffer } from "./current-offer.js";
 
 /** Upsell answers carry session state and transaction ids: no cache may keep them, errors included. */
 async function noStore(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -63,6 +65,12 @@ export function registerUpsellRoutes(app: App, deps: Deps): void {
     "/api/upsell/session/:id",
     { onRequest: noStore, schema: { tags, summary: "An upsell session's state", params: SessionParams, response: { 200: GetSessionResponse, ...errorResponses(400, 404) } } },
     async (request) => getUpsellSession({ ctx: ctxOf(deps, request), input: request.params }),
+  );
+
+  app.get(
+    "/api/upsell/session/:id/offer",
+    { onRequest: noStore, schema: { tags, summary: "The current offer of a session, for the hosted upsell page (not in SPEC)", params: SessionParams, response: { 200: CurrentOfferResponse, ...errorResponses(400, 404) } } },
+    async (request) => getCurrentOffer({ ctx: ctxOf(deps, request), input: request.params }),
   );
 
   // CONTRACT §9 action links. Their own scope, so the HTML form's urlencoded body is accepted here only.

@@ -106,3 +106,26 @@ export type GetSessionResponse = Static<typeof GetSessionResponse>;
 
 export const ActionParams = Type.Object({ action: Type.Enum(["accept", "decline"]), sessionId: Type.String({ minLength: 1, maxLength: 100 }) });
 export type ActionParams = Static<typeof ActionParams>;
+
+/** GET /api/upsell/session/<id>/offer: the hosted page's read (not in SPEC; docs/upsell.md). */
+export const CurrentOffer = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.Optional(Type.String()),
+  price: Type.Integer({ description: "cents, fixed at session creation" }),
+  originalPrice: Type.Optional(Type.Integer()),
+  image: Type.Optional(Type.String()),
+  externalPageUrl: Type.Optional(Type.String()),
+  isDownsell: Type.Boolean(),
+});
+export const CurrentOfferResponse = Type.Object({
+  success: Type.Boolean(),
+  status: Type.Enum(["active", "completed", "expired"]),
+  currency: Type.String(),
+  expiresAt: Type.Number(),
+  /** The checkout's successUrl, where the flow ends; null means /success. */
+  successUrl: Type.Union([Type.String(), Type.Null()]),
+  /** The offer to show now; null when the session is finished or expired. */
+  offer: Type.Union([CurrentOffer, Type.Null()]),
+});
+export type CurrentOfferResponse = Static<typeof CurrentOfferResponse>;

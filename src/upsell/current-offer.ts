@@ -1,0 +1,37 @@
+import type { Ctx } from "../ctx.js";
+import { sessionNotFound } from "./errors.js";
+import type { CurrentOfferResponse } from "./schemas.js";
+import { currentOfferOf, statusOf } from "./session.js";
+import { findSession } from "./store.js";
+
+/**
+ * GET /api/upsell/session/<id>/offer (docs/upsell.md "Hosted upsell page"): what the hosted page
+ * shows. SPEC's session resource has no offer members, so the page reads them here: the current
+ * offer with the prices fixed at creation (null when the flow is finished), the session's currency,
+ * and where the flow ends. Reads only; the session id is the only credential, as for the SPEC read.
+ */
+export async function getCurrentOffer({ ctx, input }: { ctx: Ctx; input: { id: string } }): Promise<CurrentOfferResponse> {
+  const session = await findSession(ctx.db, input.id);
+  if (!session) throw sessionNotFound();
+  const status = statusOf(session, ctx.clock.now());
+  const offer = status === "active" ? currentOfferOf(session) : null;
+  return {
+    success: true,
+    status,
+    currency: session.currency,
+    expiresAt: session.expiresAt.getTime(),
+    successUrl: session.successUrl ?? null,
+    offer: offer
+      ? {
+          id: offer.id,
+          name: offer.name,
+          ...(offer.description !== undefined ? { description: offer.description } : {}),
+          price: offer.priceCents,
+          ...(offer.originalPriceCents !== undefined ? { originalPrice: offer.originalPriceCents } : {}),
+          ...(offer.image !== undefined ? { image: offer.image } : {}),
+          ...(offer.externalPageUrl !== undefined ? { externalPageUrl: offer.externalPageUrl } : {}),
+          isDownsell: offer.downsellOf !== undefined,
+        }
+      : null,
+  };
+}

@@ -1,0 +1,54 @@
+import { join } from "node:path";
+import fastifyStatic from "@fastify/static";
+import type { FastifyReply } from "fastify";
+import { Type } from "typebox";
+import type { Deps } from "../ctx.js";
+import type { App } from "../http/types.js";
+import { loadShells, WEB_DIST } from "./shells.js";
+
+const tags = ["pages"];
+const html = { 200: Type.String({ description: "The page (HTML); the browser application renders it" }) };
+/** Hashed file names (Vite): a changed file is a new URL, so browsers may keep each one for a year. */
+const ASSET_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
+
+/**
+ * CONTRACT §6: the pages answer 200 HTML (the single-page application's shell; the checkout page
+ * has its own smaller entry). Their data comes only through the API. Shells and assets are not
+ * rate-limited: they are static, and one page load fetches several of them.
+ */
+export async function registerWebRoutes(app: App, deps: Deps): Promise<void> {
+  const shells = loadShells();
+  if (!shells.built) deps.log.warn(`web front end not built (${WEB_DIST} missing): pages say so; run npm run build`);
+
+  await app.register(fastifyStatic, { root: join(WEB_DIST, "assets"), serve: false });
+  app.get("/assets/*", { config: { rateLimit: false }, schema: { hide: true } }, async (request, reply) => {
+    const file = (request.params as { "*": string })["*"];
+    // send() writes `Cache-Control: public, max-age=31536000, immutable` from these two.
+    return reply.sendFile(file, { maxAge: ASSET_MAX_AGE_MS, immutable: true });
+  });
+
+  const send = (reply: FastifyReply, page: string) => reply.header("cache-control", "no-cache").type("text/html; charset=utf-8").send(page);
+
+  // The path carries the checkout token (a bearer credential): no Referer may leak it to the
+  // product image's host or anywhere else, and no search engine may keep it.
+  app.get(
+    "/checkout/*",
+    { config: { rateLimit: false }, schema: { tags, summary: "Checkout page for a checkout token (/checkout/<token>)", response: html } },
+    async (_request, reply) => {
+      reply.header("referrer-policy", "no-referrer").header("x-robots-tag", "noindex, nofollow");
+      return send(reply, shells.checkout);
+    },
+  );
+
+  const appPage = (url: string, summary: string) =>
+    app.get(url, { config: { rateLimit: false }, schema: { tags, summary, response: html } }, async (_request, reply) => {
+      reply.header("referrer-policy", "same-origin");
+      return send(reply, shells.app);
+    });
+  appPage("/upsell/:sessionId", "Upsell offer page of a session");
+  appPage("/success", "Order confirmation page (also /success?error=session_not_found|session_expired)");
+  appPage("/login", "Sign-in page: password, magic link, social sign-in, 2FA code step (/login?step=2fa&userId=…)");
+  appPage("/portal", "Salesperson portal: sign-in and the sums of the salesperson's commissions");
+  appPage("/admin", "Administration back office");
+  appPage("/admin/*", "Administration back office (client-side routes)");
+}

@@ -1,0 +1,110 @@
+// Browser: axe-core finds no serious or critical violation (WCAG 2.1 A/AA and best practices) on the
+// checkout, upsell, success and login pages, including the checkout's declined-card state.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, checkoutToken, NO_CHROMIUM, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
+
+let stack: Stack;
+beforeAll(async () => {
+  if (NO_CHROMIUM) return;
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+const claims = (orderId: string) => ({
+  orderId,
+  amount: 2599,
+  currency: "USD",
+  productName: "Pour-over set",
+  productDescription: "Dripper, carafe and filters.",
+  customer: { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" },
+  shippingAddress: { address1: "1 Main St", city: "Springfield", state: "IL", postalCode: "62701", country: "US" },
+});
+
+/** A completed checkout and an upsell session on it, through the API as a merchant does it. */
+async function upsellSession(): Promise<string> {
+  const orderId = `a11y-${Date.now()}`;
+  const token = await checkoutToken(claims(orderId));
+  expect((await api(stack.base, "/api/checkout/initialize", { token, provider: "vault_gateway_b" })).status).toBe(200);
+  const card = { cardNumber: "4242424242424242", cardExpMonth: "12", cardExpYear: "2031", cardCvv: "123" };
+  const paid = await api(stack.base, "/api/providers/vault_gateway_b/process-payment", { orderId, amount: 2599, currency: "USD", ...card });
+  const done = await api(stack.base, "/api/checkout/complete", { orderId, transactionId: paid.body.transactionId, provider: "vault_gateway_b", customerEmail: "ada@example.com", customerName: "Ada Lovelace", amount: 2599, currency: "USD" });
+  expect(done.status).toBe(200);
+  const session = await api(stack.base, "/api/upsell/create-session", {
+    orderId: `${orderId}-up`,
+    originalOrderId: orderId,
+    customerEmail: "ada@example.com",
+    paymentMethodToken: done.body.paymentMethodToken,
+    provider: "vault_gateway_b",
+    offers: [{ id: "filters", name: "A year of filters", description: "Twelve packs, delivered monthly.", price: 1800, originalPrice: 2400 }],
+  });
+  expect(session.status).toBe(200);
+  return session.body.sessionId;
+}
+
+describe.skipIf(NO_CHROMIUM)("accessibility (axe-core) in Chromium", () => {
+  it("checkout page, before and after a declined card", async () => {
+    const page = await stack.browser.newPage();
+    try {
+      await page.goto(`${stack.base}/checkout/${await checkoutToken(claims(`a11y-checkout-${Date.now()}`))}`);
+      await page.getByRole("button", { name: "Pay US$25.99" }).or(page.getByRole("button", { name: "Pay $25.99" })).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.getByLabel("Card number").fill("4000000000000002");
+      await page.getByLabel("Expiry month (MM)").fill("12");
+      await page.getByLabel("Expiry year (YYYY)").fill("2031");
+      await page.getByLabel("Security code").fill("123");
+      await page.getByRole("button", { name: /^Pay / }).click();
+      await page.getByTestId("checkout-error").filter({ hasText: "declined" }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "a11y-checkout");
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("upsell and success pages", async () => {
+    const page = await stack.browser.newPage();
+    try {
+      await page.goto(`${stack.base}/upsell/${await upsellSession()}`);
+      await page.getByTestId("offer-name").waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "a11y-upsell");
+      await page.goto(`${stack.base}/success?error=session_expired`);
+      await page.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("login page: password, register and 2FA steps", async () => {
+    const page = await stack.browser.newPage();
+    try {
+      await page.goto(`${stack.base}/login?error=expired_token`);
+      await page.getByRole("heading", { name: "Sign in" }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.getByRole("button", { name: "Register" }).click();
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.goto(`${stack.base}/login?step=2fa&userId=usr_x`);
+      await page.getByLabel("Authentication code").waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "a11y-login");
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("the check itself fails on a page with an unlabeled field and an image without text", async () => {
+    const page = await stack.browser.newPage();
+    try {
+      await page.setContent(`<!doctype html><html lang="en"><head><title>x</title></head><body><main><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><input type="text"></main></body></html>`);
+      expect((await seriousViolations(page)).map((v) => v.id).sort()).toEqual(["image-alt", "label"]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  // Issue 8 test 4 needs the provider settings and webhook endpoint APIs, which are not built yet.
+  it.skip("configure a provider and add a webhook endpoint, see both in the audit log (needs the settings and webhooks APIs)", () => {});
+});

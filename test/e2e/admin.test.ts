@@ -1,0 +1,138 @@
+// Browser: the back office after registration: add a salesperson, generate a checkout link for
+// them, a customer pays through it, the commission shows up and is approved by a bulk action; a
+// user is added (a too-short password first shows the API's refusal); a brand is created and
+// chosen in the switcher; the salesperson sees it in the portal; axe finds no serious violation on
+// the commissions, dashboard and portal pages; the magic-link request answers on the login page.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, NO_CHROMIUM, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
+
+let stack: Stack;
+beforeAll(async () => {
+  if (NO_CHROMIUM) return;
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
+  it("salesperson → checkout link → paid → commission approved; users and brands", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
+    try {
+      await page.goto(`${stack.base}/login`);
+      await page.getByRole("button", { name: "Register" }).click();
+      await page.getByLabel("Your name").fill("Owen Owner");
+      await page.getByLabel("Email").fill(`owen-${Date.now()}@example.com`);
+      await page.getByLabel(/^Password/).fill("a long enough password 123");
+      await page.getByLabel("Organization name").fill("Owen Goods");
+      await page.getByRole("button", { name: "Create account" }).click();
+      await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+
+      await page.getByRole("link", { name: "Salespeople" }).click();
+      await page.getByLabel("Name").fill("Sam Seller");
+      const samEmail = `sam-${Date.now()}@example.com`;
+      await page.getByLabel("Email").fill(samEmail);
+      await page.getByLabel("Portal password").fill("sam's long password 42");
+      await page.getByLabel("Commission rate in % (optional)").fill("10");
+      await page.getByRole("button", { name: "Add salesperson" }).click();
+      await page.getByRole("cell", { name: "Sam Seller" }).waitFor();
+
+      await page.getByRole("link", { name: "Checkout links" }).click();
+      await page.getByLabel("Salesperson").locator("option", { hasText: "Sam Seller" }).waitFor({ state: "attached" });
+      await page.getByLabel("Product name").fill("Roaster deluxe");
+      await page.getByLabel("Price").fill("120.00");
+      await page.getByRole("button", { name: "Generate link" }).click();
+      const link = (await page.getByTestId("generated-link").textContent())!;
+      expect(link).toMatch(/\/c\/[A-Za-z0-9_-]+$/);
+
+      // The customer opens the short link (on this server) and pays.
+      const customer = await stack.browser.newPage({ locale: "en-US" });
+      await customer.goto(`${stack.base}${new URL(link).pathname}`);
+      expect(await customer.getByTestId("price").textContent()).toBe("$120.00");
+      for (const [label, value] of [["Email", "ada@example.com"], ["First name", "Ada"], ["Last name", "Lovelace"], ["Address", "1 Main St"], ["City", "Springfield"], ["State / region", "IL"], ["Postal code", "62701"], ["Country", "US"], ["Card number", "4242424242424242"], ["Expiry month (MM)", "12"], ["Expiry year (YYYY)", "2031"], ["Security code", "123"]])
+        await customer.getByLabel(label, { exact: true }).fill(value);
+      await customer.getByRole("button", { name: "Pay $120.00" }).click();
+      await customer.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
+      await customer.close();
+
+      await page.getByRole("link", { name: "Commissions" }).click();
+      await page.getByRole("cell", { name: "Sam Seller" }).waitFor();
+      expect(await page.locator("tbody tr td:nth-child(5)").allTextContents()).toEqual(["$12.00"]);
+      await page.getByRole("checkbox").first().check();
+      await page.getByLabel("Action for selected").selectOption("approve");
+      await page.getByLabel("Notes (optional)").fill("checked by Owen");
+      await page.getByRole("button", { name: "Apply to 1 selected" }).click();
+      await page.getByText("1 updated.").waitFor();
+      await page.getByRole("cell", { name: "approved (checked by Owen)" }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      // The filter finds it under its new status only.
+      await page.getByLabel("Status").selectOption("pending");
+      await page.getByRole("button", { name: "Filter" }).click();
+      await page.getByText("No commissions match.").waitFor();
+
+      await page.getByRole("link", { name: "Users" }).click();
+      await page.getByLabel("Name").fill("Mia Member");
+      await page.getByLabel("Email").fill(`mia-${Date.now()}@example.com`);
+      await page.getByLabel("Initial password").evaluate((el) => el.removeAttribute("minlength"));
+      await page.getByLabel("Initial password").fill("short");
+      await page.getByRole("button", { name: "Add user" }).click();
+      await page.getByRole("status").filter({ hasText: "Password must be 12 to 128 characters" }).waitFor();
+      await page.getByLabel("Initial password").fill("mia's long password 99");
+      await page.getByRole("button", { name: "Add user" }).click();
+      await page.getByRole("cell", { name: "Mia Member" }).waitFor();
+
+      await page.getByRole("link", { name: "Organizations & brands" }).click();
+      await page.getByLabel("New brand name").fill("Owen Outlet");
+      await page.getByLabel("Slug", { exact: true }).fill("owen-outlet");
+      await page.getByRole("button", { name: "Create brand" }).click();
+      await page.getByText("Created Owen Outlet.").waitFor();
+      const brand = page.getByLabel("Brand", { exact: true });
+      await brand.locator("option", { hasText: "Owen Outlet" }).waitFor({ state: "attached" });
+      const outlet = await brand.locator("option", { hasText: "Owen Outlet" }).getAttribute("value");
+      await brand.selectOption(outlet!);
+      await page.getByText("Owen Outlet (owen-outlet), current").waitFor();
+
+      // Commissions are the brand's: none in the new brand, the one paid above in the default brand.
+      await page.getByRole("link", { name: "Dashboard" }).click();
+      await page.getByTestId("stat-commissions").filter({ hasText: /^0$/ }).waitFor();
+      const main = await brand.locator("option", { hasText: "Default brand" }).getAttribute("value");
+      await brand.selectOption(main!);
+      await page.getByTestId("stat-commissions").filter({ hasText: /^1$/ }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "admin");
+
+      // The salesperson sees the approved commission in the portal (a wrong password first).
+      const portal = await stack.browser.newPage({ locale: "en-US" });
+      await portal.goto(`${stack.base}/portal`);
+      await portal.getByLabel("Email").fill(samEmail);
+      await portal.getByLabel("Password").fill("not the password");
+      await portal.getByRole("button", { name: "Sign in" }).click();
+      await portal.getByRole("alert").filter({ hasText: /invalid/i }).waitFor();
+      await portal.getByLabel("Password").fill("sam's long password 42");
+      await portal.getByRole("button", { name: "Sign in" }).click();
+      await portal.getByRole("heading", { name: "Hello, Sam Seller" }).waitFor();
+      expect(await portal.getByTestId("portal-approved").textContent()).toBe("$12.00");
+      expect(await portal.getByTestId("portal-pending").textContent()).toBe("$0.00");
+      expect(await seriousViolations(portal)).toEqual([]);
+      await screenshot(portal, "portal");
+      await portal.close();
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("the magic-link request answers the same message for any address", async () => {
+    const page = await stack.browser.newPage();
+    try {
+      await page.goto(`${stack.base}/login`);
+      await page.getByRole("button", { name: "Email link" }).click();
+      await page.getByLabel("Email").fill("nobody@example.com");
+      await page.getByRole("button", { name: "Email me a sign-in link" }).click();
+      const expected = (await api(stack.base, "/api/auth/magic-link", { email: "someone-else@example.com" })).body.message;
+      await page.getByRole("status").filter({ hasText: expected }).waitFor();
+      await screenshot(page, "login-magic-link");
+    } finally {
+      await page.close();
+    }
+  });
+});

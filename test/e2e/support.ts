@@ -1,0 +1,95 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { signCheckoutToken } from "../../src/checkout/token.js";
+import { startServer, type StartedServer } from "../support/process.js";
+
+/** The Chromium binary (vitest.config.ts looks for Debian's); empty when there is none. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "";
+export const NO_CHROMIUM = CHROMIUM === "";
+if (NO_CHROMIUM) console.log("Browser tests SKIPPED: no Chromium binary (apt-get install -y chromium)");
+
+export const TOKEN_SECRET = "e2e-checkout-token-secret-0123456789abcdef";
+
+export interface Stack {
+  server: StartedServer;
+  browser: Browser;
+  base: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The built service (dist/main.js, what `npm start` runs) on a fresh embedded database, and a
+ * headless Chromium. Rate limits are raised: one browser test makes more calls per minute than a
+ * customer does.
+ */
+export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "e2e-"));
+  // A first start migrates a new embedded database: on a busy machine that alone can take half a minute.
+  const server = await startServer({ DATA_DIR: dataDir, CHECKOUT_TOKEN_SECRET: TOKEN_SECRET, RATE_LIMIT_ANONYMOUS: "10000", RATE_LIMIT_AUTHENTICATED: "10000", ...env }, 90_000);
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  return {
+    server,
+    browser,
+    base: server.baseUrl,
+    close: async () => {
+      await browser.close();
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Each test leaves a picture of its last page under test-results/ (git-ignored). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync("test-results/e2e", { recursive: true });
+  await page.screenshot({ path: `test-results/e2e/${name}.png`, fullPage: true });
+}
+
+/** A checkout token as a merchant's server signs it (HS256 with CHECKOUT_TOKEN_SECRET). */
+export async function checkoutToken(claims: Record<string, unknown>, options: { now?: number; lifetimeSeconds?: number } = {}): Promise<string> {
+  const ctx = { config: { checkoutTokenSecret: TOKEN_SECRET }, clock: { now: () => options.now ?? Date.now() } } as Parameters<typeof signCheckoutToken>[0];
+  return (await signCheckoutToken(ctx, claims as never, options.lifetimeSeconds ?? 3600)).token;
+}
+
+export async function api(base: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(base + url, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+/** A small real HTTP server on 127.0.0.1 standing in for the merchant's site. */
+export async function startMerchant(handler: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    Promise.resolve(handler(req, res, url)).catch((error) => {
+      res.statusCode = 500;
+      res.end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, server, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A product picture the merchant serves (no external network). */
+export const PRODUCT_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300"><rect width="400" height="300" fill="#c7d2fe"/><circle cx="200" cy="150" r="80" fill="#4338ca"/></svg>`;
+
+/** Runs axe-core in the page; returns the serious and critical violations. */
+export async function seriousViolations(page: Page): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
+  const source = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+  await page.addScriptTag({ content: source });
+  return page.evaluate(async () => {
+    type Result = { violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] };
+    const g = globalThis as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<Result> }; document: unknown };
+    const result = await g.axe.run(g.document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } });
+    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
+  });
+}

@@ -1,0 +1,101 @@
+import type { FormEvent } from "react";
+import { api } from "../../shared/api";
+import type { AuthState } from "./AdminApp";
+import { date, formValues, useAction, useApi } from "./hooks";
+import { Failure, Field, Message, Select } from "./ui";
+
+interface User { id: string; email: string; name: string; role: string; createdAt: number }
+
+export function UsersPage({ auth }: { auth: AuthState }) {
+  const { data, error, reload } = useApi<{ users: User[] }>("/api/admin/users");
+  const action = useAction();
+  function add(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const v = formValues(form);
+    void action.run(
+      () => api("/api/admin/users", { body: { name: v.name, email: v.email, password: v.password, role: v.role, brandIds: auth.session.brandId ? [auth.session.brandId] : [] } }),
+      () => (form.reset(), reload(), `Added ${v.email}.`),
+    );
+  }
+  const setRole = (user: User, role: string) => action.run(() => api(`/api/admin/users/${user.id}`, { method: "PUT", body: { role } }), () => (reload(), `${user.email} is now ${role}.`));
+  const remove = (user: User) => action.run(() => api(`/api/admin/users/${user.id}`, { method: "DELETE" }), () => (reload(), `Removed ${user.email}.`));
+  return (
+    <>
+      <h1>Users</h1>
+      <Failure error={error} />
+      <Message message={action.message} />
+      <table>
+        <thead><tr><th>Name</th><th>Email</th><th>Role</th><th>Since</th><th><span className="sr-only">Actions</span></th></tr></thead>
+        <tbody>
+          {data?.users.map((u) => (
+            <tr key={u.id}>
+              <td>{u.name}</td>
+              <td>{u.email}</td>
+              <td>
+                <select aria-label={`Role of ${u.email}`} value={u.role} disabled={u.id === auth.session.userId} onChange={(e) => setRole(u, e.target.value)}>
+                  {["owner", "admin", "member"].map((r) => <option key={r}>{r}</option>)}
+                </select>
+              </td>
+              <td>{date(u.createdAt)}</td>
+              <td>{u.id !== auth.session.userId && <button type="button" className="secondary" onClick={() => remove(u)}>Remove</button>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form className="card stack" onSubmit={add} style={{ marginTop: "1rem", maxWidth: "32rem" }}>
+        <h2>Add a user</h2>
+        <Field id="name" label="Name" required />
+        <Field id="email" label="Email" type="email" required />
+        <Field id="password" label="Initial password" type="password" autoComplete="new-password" required minLength={12} />
+        <Select id="role" label="Role" options={["member", "admin", "owner"]} />
+        <button type="submit" disabled={action.busy}>Add user</button>
+      </form>
+    </>
+  );
+}
+
+interface Tenant { id: string; name: string; slug: string }
+
+export function TenantsPage({ auth, onChange }: { auth: AuthState; onChange: () => void }) {
+  const orgs = useApi<{ organizations: Tenant[] }>(auth.session.role === "owner" ? "/api/admin/organizations" : null);
+  const brands = useApi<{ brands: Tenant[]; currentBrandId: string | null }>("/api/admin/brands");
+  const action = useAction();
+  const create = (kind: "organizations" | "brands") => (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const v = formValues(form);
+    void action.run(
+      () => api(`/api/admin/${kind}`, { body: { name: v.name, ...(v.slug ? { slug: v.slug } : {}) } }),
+      () => (form.reset(), orgs.reload(), brands.reload(), onChange(), `Created ${v.name}.`),
+    );
+  };
+  return (
+    <>
+      <h1>Organizations & brands</h1>
+      <Message message={action.message} />
+      <Failure error={brands.error} />
+      <section className="card stack">
+        <h2>Brands of this organization</h2>
+        <ul>{brands.data?.brands.map((b) => <li key={b.id}>{b.name} <span className="muted">({b.slug}){b.id === brands.data?.currentBrandId ? ", current" : ""}</span></li>)}</ul>
+        <form className="toolbar" onSubmit={create("brands")}>
+          <Field id="brand-name" name="name" label="New brand name" required />
+          <Field id="brand-slug" name="slug" label="Slug" required pattern="[a-z0-9-]+" />
+          <button type="submit" disabled={action.busy}>Create brand</button>
+        </form>
+      </section>
+      {auth.session.role === "owner" && (
+        <section className="card stack" style={{ marginTop: "1rem" }}>
+          <h2>Organizations</h2>
+          <Failure error={orgs.error} />
+          <ul>{orgs.data?.organizations.map((o) => <li key={o.id}>{o.name} <span className="muted">({o.slug})</span></li>)}</ul>
+          <form className="toolbar" onSubmit={create("organizations")}>
+            <Field id="org-name" name="name" label="New organization name" required />
+            <Field id="org-slug" name="slug" label="Slug (optional)" />
+            <button type="submit" disabled={action.busy}>Create organization</button>
+          </form>
+        </section>
+      )}
+    </>
+  );
+}

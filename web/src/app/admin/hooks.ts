@@ -1,0 +1,41 @@
+import { useCallback, useEffect, useState } from "react";
+import { api, messageOf } from "../../shared/api";
+
+/** GET `path` when it changes; `reload` fetches again (after a change). */
+export function useApi<T>(path: string | null): { data: T | null; error: string | null; reload: () => void } {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    if (!path) return;
+    let live = true;
+    api<T>(path)
+      .then((d) => live && (setData(d), setError(null)))
+      .catch((e) => live && setError(messageOf(e)));
+    return () => {
+      live = false;
+    };
+  }, [path, tick]);
+  return { data, error, reload: useCallback(() => setTick((t) => t + 1), []) };
+}
+
+/** Runs a change; returns its message for a role=status line, or the API's error. */
+export function useAction(): { busy: boolean; message: { ok: boolean; text: string } | null; run: <T>(fn: () => Promise<T>, ok: (r: T) => string) => Promise<void> } {
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const run = useCallback(async <T,>(fn: () => Promise<T>, ok: (r: T) => string) => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      setMessage({ ok: true, text: ok(await fn()) });
+    } catch (e) {
+      setMessage({ ok: false, text: messageOf(e) });
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, message, run };
+}
+
+export const formValues = (form: HTMLFormElement) => Object.fromEntries(new FormData(form)) as Record<string, string>;
+export const date = (ms: number) => new Date(ms).toLocaleString();

@@ -1,0 +1,124 @@
+import { api, ApiError } from "../shared/api";
+import type { CheckoutClaims } from "../shared/jwt";
+
+export interface CustomerForm {
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone: string;
+  line1: string;
+  line2: string;
+  city: string;
+  state: string;
+  postalCode: string;
+  country: string;
+}
+
+export interface CardForm {
+  cardNumber: string;
+  cardExpMonth: string;
+  cardExpYear: string;
+  cardCvv: string;
+}
+
+export interface Initialized {
+  success: boolean;
+  provider: string;
+  providerOrderId: string;
+  clientSecret?: string;
+  checkoutUrl?: string;
+}
+
+/** Providers whose card form this page drives (docs/web.md); hosted_store redirects instead. */
+export const CARD_PROVIDERS = ["vault_gateway_b", "vault_gateway_a", "intent_gateway", "order_crm_a", "cart_gateway"] as const;
+
+const customerOf = (f: CustomerForm) => ({ email: f.email, firstName: f.firstName, lastName: f.lastName, ...(f.phone ? { phone: f.phone } : {}) });
+export const addressOf = (f: CustomerForm) => ({
+  line1: f.line1,
+  ...(f.line2 ? { line2: f.line2 } : {}),
+  city: f.city,
+  state: f.state,
+  postalCode: f.postalCode,
+  country: f.country,
+});
+
+/**
+ * Charges the card with the checkout's provider (docs/providers.md, one flow per provider) and
+ * returns the transaction id that completion verifies. A decline throws the API's 402 error.
+ */
+export async function payWithCard(provider: string, claims: CheckoutClaims, init: Initialized, form: CustomerForm, card: CardForm): Promise<string> {
+  const base = { orderId: claims.orderId, ...card };
+  switch (provider) {
+    case "vault_gateway_a":
+    case "vault_gateway_b": {
+      const extra = provider === "vault_gateway_b" ? { shippingAddress: addressOf(form) } : {};
+      const paid = await api<{ transactionId: string }>(`/api/providers/${provider}/process-payment`, {
+        body: { ...base, amount: claims.amount, currency: claims.currency, customer: customerOf(form), billingAddress: addressOf(form), ...extra },
+      });
+      return paid.transactionId;
+    }
+    case "intent_gateway": {
+      const confirmed = await api<{ status: string; paymentIntentId: string }>("/api/providers/intent_gateway/confirm", {
+        body: { paymentIntentId: init.providerOrderId, ...card },
+      });
+      if (confirmed.status !== "succeeded") throw new ApiError(402, "Your bank asks for an extra authentication step this page cannot show. Please use another card.", "PAYMENT_FAILED", "requires_action");
+      return confirmed.paymentIntentId;
+    }
+    case "order_crm_a": {
+      const paid = await api<{ transactionId: string }>("/api/providers/order_crm_a/process-payment", { body: { ...base, crmAOrderId: init.providerOrderId } });
+      return paid.transactionId;
+    }
+    case "cart_gateway": {
+      const cart = await api<{ cartOrderId: string }>("/api/providers/cart_gateway/create-cart", {
+        body: {
+          orderId: claims.orderId,
+          customer: customerOf(form),
+          shippingAddress: addressOf(form),
+          lineItems: [{ itemId: claims.orderId, quantity: 1, price: claims.amount }],
+          currency: claims.currency,
+        },
+      });
+      const paid = await api<{ transactionId: string }>("/api/providers/cart_gateway/process-payment", { body: { ...base, cartOrderId: cart.cartOrderId } });
+      return paid.transactionId;
+    }
+    default:
+      throw new ApiError(400, `This page cannot take card payments for ${provider}.`);
+  }
+}
+
+export interface Completed {
+  orderId: string;
+  transactionId: string;
+  provider: string;
+}
+
+export async function completeCheckout(provider: string, claims: CheckoutClaims, init: Initialized, form: CustomerForm, transactionId: string): Promise<Completed> {
+  return api<Completed>("/api/checkout/complete", {
+    body: {
+      orderId: claims.orderId,
+      transactionId,
+      provider,
+      providerOrderId: init.providerOrderId,
+      customerEmail: form.email,
+      customerName: `${form.firstName} ${form.lastName}`.trim(),
+      amount: claims.amount,
+      currency: claims.currency,
+      customer: { firstName: form.firstName, lastName: form.lastName, ...(form.phone ? { phone: form.phone } : {}) },
+      shippingAddress: addressOf(form),
+      billingAddress: addressOf(form),
+    },
+  });
+}
+
+/**
+ * Where the customer goes after paying: the token's successUrl (or /success) with the order id,
+ * transaction id and provider appended, so the merchant's page can fetch the payment method token
+ * and start an upsell session (docs/web.md).
+ */
+export function successLocation(claims: CheckoutClaims, done: Completed): string {
+  const target = new URL(claims.successUrl ?? "/success", location.origin);
+  target.searchParams.set("orderId", done.orderId);
+  target.searchParams.set("transactionId", done.transactionId);
+  target.searchParams.set("provider", done.provider);
+  return target.toString();
+}

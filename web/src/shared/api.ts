@@ -1,0 +1,41 @@
+/** The API's error body (CONTRACT §2): { error, code?, details? }. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code?: string,
+    readonly details?: string,
+    readonly body?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** One JSON call to our API (same origin; the session cookie goes along). Non-2xx throws ApiError. */
+export async function api<T>(path: string, options: { method?: string; body?: unknown } = {}): Promise<T> {
+  const init: RequestInit = { method: options.method ?? (options.body === undefined ? "GET" : "POST"), credentials: "same-origin", headers: {} };
+  if (options.body !== undefined) {
+    init.body = JSON.stringify(options.body);
+    (init.headers as Record<string, string>)["content-type"] = "application/json";
+  }
+  let response: Response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ApiError(0, "The service could not be reached. Check your connection and try again.");
+  }
+  const text = await response.text();
+  let body: unknown = undefined;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok) {
+    const err = (body ?? {}) as { error?: string; code?: string; details?: string };
+    throw new ApiError(response.status, err.error ?? `Request failed (${response.status})`, err.code, err.details, body);
+  }
+  return body as T;
+}
+
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
