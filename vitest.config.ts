@@ -8,7 +8,9 @@ import { defineConfig } from "vitest/config";
 const dbTests = ["src/**/*.test.ts", "test/**/*.test.ts"];
 const unitTests = ["src/**/*.unit.test.ts", "test/**/*.unit.test.ts"];
 const browserTests = ["test/e2e/**/*.test.ts"];
-const common = { testTimeout: 60_000, hookTimeout: 60_000 };
+// Generous: these bound a hung test, never a slow one; a loaded 2-core machine can take a minute to
+// start a server process (test/support/process.ts waits up to 120 s for one).
+const common = { testTimeout: 180_000, hookTimeout: 180_000 };
 const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p)) ?? "";
 
 export default defineConfig({
@@ -21,7 +23,7 @@ export default defineConfig({
         ? [{ test: { ...common, name: "postgres", include: dbTests, exclude: [...unitTests, ...browserTests], env: { TEST_DB: "postgres" } } }]
         : []),
       // One file at a time: each starts a server and a browser on a machine shared with the other legs.
-      { test: { ...common, testTimeout: 120_000, hookTimeout: 120_000, name: "browser", include: browserTests, fileParallelism: false, env: { CHROMIUM_PATH: chromium } } },
+      { test: { ...common, name: "browser", include: browserTests, fileParallelism: false, env: { CHROMIUM_PATH: chromium } } },
     ],
   },
 });

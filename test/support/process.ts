@@ -8,7 +8,7 @@ export interface StartedServer {
 }
 
 /** Starts the built service (dist/main.js, what `npm start` runs) and waits for its listening line. */
-export async function startServer(env: Record<string, string>, timeoutMs = 30_000): Promise<StartedServer> {
+export async function startServer(env: Record<string, string>, timeoutMs = 120_000): Promise<StartedServer> {
   const child = spawn(process.execPath, ["dist/main.js"], {
     env: { PATH: process.env.PATH ?? "", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
