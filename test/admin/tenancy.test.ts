@@ -20,6 +20,8 @@ import {
   salespeople,
   sessions,
   users,
+  webhookDeliveries,
+  webhookEndpoints,
 } from "../../src/db/schema/index.js";
 import { hostingEnv, startFakeHosting, type FakeHosting } from "../../src/domains/fake-hosting.js";
 import { startFakeIntegrations, type FakeIntegrations } from "../../src/marketing/fake-integrations.js";
@@ -42,6 +44,9 @@ interface Fixture {
   domain: string;
   /** A display name A gave to one of its email_list_a lists. */
   mappingName: string;
+  /** A's webhook endpoint, and one delivery to it. */
+  webhookId: string;
+  deliveryId: string;
 }
 
 interface Row {
@@ -87,6 +92,11 @@ const routes: Row[] = [
   { method: "PUT", url: () => "/api/admin/domains", body: (a) => ({ domain: a.domain, action: "setPrimary", primary: true }), expect: 404 },
   { method: "DELETE", url: (a) => `/api/admin/domains?domain=${a.domain}`, expect: 404 },
   { method: "GET", url: () => "/api/admin/email_list_a/lists", expect: "list" },
+  { method: "GET", url: () => "/api/admin/webhooks", expect: "list" },
+  { method: "POST", url: (a) => `/api/admin/webhooks/${a.webhookId}/test`, expect: 404 },
+  { method: "GET", url: (a) => `/api/admin/webhooks/${a.webhookId}/deliveries`, expect: 404 },
+  { method: "POST", url: (a) => `/api/admin/webhooks/deliveries/${a.deliveryId}/resend`, expect: 404 },
+  { method: "DELETE", url: (a) => `/api/admin/webhooks/${a.webhookId}`, expect: 404 },
 ];
 
 /** `:name` for every fixture id, for the test names. */
@@ -113,6 +123,8 @@ async function snapshot(): Promise<string> {
     db.select().from(providerSettings).orderBy(providerSettings.brandId, providerSettings.provider),
     db.select().from(orders).orderBy(orders.id),
     db.select().from(customDomains).orderBy(customDomains.id),
+    db.select().from(webhookEndpoints).orderBy(webhookEndpoints.id),
+    db.select().from(webhookDeliveries).orderBy(webhookDeliveries.id),
     db.select().from(listMappings).orderBy(listMappings.brandId, listMappings.source, listMappings.listId),
   ]);
   return JSON.stringify(tables);
@@ -123,7 +135,8 @@ beforeAll(async () => {
   hosting.needsChallenge.add("pay.tenant-a.com");
   integrations = await startFakeIntegrations();
   integrations.lists.email_list_a = [{ id: "list_1", name: "Newsletter" }];
-  t = await buildTestApp({ env: hostingEnv(hosting) });
+  // Webhook endpoints on loopback are allowed here: nothing is delivered, A just needs an endpoint.
+  t = await buildTestApp({ env: { ...hostingEnv(hosting), ALLOW_PRIVATE_WEBHOOK_URLS: "true" } });
   const ownerA = await registerOwner(t, "Tenant A");
   const member = await addUser(t, ownerA.session, "member", [ownerA.brandId]);
   const spare = json(await adminCall(t, "POST", "/api/admin/brands", { session: ownerA.session, body: { name: "Spare" } }));
@@ -137,6 +150,9 @@ beforeAll(async () => {
   // A's checkout, attributed to A's salesperson: it makes A's order and commission.
   const completed = await completeCheckoutViaApi(t, { claims: { brandId: ownerA.brandId, salesAttribution: { salespersonId: seller.id, commissionRate: 0.1 } } });
   const [commission] = await t.deps.database.db.select().from(commissions).where(eq(commissions.orderId, completed.orderId));
+  const webhook = json(await adminCall(t, "POST", "/api/admin/webhooks", { session: ownerA.session, body: { name: "A hook", url: "http://127.0.0.1:9/hook", events: ["*"] } }));
+  await t.app.webhookWorker.deliverDue();
+  const [delivery] = await t.deps.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, webhook.id));
   const publishableKey = "pk_test_tenantA0123456789";
   const configured = await adminCall(t, "POST", "/api/admin/settings", { session: ownerA.session, body: { provider: "intent_gateway", settings: { publishableKey, secretKey: "sk_test_tenantA0123456789" } } });
   expect(configured.statusCode, configured.body).toBe(200);
@@ -158,6 +174,8 @@ beforeAll(async () => {
     deletedBrandId: deletedBrand.id,
     domain: "pay.tenant-a.com",
     mappingName: "Tenant A private name",
+    webhookId: webhook.id,
+    deliveryId: delivery!.id,
   };
   bSession = (await registerOwner(t, "Tenant B")).session;
   expect((await listSettings(bSession)).statusCode).toBe(200);
