@@ -49,6 +49,15 @@ describe("error model", () => {
     expect(res.statusCode).toBe(400);
   });
 
+  it("refuses a NUL character in the URL or the body with 400 (PostgreSQL text cannot hold one)", async () => {
+    const inUrl = await t.app.inject({ method: "GET", url: "/api/upsell/session/ups_%00x" });
+    expect(inUrl.statusCode).toBe(400);
+    expect(json(inUrl)).toMatchObject({ code: "VALIDATION_ERROR", details: "url" });
+    const inBody = await post("/api/token/generate", '{"orderInfo": {"productName": "a\\u0000b"}}');
+    expect(inBody.statusCode).toBe(400);
+    expect(json(inBody)).toMatchObject({ code: "VALIDATION_ERROR", details: "body" });
+  });
+
   it("never answers 500 to odd bodies", async () => {
     const bodies = ["[]", "null", "42", '"text"', '{"orderInfo": []}', '{"orderInfo": {"total": 1e400}}', '{"lineItems": {}}', '{"customer": null}'];
     for (const routeUrl of ["/api/token/generate", "/api/checkout/initialize", "/api/checkout/complete", "/api/checkout/get-payment-token"]) {
