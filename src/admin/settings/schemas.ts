@@ -48,6 +48,16 @@ export const SettingsReply = Type.Object({
   providers: Type.Array(Type.String()),
   categories: Type.Array(Type.String({ enum: [...CATEGORIES] })),
   providerCategories: Type.Record(Type.String(), Type.Array(Type.String())),
+  fields: Type.Record(
+    Type.String(),
+    Type.Object({
+      required: Type.Array(Type.String()),
+      optional: Type.Array(Type.String()),
+      secrets: Type.Array(Type.String()),
+      booleans: Type.Array(Type.String()),
+    }),
+    { description: "Not in SPEC: each provider's keys besides `enabled` (required for `configured`, optional, which are secrets, which are booleans), for the settings form" },
+  ),
   brandId: Type.String(),
 });
 export type SettingsReply = Static<typeof SettingsReply>;
