@@ -57,7 +57,7 @@ export function WebhooksPage() {
               <td><code>{e.secret}</code></td>
               <td>{e.stats.totalDeliveries} ({e.stats.successRate}% ok)</td>
               <td className="actions">
-                <button type="button" className="secondary" disabled={action.busy} onClick={() => test(e)} aria-label={`Send a test to ${e.url}`}>Send test</button>
+                <button type="button" className="secondary" disabled={action.busy} onClick={() => test(e)} aria-label={`Send test to ${e.url}`}>Send test</button>
                 <button type="button" className="secondary" onClick={() => setShown({ id: e.id, page: 1, tick: Date.now() })} aria-label={`Deliveries of ${e.url}`}>Deliveries</button>
                 <button type="button" className="secondary" disabled={action.busy} onClick={() => remove(e)} aria-label={`Delete ${e.url}`}>Delete</button>
               </td>

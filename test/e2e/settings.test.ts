@@ -1,0 +1,120 @@
+// Browser (issue 8 test 4): an owner configures a provider and sees its status turn configured (a
+// malformed URL first shows the API's refusal), adds a webhook endpoint on a real local receiver
+// and sends a test (the receiver gets it, signed with the secret shown once; the attempt is listed),
+// then finds both changes in the audit log. Axe finds no serious violation on those pages.
+import { createHmac } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { NO_CHROMIUM, screenshot, seriousViolations, startMerchant, startStack, type Stack } from "./support.js";
+
+let stack: Stack;
+let receiver: Awaited<ReturnType<typeof startMerchant>>;
+const received: { path: string; headers: IncomingHttpHeaders; body: string }[] = [];
+
+beforeAll(async () => {
+  if (NO_CHROMIUM) return;
+  receiver = await startMerchant(async (req, res, url) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    received.push({ path: url.pathname, headers: req.headers, body });
+    res.statusCode = 204;
+    res.end();
+  });
+  // The receiver is on 127.0.0.1: endpoints on loopback are refused unless this is set.
+  stack = await startStack({ ALLOW_PRIVATE_WEBHOOK_URLS: "true" });
+});
+afterAll(async () => {
+  await stack?.close();
+  await receiver?.close();
+});
+
+async function registerOwner(page: Page, base: string, name: string): Promise<void> {
+  await page.goto(`${base}/login`);
+  await page.getByRole("button", { name: "Register" }).click();
+  await page.getByLabel("Your name").fill(name);
+  await page.getByLabel("Email").fill(`${name.split(" ")[0]!.toLowerCase()}-${Date.now()}@example.com`);
+  await page.getByLabel(/^Password/).fill("a long enough password 123");
+  await page.getByLabel("Organization name").fill(`${name} Goods`);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+}
+
+describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () => {
+  it("configure a provider → configured; add a webhook endpoint and send a test; both in the audit log", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
+    try {
+      await registerOwner(page, stack.base, "Paula Owner");
+
+      await page.getByRole("link", { name: "Provider settings" }).click();
+      await page.getByRole("heading", { name: "Provider settings" }).waitFor();
+      expect(await page.getByTestId("status-vault_gateway_b").textContent()).toBe("demo");
+      await page.locator("summary", { hasText: "vault_gateway_b" }).click();
+      const form = page.getByRole("form", { name: "Settings of vault_gateway_b" });
+      await form.getByLabel("securityKey (required)").fill("vgb_live_key_0123456789");
+      await form.getByLabel("baseUrl").fill("not a url");
+      await form.getByRole("button", { name: "Save vault_gateway_b" }).click();
+      await page.getByRole("status").filter({ hasText: "settings.baseUrl must be an http(s) URL" }).waitFor();
+      expect(await page.getByTestId("status-vault_gateway_b").textContent()).toBe("demo");
+
+      await form.getByLabel("baseUrl").fill("");
+      await form.getByRole("button", { name: "Save vault_gateway_b" }).click();
+      await page.getByRole("status").filter({ hasText: "Saved vault_gateway_b: configured." }).waitFor();
+      await page.getByTestId("status-vault_gateway_b").filter({ hasText: /^configured$/ }).waitFor();
+      // The secret comes back masked, never in full: in the form and in the API.
+      await form.getByText("Remove the stored securityKey (vgb_…6789)").waitFor();
+      expect(await form.getByLabel("securityKey (required)").inputValue()).toBe("");
+      const settings = await page.request.get(`${stack.base}/api/admin/settings`);
+      const body = await settings.json();
+      expect(body.status.vault_gateway_b).toBe("configured");
+      expect(body.settings.vault_gateway_b.securityKey).toBe("vgb_…6789");
+      expect(await seriousViolations(page)).toEqual([]);
+
+      await page.getByRole("link", { name: "Webhooks" }).click();
+      await page.getByRole("heading", { name: "Webhook endpoints" }).waitFor();
+      await page.getByText("No endpoints yet.").waitFor();
+      const url = `${receiver.url}/hooks/orders`;
+      await page.getByLabel("URL").fill(url);
+      await page.getByLabel("Name (optional)").fill("Order sync");
+      await page.getByRole("button", { name: "Add endpoint" }).click();
+      await page.getByRole("status").filter({ hasText: `Added ${url}.` }).waitFor();
+      const secret = (await page.getByTestId("webhook-secret").textContent())!;
+      expect(secret).toMatch(/^whsec_/);
+      // The listing shows the secret masked only.
+      await page.getByRole("cell", { name: "Order sync" }).waitFor();
+      expect(await page.getByRole("row", { name: /Order sync/ }).textContent()).not.toContain(secret);
+
+      await page.getByRole("button", { name: `Send test to ${url}` }).click();
+      await page.getByRole("status").filter({ hasText: `Test delivered to ${url} (HTTP 204).` }).waitFor();
+      expect(received).toHaveLength(1);
+      const got = received[0]!;
+      expect(got.path).toBe("/hooks/orders");
+      expect(JSON.parse(got.body)).toMatchObject({ type: "webhook.test" });
+      // Signed the Standard Webhooks way with the secret shown above.
+      const id = String(got.headers["webhook-id"]);
+      const timestamp = String(got.headers["webhook-timestamp"]);
+      const expected = createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64")).update(`${id}.${timestamp}.${got.body}`).digest("base64");
+      expect(String(got.headers["webhook-signature"]).split(" ")).toContain(`v1,${expected}`);
+      // The delivery and its attempt are listed.
+      const deliveries = page.getByRole("region", { name: `Deliveries to ${url}` });
+      await deliveries.getByRole("heading", { name: /webhook\.test — succeeded, 1 attempt/ }).waitFor();
+      const attempt = deliveries.locator("tbody tr").first();
+      expect(await attempt.locator("td").nth(2).textContent()).toBe("204");
+      expect(await attempt.locator("td").nth(4).textContent()).toBe("succeeded");
+      expect(await seriousViolations(page)).toEqual([]);
+
+      await page.getByRole("link", { name: "Audit log" }).click();
+      await page.getByRole("heading", { name: "Audit log" }).waitFor();
+      for (const action of ["settings.update", "webhook_endpoint.create", "webhook_endpoint.test"]) await page.getByRole("cell", { name: action, exact: true }).first().waitFor();
+      // The refused save changed nothing and left no success record: one settings.update only.
+      await page.getByLabel("Action").fill("settings.update");
+      await page.getByRole("button", { name: "Filter" }).click();
+      await page.getByText("Page 1 of 1 (1 in all)").waitFor();
+      expect(await page.getByRole("cell", { name: "provider_settings vault_gateway_b" }).count()).toBe(1);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "settings-webhooks-audit");
+    } finally {
+      await page.close();
+    }
+  });
+});
