@@ -70,4 +70,17 @@ export const UpdateSettingsReply = Type.Object({
 });
 export type UpdateSettingsReply = Static<typeof UpdateSettingsReply>;
 
-export const BrandingReply = Type.Object({ companyName: Type.String() });
+export const BrandingReply = Type.Object({
+  companyName: Type.String(),
+  logoUrl: Type.Optional(Type.String({ description: "Not in SPEC: the brand's logo (https URL), when stored" })),
+  color: Type.Optional(Type.String({ description: "Not in SPEC: the brand's colour (#rrggbb), when stored" })),
+});
+export type BrandingReply = Static<typeof BrandingReply>;
+
+export const UpdateBrandingBody = Type.Object({
+  logoUrl: Type.Optional(Type.String({ maxLength: 2048, description: "https URL of the logo (http only for localhost); empty string removes it, omitted keeps it" })),
+  color: Type.Optional(Type.String({ maxLength: 7, description: "#rrggbb; empty string removes it, omitted keeps it" })),
+});
+export type UpdateBrandingBody = Static<typeof UpdateBrandingBody>;
+
+export const UpdateBrandingReply = Type.Object({ success: Type.Literal(true), ...BrandingReply.properties });
