@@ -5,16 +5,23 @@
 import { createHmac } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Page } from "playwright-core";
-import { NO_CHROMIUM, screenshot, seriousViolations, startMerchant, startStack, type Stack } from "./support.js";
+import type { BrowserContext, Page } from "playwright-core";
+import { checkoutToken, NO_CHROMIUM, PRODUCT_SVG, screenshot, seriousViolations, startMerchant, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
+/** The owner's browser context (signed in by the first test, used by the next). */
+let owner: BrowserContext;
 let receiver: Awaited<ReturnType<typeof startMerchant>>;
 const received: { path: string; headers: IncomingHttpHeaders; body: string }[] = [];
 
 beforeAll(async () => {
   if (NO_CHROMIUM) return;
   receiver = await startMerchant(async (req, res, url) => {
+    if (url.pathname === "/logo.svg") {
+      res.setHeader("content-type", "image/svg+xml");
+      res.end(PRODUCT_SVG);
+      return;
+    }
     let body = "";
     for await (const chunk of req) body += chunk;
     received.push({ path: url.pathname, headers: req.headers, body });
@@ -42,8 +49,10 @@ async function registerOwner(page: Page, base: string, name: string): Promise<vo
 
 describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () => {
   it("configure a provider → configured; add a webhook endpoint and send a test; both in the audit log", async () => {
-    const page = await stack.browser.newPage({ locale: "en-US" });
+    owner = await stack.browser.newContext({ locale: "en-US" });
+    const page = await owner.newPage();
     try {
+      // The first registration adopts the default brand (CONTRACT §27): the one this host serves.
       await registerOwner(page, stack.base, "Paula Owner");
 
       await page.getByRole("link", { name: "Provider settings" }).click();
@@ -115,6 +124,43 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
       await screenshot(page, "settings-webhooks-audit");
     } finally {
       await page.close();
+    }
+  });
+
+  it("the brand's logo and colour, set in the administration, show on the checkout page", async () => {
+    const page = await owner.newPage();
+    try {
+      await page.goto(`${stack.base}/admin/organizations`);
+      const form = page.getByRole("form", { name: "Brand look" });
+      await form.getByLabel(/^Colour/).fill("teal");
+      await form.getByRole("button", { name: "Save look" }).click();
+      // The browser's own pattern check stops a malformed colour before the API.
+      expect(await form.getByLabel(/^Colour/).evaluate((el) => (el as HTMLInputElement).validity.patternMismatch)).toBe(true);
+      await form.getByLabel(/^Logo URL/).fill("ftp://example.com/logo.svg");
+      await form.getByLabel(/^Colour/).fill("#0f766e");
+      await form.getByRole("button", { name: "Save look" }).click();
+      await page.getByRole("status").filter({ hasText: "logoUrl must be an https URL" }).waitFor();
+      await form.getByLabel(/^Logo URL/).fill(`${receiver.url}/logo.svg`);
+      await form.getByRole("button", { name: "Save look" }).click();
+      await page.getByRole("status").filter({ hasText: `logo ${receiver.url}/logo.svg, colour #0f766e` }).waitFor();
+      const branding = await (await page.request.get(`${stack.base}/api/admin/branding`)).json();
+      expect(branding).toMatchObject({ logoUrl: `${receiver.url}/logo.svg`, color: "#0f766e" });
+
+      const customer = await stack.browser.newPage({ locale: "en-US" });
+      const token = await checkoutToken({ orderId: `brand-${Date.now()}`, amount: 1500, currency: "USD", productName: "Tea tin" });
+      await customer.goto(`${stack.base}/checkout/${token}`);
+      await customer.getByTestId("brand-name").filter({ hasText: branding.companyName }).waitFor();
+      const logo = customer.getByTestId("brand-logo");
+      expect(await logo.getAttribute("src")).toBe(`${receiver.url}/logo.svg`);
+      await customer.waitForFunction(() => (document.querySelector("[data-testid=brand-logo]") as HTMLImageElement | null)?.naturalWidth! > 0);
+      expect(await customer.locator(".brandbar").evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(15, 118, 110)");
+      expect(await customer.getByRole("button", { name: /^(Pay|Preparing)/ }).evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(15, 118, 110)");
+      expect(await seriousViolations(customer)).toEqual([]);
+      await screenshot(customer, "checkout-branded");
+      await customer.close();
+    } finally {
+      await page.close();
+      await owner.close();
     }
   });
 });
