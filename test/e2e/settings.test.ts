@@ -6,7 +6,7 @@ import { createHmac } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BrowserContext, Page } from "playwright-core";
-import { checkoutToken, NO_CHROMIUM, PRODUCT_SVG, screenshot, seriousViolations, startMerchant, startStack, type Stack } from "./support.js";
+import { api, checkoutToken, NO_CHROMIUM, PRODUCT_SVG, screenshot, seriousViolations, startMerchant, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
 /** The owner's browser context (signed in by the first test, used by the next). */
@@ -66,7 +66,8 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
       await page.getByRole("status").filter({ hasText: "settings.baseUrl must be an http(s) URL" }).waitFor();
       expect(await page.getByTestId("status-vault_gateway_b").textContent()).toBe("demo");
 
-      await form.getByLabel("baseUrl").fill("");
+      // A local base URL: a configured provider talks to its gateway, and no test traffic may leave this machine.
+      await form.getByLabel("baseUrl").fill(`${receiver.url}/gateway`);
       await form.getByRole("button", { name: "Save vault_gateway_b" }).click();
       await page.getByRole("status").filter({ hasText: "Saved vault_gateway_b: configured." }).waitFor();
       await page.getByTestId("status-vault_gateway_b").filter({ hasText: /^configured$/ }).waitFor();
@@ -127,7 +128,7 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
     }
   });
 
-  it("the brand's logo and colour, set in the administration, show on the checkout page", async () => {
+  it("the brand's logo and colour, set in the administration, show on the checkout and upsell pages", async () => {
     const page = await owner.newPage();
     try {
       await page.goto(`${stack.base}/admin/organizations`);
@@ -147,7 +148,8 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
       expect(branding).toMatchObject({ logoUrl: `${receiver.url}/logo.svg`, color: "#0f766e" });
 
       const customer = await stack.browser.newPage({ locale: "en-US" });
-      const token = await checkoutToken({ orderId: `brand-${Date.now()}`, amount: 1500, currency: "USD", productName: "Tea tin" });
+      // vault_gateway_b is configured (not demo) since the first test: these tokens name a demo provider.
+      const token = await checkoutToken({ orderId: `brand-${Date.now()}`, amount: 1500, currency: "USD", productName: "Tea tin", provider: "vault_gateway_a" });
       await customer.goto(`${stack.base}/checkout/${token}`);
       await customer.getByTestId("brand-name").filter({ hasText: branding.companyName }).waitFor();
       const logo = customer.getByTestId("brand-logo");
@@ -157,7 +159,22 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
       expect(await customer.evaluate("getComputedStyle(document.querySelector('.brandbar')).backgroundColor")).toBe("rgb(15, 118, 110)");
       expect(await customer.evaluate("getComputedStyle(document.querySelector('main button[type=submit]')).backgroundColor")).toBe("rgb(15, 118, 110)");
       expect(await seriousViolations(customer)).toEqual([]);
-      await screenshot(customer, "checkout-branded");
+
+      // The upsell page after a paid checkout shows the same look.
+      const orderId = `brand-up-${Date.now()}`;
+      expect((await api(stack.base, "/api/checkout/initialize", { token: await checkoutToken({ orderId, amount: 1500, currency: "USD", productName: "Tea tin", provider: "vault_gateway_a" }), provider: "vault_gateway_a" })).status).toBe(200);
+      const paid = await api(stack.base, "/api/providers/vault_gateway_a/process-payment", { orderId, amount: 1500, currency: "USD", cardNumber: "4242424242424242", cardExpMonth: "12", cardExpYear: "2031", cardCvv: "123" });
+      const done = await api(stack.base, "/api/checkout/complete", { orderId, transactionId: paid.body.transactionId, provider: "vault_gateway_a", customerEmail: "ada@example.com", customerName: "Ada Lovelace", amount: 1500, currency: "USD" });
+      expect(done.status).toBe(200);
+      const session = await api(stack.base, "/api/upsell/create-session", { orderId: `${orderId}-up`, originalOrderId: orderId, customerEmail: "ada@example.com", paymentMethodToken: done.body.paymentMethodToken, provider: "vault_gateway_a", offers: [{ id: "spoon", name: "Tea spoon", price: 500 }] });
+      expect(session.status).toBe(200);
+      await customer.goto(`${stack.base}/upsell/${session.body.sessionId}`);
+      await customer.getByTestId("offer-name").waitFor();
+      await customer.getByTestId("brand-name").filter({ hasText: branding.companyName }).waitFor();
+      expect(await customer.getByTestId("brand-logo").getAttribute("src")).toBe(`${receiver.url}/logo.svg`);
+      expect(await customer.evaluate("getComputedStyle(document.querySelector('.brandbar')).backgroundColor")).toBe("rgb(15, 118, 110)");
+      expect(await seriousViolations(customer)).toEqual([]);
+      await screenshot(customer, "upsell-branded");
       await customer.close();
     } finally {
       await page.close();
