@@ -21,8 +21,11 @@ export async function getDashboard({ ctx, scope, input }: { ctx: Ctx; scope: Adm
   const from = Math.floor(now / DAY_MS) * DAY_MS - (input.days - 1) * DAY_MS;
   const inWindow = and(eq(orders.brandId, brandId), gte(orders.createdAt, new Date(from)));
 
-  const totals = await ctx.db
+  // One pass over the window's orders, per day and currency; the totals are summed from it.
+  const day = sql<string>`to_char(${orders.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
+  const rows = await ctx.db
     .select({
+      date: day,
       currency: orders.currency,
       orders: sql<string>`count(*)`,
       upsellOrders: sql<string>`count(*) filter (where ${orders.kind} = 'upsell')`,
@@ -30,16 +33,19 @@ export async function getDashboard({ ctx, scope, input }: { ctx: Ctx; scope: Adm
     })
     .from(orders)
     .where(inWindow)
-    .groupBy(orders.currency)
-    .orderBy(desc(sql`count(*)`), asc(orders.currency));
-
-  const day = sql<string>`to_char(${orders.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
-  const daily = await ctx.db
-    .select({ date: day, currency: orders.currency, orders: sql<string>`count(*)`, revenueCents: revenue })
-    .from(orders)
-    .where(inWindow)
     .groupBy(day, orders.currency)
     .orderBy(asc(day), asc(orders.currency));
+  const daily = rows.map((r) => ({ date: r.date, currency: r.currency, orders: Number(r.orders), upsellOrders: Number(r.upsellOrders), revenueCents: Number(r.revenueCents) }));
+  const byCurrency = new Map<string, DashboardReply["totals"][number]>();
+  for (const d of daily) {
+    const t = byCurrency.get(d.currency) ?? { currency: d.currency, orders: 0, checkoutOrders: 0, upsellOrders: 0, revenueCents: 0 };
+    t.orders += d.orders;
+    t.upsellOrders += d.upsellOrders;
+    t.checkoutOrders += d.orders - d.upsellOrders;
+    t.revenueCents += d.revenueCents;
+    byCurrency.set(d.currency, t);
+  }
+  const totals = [...byCurrency.values()].sort((a, b) => b.orders - a.orders || a.currency.localeCompare(b.currency));
 
   const offers = await ctx.db
     .select()
@@ -52,14 +58,8 @@ export async function getDashboard({ ctx, scope, input }: { ctx: Ctx; scope: Adm
     brandId,
     from,
     to: now,
-    totals: totals.map((t) => ({
-      currency: t.currency,
-      orders: Number(t.orders),
-      checkoutOrders: Number(t.orders) - Number(t.upsellOrders),
-      upsellOrders: Number(t.upsellOrders),
-      revenueCents: Number(t.revenueCents),
-    })),
-    daily: daily.map((d) => ({ date: d.date, currency: d.currency, orders: Number(d.orders), revenueCents: Number(d.revenueCents) })),
+    totals,
+    daily: daily.map((d) => ({ date: d.date, currency: d.currency, orders: d.orders, revenueCents: d.revenueCents })),
     offers: offers.map((o) => ({
       offerId: o.offerId,
       currency: o.currency,
