@@ -144,6 +144,7 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
       await form.getByLabel(/^Logo URL/).fill(`${receiver.url}/logo.svg`);
       await form.getByRole("button", { name: "Save look" }).click();
       await page.getByRole("status").filter({ hasText: `logo ${receiver.url}/logo.svg, colour #0f766e` }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
       const branding = await (await page.request.get(`${stack.base}/api/admin/branding`)).json();
       expect(branding).toMatchObject({ logoUrl: `${receiver.url}/logo.svg`, color: "#0f766e" });
 
