@@ -20,6 +20,9 @@ try {
     return res.json();
   };
   await post("/api/auth/register", { name: "Grace Hopper", email: "grace@example.com", password: "correct horse battery staple 42", orgName: "Hopper Coffee" });
+  // The brand's look on the checkout and upsell pages (PUT /api/admin/branding; the logo from the merchant's host).
+  const styled = await adminPage.request.put(`${stack.base}/api/admin/branding`, { data: { logoUrl: `${merchant.url}/logo.svg`, color: "#7c2d12" }, headers: { "sec-fetch-site": "same-origin" } });
+  if (!styled.ok()) throw new Error(`branding: ${styled.status()} ${await styled.text()}`);
   const { salesperson } = await post("/api/admin/salespeople", { name: "Sam Seller", email: "sam@example.com", password: "another long password 77", commissionRate: 0.1 });
 
   const customer = await stack.browser.newContext({ viewport: { width: 1200, height: 900 }, locale: "en-US" });
@@ -65,9 +68,13 @@ try {
   await page.goto(`${stack.base}/upsell/${session.sessionId}`);
   await page.getByTestId("offer-name").waitFor();
   await page.screenshot({ path: `${OUT}/upsell.png`, fullPage: true });
+  await page.getByRole("button", { name: /^Yes, add it/ }).click();
+  await page.waitForURL(/\/success/);
 
   await adminPage.goto(`${stack.base}/admin`);
   await adminPage.getByTestId("stat-commissions").filter({ hasText: "3" }).waitFor();
+  await adminPage.getByTestId("stat-orders").filter({ hasText: /^5$/ }).waitFor();
+  await adminPage.getByRole("cell", { name: "care" }).waitFor();
   await adminPage.screenshot({ path: `${OUT}/admin-dashboard.png`, fullPage: true });
   console.log(`screenshots written to ${OUT}/`);
 } finally {

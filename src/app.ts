@@ -22,6 +22,7 @@ import { registerCommissionRoutes } from "./commissions/routes.js";
 import { registerSalespeopleRoutes } from "./salespeople/routes.js";
 import { registerLinkRoutes } from "./admin/link-routes.js";
 import { registerSettingsRoutes } from "./admin/settings/routes.js";
+import { registerDashboardRoutes } from "./admin/dashboard/routes.js";
 import { registerCrmAdminRoutes } from "./admin/crm/routes.js";
 import { registerWebhookRoutes } from "./webhooks/routes.js";
 import { registerIncomingWebhookRoutes } from "./webhooks/incoming/routes.js";
@@ -103,6 +104,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerSalespeopleRoutes(app, deps);
   registerLinkRoutes(app, deps);
   registerSettingsRoutes(app, deps);
+  registerDashboardRoutes(app, deps);
   registerCrmAdminRoutes(app, deps);
   registerDomainRoutes(app, deps);
   registerMarketingRoutes(app, deps);

@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   "brand.create",
   "brand.delete",
   "brand.restore",
+  "brand.style_update",
   // commissions (bulk actions, CONTRACT §13)
   "commission.approve",
   "commission.cancel",

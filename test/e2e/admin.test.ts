@@ -2,7 +2,8 @@
 // them, a customer pays through it, the commission shows up and is approved by a bulk action; a
 // user is added (a too-short password first shows the API's refusal); a brand is created and
 // chosen in the switcher; the salesperson sees it in the portal; axe finds no serious violation on
-// the commissions, dashboard and portal pages; the magic-link request answers on the login page.
+// the commissions, dashboard and portal pages; the dashboard shows the order and its revenue; the
+// magic-link request answers on the login page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, NO_CHROMIUM, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
 
@@ -95,9 +96,15 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       // Commissions are the brand's: none in the new brand, the one paid above in the default brand.
       await page.getByRole("link", { name: "Dashboard" }).click();
       await page.getByTestId("stat-commissions").filter({ hasText: /^0$/ }).waitFor();
+      await page.getByTestId("stat-orders").filter({ hasText: /^0$/ }).waitFor();
+      await page.getByText("No orders in this period.").waitFor();
       const main = await brand.locator("option", { hasText: "Default brand" }).getAttribute("value");
       await brand.selectOption(main!);
       await page.getByTestId("stat-commissions").filter({ hasText: /^1$/ }).waitFor();
+      // The paid order, its revenue and the day it fell on (GET /api/admin/dashboard).
+      await page.getByTestId("stat-orders").filter({ hasText: /^1$/ }).waitFor();
+      expect(await page.getByTestId("stat-revenue").textContent()).toBe("$120.00");
+      expect(await page.getByTestId("revenue-chart").getAttribute("aria-label")).toMatch(/^Revenue per day: \d{4}-\d{2}-\d{2}: \$120\.00$/);
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, "admin");
 

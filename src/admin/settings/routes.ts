@@ -3,8 +3,8 @@ import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { adminRequest, ROLES } from "../access.js";
-import { getBranding } from "./branding.js";
-import { BrandingReply, SettingsReply, UpdateSettingsBody, UpdateSettingsReply } from "./schemas.js";
+import { getBranding, updateBranding } from "./branding.js";
+import { BrandingReply, SettingsReply, UpdateBrandingBody, UpdateBrandingReply, UpdateSettingsBody, UpdateSettingsReply } from "./schemas.js";
 import { getSettings, updateSettings } from "./settings.js";
 
 const tags = ["Administration: settings"];
@@ -31,7 +31,20 @@ export function registerSettingsRoutes(app: App, deps: Deps): void {
 
   app.get(
     "/api/admin/branding",
-    { schema: { tags, summary: "The company name of the brand serving this host (no authentication)", response: { 200: BrandingReply } } },
+    { schema: { tags, summary: "The name, logo and colour of the brand serving this host (no authentication)", response: { 200: BrandingReply } } },
     async (request) => getBranding({ ctx: ctxOf(deps, request), host: request.hostname }),
+  );
+
+  app.put(
+    "/api/admin/branding",
+    {
+      schema: {
+        tags,
+        summary: "Not in SPEC: set the session brand's logo URL and colour for the checkout and upsell pages (admin or owner)",
+        body: UpdateBrandingBody,
+        response: { 200: UpdateBrandingReply, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => updateBranding({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.body }),
   );
 }

@@ -48,6 +48,16 @@ export const SettingsReply = Type.Object({
   providers: Type.Array(Type.String()),
   categories: Type.Array(Type.String({ enum: [...CATEGORIES] })),
   providerCategories: Type.Record(Type.String(), Type.Array(Type.String())),
+  fields: Type.Record(
+    Type.String(),
+    Type.Object({
+      required: Type.Array(Type.String()),
+      optional: Type.Array(Type.String()),
+      secrets: Type.Array(Type.String()),
+      booleans: Type.Array(Type.String()),
+    }),
+    { description: "Not in SPEC: each provider's keys besides `enabled` (required for `configured`, optional, which are secrets, which are booleans), for the settings form" },
+  ),
   brandId: Type.String(),
 });
 export type SettingsReply = Static<typeof SettingsReply>;
@@ -60,4 +70,17 @@ export const UpdateSettingsReply = Type.Object({
 });
 export type UpdateSettingsReply = Static<typeof UpdateSettingsReply>;
 
-export const BrandingReply = Type.Object({ companyName: Type.String() });
+export const BrandingReply = Type.Object({
+  companyName: Type.String(),
+  logoUrl: Type.Optional(Type.String({ description: "Not in SPEC: the brand's logo (https URL), when stored" })),
+  color: Type.Optional(Type.String({ description: "Not in SPEC: the brand's colour (#rrggbb), when stored" })),
+});
+export type BrandingReply = Static<typeof BrandingReply>;
+
+export const UpdateBrandingBody = Type.Object({
+  logoUrl: Type.Optional(Type.String({ maxLength: 2048, description: "https URL of the logo (http only for localhost); empty string removes it, omitted keeps it" })),
+  color: Type.Optional(Type.String({ maxLength: 7, description: "#rrggbb; empty string removes it, omitted keeps it" })),
+});
+export type UpdateBrandingBody = Static<typeof UpdateBrandingBody>;
+
+export const UpdateBrandingReply = Type.Object({ success: Type.Literal(true), ...BrandingReply.properties });

@@ -48,6 +48,10 @@ describe("GET /api/admin/settings", () => {
       expect(body.status[p]).toBe("not_configured");
       expect(body.settings[p]).toEqual({ enabled: false });
     }
+    // The keys each provider's form shows (not in SPEC; docs/web.md).
+    expect(body.fields.intent_gateway).toEqual({ required: ["publishableKey", "secretKey"], optional: ["webhookSecret", "baseUrl"], secrets: ["secretKey", "webhookSecret"], booleans: [] });
+    expect(body.fields.order_crm_a).toMatchObject({ required: ["apiUsername", "apiPassword", "campaignId"], booleans: ["failOnCrmError"] });
+    expect(Object.keys(body.fields)).toEqual([...SETTINGS_PROVIDERS]);
   });
 
   it("is open to a member (view-only)", async () => {

@@ -59,7 +59,12 @@ export async function getSettings({ ctx, scope }: { ctx: Ctx; scope: AdminScope 
     settings[provider] = maskedView(provider, stored.get(provider), keyring);
     status[provider] = statusOf(provider, stored.get(provider), keyring);
   }
-  return { settings, status, providers: [...SETTINGS_PROVIDERS], categories: [...CATEGORIES] as string[], providerCategories: providerCategories(), brandId };
+  const fields: SettingsReply["fields"] = {};
+  for (const provider of SETTINGS_PROVIDERS) {
+    const spec = PROVIDER_SETTINGS[provider];
+    fields[provider] = { required: [...spec.required], optional: [...spec.optional], secrets: [...spec.secrets], booleans: [...spec.booleans] };
+  }
+  return { settings, status, providers: [...SETTINGS_PROVIDERS], categories: [...CATEGORIES] as string[], providerCategories: providerCategories(), fields, brandId };
 }
 
 /** Checks a provider's values: its keys only (others ignored), strings, booleans, http(s) URLs. */

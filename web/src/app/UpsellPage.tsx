@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, ApiError, messageOf } from "../shared/api";
+import { BrandBar, useBranding } from "../shared/branding";
 import { formatMoney } from "../shared/money";
 
 interface Offer {
@@ -31,6 +32,7 @@ function remaining(ms: number): string {
 
 export function UpsellPage({ sessionId }: { sessionId: string }) {
   const [state, setState] = useState<State>({ kind: "loading" });
+  const branding = useBranding();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [now, setNow] = useState(() => Date.now());
@@ -106,7 +108,7 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
 
   return (
     <>
-      <header className="brandbar">{offer.isDownsell ? "A better price, just for you" : "Wait! A special offer for your order"}</header>
+      <BrandBar branding={branding}>{offer.isDownsell ? "A better price, just for you" : "Wait! A special offer for your order"}</BrandBar>
       <main className="page">
         <p className="muted">
           This offer ends in <span className="countdown" role="timer" aria-live="off">{remaining(data.expiresAt - now)}</span>

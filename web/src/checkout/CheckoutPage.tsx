@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { api, ApiError, messageOf } from "../shared/api";
 import { decodeClaims, type CheckoutClaims } from "../shared/jwt";
+import { BrandBar, useBranding } from "../shared/branding";
 import { formatMoney } from "../shared/money";
 import { CARD_PROVIDERS, completeCheckout, payWithCard, successLocation, type CardForm, type CustomerForm, type Initialized } from "./pay";
 
@@ -39,6 +40,7 @@ export function CheckoutPage({ path }: { path: string }) {
 function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) {
   const provider = claims.provider ?? DEFAULT_PROVIDER;
   const [state, setState] = useState<InitState>({ kind: "loading" });
+  const branding = useBranding();
   const [form, setForm] = useState<CustomerForm>(() => ({
     email: claims.customer?.email ?? "",
     firstName: claims.customer?.firstName ?? "",
@@ -124,7 +126,7 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
 
   return (
     <>
-      <header className="brandbar">Secure checkout</header>
+      <BrandBar branding={branding}>Secure checkout</BrandBar>
       <main className="page">
         <div className="checkout">
           <section className="card stack" aria-labelledby="product-name">

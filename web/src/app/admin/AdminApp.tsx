@@ -4,6 +4,10 @@ import { navigate } from "../router";
 import { AuditPage } from "./AuditPage";
 import { CommissionsPage } from "./CommissionsPage";
 import { DashboardPage } from "./DashboardPage";
+import { DomainsPage } from "./DomainsPage";
+import { MarketingPage } from "./MarketingPage";
+import { SettingsPage } from "./SettingsPage";
+import { WebhooksPage } from "./WebhooksPage";
 import { LinksPage, SalespeoplePage } from "./SalesPages";
 import { SecurityPage } from "./SecurityPage";
 import { TenantsPage, UsersPage } from "./DirectoryPages";
@@ -15,7 +19,7 @@ export interface AuthState {
   brands: { id: string; name: string; slug: string }[];
 }
 
-/** Menu entries for the APIs this service has; settings, webhooks, domains and marketing come with their APIs. */
+/** Menu entries, one per page. */
 const PAGES = [
   ["/admin", "Dashboard"],
   ["/admin/users", "Users"],
@@ -23,6 +27,10 @@ const PAGES = [
   ["/admin/commissions", "Commissions"],
   ["/admin/salespeople", "Salespeople"],
   ["/admin/links", "Checkout links"],
+  ["/admin/settings", "Provider settings"],
+  ["/admin/webhooks", "Webhooks"],
+  ["/admin/domains", "Domains"],
+  ["/admin/marketing", "Marketing lists"],
   ["/admin/audit", "Audit log"],
   ["/admin/security", "Two-factor authentication"],
 ] as const;
@@ -79,6 +87,10 @@ export function AdminApp({ path }: { path: string }) {
         {page === "/admin/commissions" && <CommissionsPage />}
         {page === "/admin/salespeople" && <SalespeoplePage />}
         {page === "/admin/links" && <LinksPage />}
+        {page === "/admin/settings" && <SettingsPage />}
+        {page === "/admin/webhooks" && <WebhooksPage />}
+        {page === "/admin/domains" && <DomainsPage />}
+        {page === "/admin/marketing" && <MarketingPage />}
         {page === "/admin/audit" && <AuditPage />}
         {page === "/admin/security" && <SecurityPage />}
         {!PAGES.some(([to]) => to === page) && <h1>Page not found</h1>}

@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { formatMoney } from "../../shared/money";
 import { useApi } from "./hooks";
 import { Failure } from "./ui";
@@ -5,34 +6,83 @@ import { Failure } from "./ui";
 interface Totals { count: number; commissionAmount: number; orderAmount: number }
 interface CommissionReportReply { report?: { byStatus: Record<string, Totals> }; pagination: { total: number } }
 interface AuditReply { pagination: { total: number }; stats?: { totalActions: number; successRate: number; actionsByType: Record<string, number> } }
+interface DashboardReply {
+  from: number;
+  totals: { currency: string; orders: number; checkoutOrders: number; upsellOrders: number; revenueCents: number }[];
+  daily: { date: string; currency: string; orders: number; revenueCents: number }[];
+  offers: { offerId: string; currency: string; shown: number; accepted: number; declined: number; takeRate: number; revenueCents: number }[];
+}
 
-/** Counts from the commission and audit APIs (the order and take-rate APIs are not built yet). */
+/** The last `days` days (UTC) as YYYY-MM-DD, oldest first. */
+function daysFrom(from: number, days: number): string[] {
+  return Array.from({ length: days }, (_, i) => new Date(from + i * 86_400_000).toISOString().slice(0, 10));
+}
+
+/** Sales figures from GET /api/admin/dashboard; commission and audit counts from their APIs. */
 export function DashboardPage() {
+  const [days, setDays] = useState(30);
+  const sales = useApi<DashboardReply>(`/api/admin/dashboard?days=${days}`);
   const commissions = useApi<CommissionReportReply>("/api/admin/commissions?report=true&pageSize=1");
   const audit = useApi<AuditReply>("/api/admin/audit-logs?includeStats=true&limit=1");
   const byStatus = commissions.data?.report?.byStatus ?? {};
-  const actions = Object.entries(audit.data?.stats?.actionsByType ?? {}).sort((a, b) => b[1] - a[1]).slice(0, 12);
-  const max = Math.max(1, ...actions.map(([, n]) => n));
   const attributed = Object.values(byStatus).reduce((sum, t) => sum + t.orderAmount, 0);
+
+  // The chart shows the currency with the most orders; others are in the table below it.
+  const main = sales.data?.totals[0];
+  const series = sales.data && main ? daysFrom(sales.data.from, days).map((date) => ({ date, value: sales.data!.daily.find((d) => d.date === date && d.currency === main.currency)?.revenueCents ?? 0 })) : [];
+  const max = Math.max(1, ...series.map((s) => s.value));
+  const described = series.filter((s) => s.value > 0).map((s) => `${s.date}: ${formatMoney(s.value, main!.currency)}`).join(", ");
+
   return (
     <>
       <h1>Dashboard</h1>
-      <Failure error={commissions.error ?? audit.error} />
+      <div className="toolbar">
+        <div>
+          <label htmlFor="dashboard-days">Period</label>
+          <select id="dashboard-days" value={days} onChange={(e) => setDays(Number(e.target.value))}>
+            <option value={7}>Last 7 days</option>
+            <option value={30}>Last 30 days</option>
+            <option value={90}>Last 90 days</option>
+            <option value={365}>Last 365 days</option>
+          </select>
+        </div>
+      </div>
+      <Failure error={sales.error ?? commissions.error ?? audit.error} />
       <div className="stats">
+        <div className="card stat"><div className="muted">Orders</div><div className="value" data-testid="stat-orders">{sales.data ? sales.data.totals.reduce((n, t) => n + t.orders, 0) : "…"}</div></div>
+        <div className="card stat">
+          <div className="muted">Revenue</div>
+          <div className="value" data-testid="stat-revenue">{sales.data ? (sales.data.totals.length ? sales.data.totals.map((t) => formatMoney(t.revenueCents, t.currency)).join(" · ") : formatMoney(0, "USD")) : "…"}</div>
+        </div>
+        <div className="card stat"><div className="muted">Upsell orders</div><div className="value">{sales.data ? sales.data.totals.reduce((n, t) => n + t.upsellOrders, 0) : "…"}</div></div>
         <div className="card stat"><div className="muted">Commissions</div><div className="value" data-testid="stat-commissions">{commissions.data?.pagination.total ?? "…"}</div></div>
         <div className="card stat"><div className="muted">Attributed sales</div><div className="value">{formatMoney(attributed, "USD")}</div></div>
         <div className="card stat"><div className="muted">Audited actions</div><div className="value">{audit.data?.stats?.totalActions ?? "…"}</div></div>
-        <div className="card stat"><div className="muted">Successful actions</div><div className="value">{audit.data?.stats ? `${audit.data.stats.successRate}%` : "…"}</div></div>
       </div>
+      <section className="card" style={{ marginBottom: "1rem" }}>
+        <h2>Revenue per day{main ? ` (${main.currency})` : ""}</h2>
+        {sales.data && !main && <p>No orders in this period.</p>}
+        {main && (
+          <div className="bars" role="img" aria-label={described ? `Revenue per day: ${described}` : "No revenue in this period"} data-testid="revenue-chart">
+            {series.map((s) => <div key={s.date} title={`${s.date}: ${formatMoney(s.value, main.currency)}`} style={{ height: `${(s.value / max) * 100}%` }} />)}
+          </div>
+        )}
+      </section>
       <section className="card">
-        <h2>Actions by type</h2>
-        <div className="bars" role="img" aria-label={actions.map(([a, n]) => `${a}: ${n}`).join(", ") || "No actions yet"}>
-          {actions.map(([a, n]) => <div key={a} title={`${a}: ${n}`} style={{ height: `${(n / max) * 100}%` }} />)}
-        </div>
-        <table>
-          <thead><tr><th>Action</th><th>Count</th></tr></thead>
-          <tbody>{actions.map(([a, n]) => <tr key={a}><td>{a}</td><td>{n}</td></tr>)}</tbody>
-        </table>
+        <h2>Upsell take rate per offer</h2>
+        {sales.data && sales.data.offers.length === 0 && <p>No upsell offers shown yet.</p>}
+        {sales.data && sales.data.offers.length > 0 && (
+          <table>
+            <thead><tr><th>Offer</th><th>Currency</th><th>Shown</th><th>Accepted</th><th>Declined</th><th>Take rate</th><th>Revenue</th></tr></thead>
+            <tbody>
+              {sales.data.offers.map((o) => (
+                <tr key={`${o.offerId}:${o.currency}`}>
+                  <td>{o.offerId}</td><td>{o.currency}</td><td>{o.shown}</td><td>{o.accepted}</td><td>{o.declined}</td><td>{o.takeRate}%</td><td>{formatMoney(o.revenueCents, o.currency)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
       </section>
     </>
   );

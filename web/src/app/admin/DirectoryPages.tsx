@@ -84,6 +84,7 @@ export function TenantsPage({ auth, onChange }: { auth: AuthState; onChange: () 
           <button type="submit" disabled={action.busy}>Create brand</button>
         </form>
       </section>
+      {auth.session.role !== "member" && <BrandLook auth={auth} />}
       {auth.session.role === "owner" && (
         <section className="card stack" style={{ marginTop: "1rem" }}>
           <h2>Organizations</h2>
@@ -97,5 +98,36 @@ export function TenantsPage({ auth, onChange }: { auth: AuthState; onChange: () 
         </section>
       )}
     </>
+  );
+}
+
+/** PUT /api/admin/branding: the current brand's logo and colour on the checkout and upsell pages. */
+function BrandLook({ auth }: { auth: AuthState }) {
+  const action = useAction();
+  const current = auth.brands.find((b) => b.id === auth.session.brandId);
+  function save(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const v = formValues(form);
+    const body: Record<string, string> = {};
+    if (v.logoUrl || v.removeLogo) body.logoUrl = v.removeLogo ? "" : v.logoUrl!;
+    if (v.color || v.removeColor) body.color = v.removeColor ? "" : v.color!;
+    void action.run(
+      () => api<{ logoUrl?: string; color?: string }>("/api/admin/branding", { method: "PUT", body }),
+      (r) => (form.reset(), `Saved the look of ${current?.name ?? "the brand"}: logo ${r.logoUrl ?? "none"}, colour ${r.color ?? "default"}.`),
+    );
+  }
+  return (
+    <section className="card stack" style={{ marginTop: "1rem" }}>
+      <h2>Look of {current?.name ?? "the current brand"} on checkout and upsell pages</h2>
+      <Message message={action.message} />
+      <form className="stack" onSubmit={save} style={{ maxWidth: "32rem" }} aria-label="Brand look">
+        <Field id="logoUrl" label="Logo URL (https; blank keeps the current one)" type="url" />
+        <div className="check"><input id="removeLogo" name="removeLogo" type="checkbox" /><label htmlFor="removeLogo">Remove the logo</label></div>
+        <Field id="color" label="Colour, #rrggbb (blank keeps the current one)" pattern="#[0-9a-fA-F]{6}" placeholder="#1d4ed8" />
+        <div className="check"><input id="removeColor" name="removeColor" type="checkbox" /><label htmlFor="removeColor">Use the default colour</label></div>
+        <button type="submit" disabled={action.busy}>Save look</button>
+      </form>
+    </section>
   );
 }

@@ -1,0 +1,73 @@
+import { and, asc, desc, eq, gte, sql } from "drizzle-orm";
+import type { Ctx } from "../../ctx.js";
+import { orders, upsellOfferStats } from "../../db/schema/index.js";
+import type { AdminScope } from "../access.js";
+import { brandOfScope } from "../settings/settings.js";
+import type { DashboardQuery, DashboardReply } from "./schemas.js";
+
+const DAY_MS = 86_400_000;
+
+/** Revenue counts orders unless the provider reported the payment failed or refunded. */
+const paid = sql`coalesce(${orders.paymentStatus}, 'succeeded') = 'succeeded'`;
+const revenue = sql<string>`coalesce(sum(case when ${paid} then ${orders.amountCents} else 0 end), 0)`;
+
+/**
+ * GET /api/admin/dashboard: the session brand's orders and revenue per currency over the last
+ * `days` days (UTC), per day, and the upsell take rate per offer from the running counters.
+ */
+export async function getDashboard({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: DashboardQuery }): Promise<DashboardReply> {
+  const brandId = await brandOfScope(ctx.db, scope);
+  const now = ctx.clock.now();
+  const from = Math.floor(now / DAY_MS) * DAY_MS - (input.days - 1) * DAY_MS;
+  const inWindow = and(eq(orders.brandId, brandId), gte(orders.createdAt, new Date(from)));
+
+  // One pass over the window's orders, per day and currency; the totals are summed from it.
+  const day = sql<string>`to_char(${orders.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
+  const rows = await ctx.db
+    .select({
+      date: day,
+      currency: orders.currency,
+      orders: sql<string>`count(*)`,
+      upsellOrders: sql<string>`count(*) filter (where ${orders.kind} = 'upsell')`,
+      revenueCents: revenue,
+    })
+    .from(orders)
+    .where(inWindow)
+    .groupBy(day, orders.currency)
+    .orderBy(asc(day), asc(orders.currency));
+  const daily = rows.map((r) => ({ date: r.date, currency: r.currency, orders: Number(r.orders), upsellOrders: Number(r.upsellOrders), revenueCents: Number(r.revenueCents) }));
+  const byCurrency = new Map<string, DashboardReply["totals"][number]>();
+  for (const d of daily) {
+    const t = byCurrency.get(d.currency) ?? { currency: d.currency, orders: 0, checkoutOrders: 0, upsellOrders: 0, revenueCents: 0 };
+    t.orders += d.orders;
+    t.upsellOrders += d.upsellOrders;
+    t.checkoutOrders += d.orders - d.upsellOrders;
+    t.revenueCents += d.revenueCents;
+    byCurrency.set(d.currency, t);
+  }
+  const totals = [...byCurrency.values()].sort((a, b) => b.orders - a.orders || a.currency.localeCompare(b.currency));
+
+  const offers = await ctx.db
+    .select()
+    .from(upsellOfferStats)
+    .where(eq(upsellOfferStats.brandId, brandId))
+    .orderBy(desc(upsellOfferStats.shown), asc(upsellOfferStats.offerId), asc(upsellOfferStats.currency))
+    .limit(200);
+
+  return {
+    brandId,
+    from,
+    to: now,
+    totals,
+    daily: daily.map((d) => ({ date: d.date, currency: d.currency, orders: d.orders, revenueCents: d.revenueCents })),
+    offers: offers.map((o) => ({
+      offerId: o.offerId,
+      currency: o.currency,
+      shown: o.shown,
+      accepted: o.accepted,
+      declined: o.declined,
+      takeRate: o.shown > 0 ? Math.round((o.accepted / o.shown) * 1000) / 10 : 0,
+      revenueCents: o.revenueCents,
+    })),
+  };
+}

@@ -1,0 +1,126 @@
+import { useState, type FormEvent } from "react";
+import { api } from "../../shared/api";
+import { date, formValues, useAction, useApi } from "./hooks";
+import { Failure, Field, Message } from "./ui";
+
+interface Stats { totalDeliveries: number; successRate: number }
+interface Endpoint { id: string; name: string; url: string; events: string[]; enabled: boolean; secret: string; disabledReason: string | null; createdAt: number; stats: Stats }
+interface Attempt { attempt: number; statusCode: number | null; durationMs: number; error: string | null; success: boolean; createdAt: number }
+interface Delivery { id: string; eventType: string; status: string; attempts: number; nextAttemptAt: number | null; lastStatusCode: number | null; lastError: string | null; createdAt: number; attemptLog: Attempt[] }
+interface DeliveriesReply { deliveries: Delivery[]; pagination: { page: number; total: number; totalPages: number } }
+
+/** Webhook endpoints of the session's brand: add (secret shown once), test, delete, deliveries with each attempt. */
+export function WebhooksPage() {
+  const { data, error, reload } = useApi<{ endpoints: Endpoint[]; stats: Stats; availableEvents: string[] }>("/api/admin/webhooks");
+  const action = useAction();
+  const [secret, setSecret] = useState<string | null>(null);
+  const [shown, setShown] = useState<{ id: string; page: number; tick: number } | null>(null);
+
+  function add(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const v = formValues(form);
+    const events = new FormData(form).getAll("events").map(String);
+    setSecret(null);
+    void action.run(
+      () => api<Endpoint>("/api/admin/webhooks", { body: { url: v.url, ...(v.name ? { name: v.name } : {}), events: events.length ? events : ["*"] } }),
+      (r) => (form.reset(), reload(), setSecret(r.secret), `Added ${r.url}.`),
+    );
+  }
+  const test = (e: Endpoint) =>
+    action.run(
+      () => api<{ delivered: boolean; delivery: Delivery }>(`/api/admin/webhooks/${e.id}/test`, { method: "POST" }),
+      (r) => (reload(), setShown({ id: e.id, page: 1, tick: Date.now() }), r.delivered ? `Test delivered to ${e.url} (HTTP ${r.delivery.lastStatusCode}).` : `Test not delivered to ${e.url}: ${r.delivery.lastError ?? `HTTP ${r.delivery.lastStatusCode}`}.`),
+    );
+  const remove = (e: Endpoint) =>
+    action.run(() => api(`/api/admin/webhooks/${e.id}`, { method: "DELETE" }), () => (reload(), shown?.id === e.id && setShown(null), `Deleted ${e.url}.`));
+
+  return (
+    <>
+      <h1>Webhook endpoints</h1>
+      <Failure error={error} />
+      <Message message={action.message} />
+      {secret && (
+        <p className="notice">
+          Signing secret (shown this once; store it now): <code data-testid="webhook-secret">{secret}</code>
+        </p>
+      )}
+      {data && <p className="muted">{data.stats.totalDeliveries} deliveries, {data.stats.successRate}% succeeded.</p>}
+      <table>
+        <thead><tr><th>Name</th><th>URL</th><th>Events</th><th>Secret</th><th>Deliveries</th><th><span className="sr-only">Actions</span></th></tr></thead>
+        <tbody>
+          {data?.endpoints.map((e) => (
+            <tr key={e.id}>
+              <td>{e.name}{!e.enabled && <span className="muted"> (disabled{e.disabledReason ? `: ${e.disabledReason}` : ""})</span>}</td>
+              <td>{e.url}</td>
+              <td>{e.events.join(", ")}</td>
+              <td><code>{e.secret}</code></td>
+              <td>{e.stats.totalDeliveries} ({e.stats.successRate}% ok)</td>
+              <td className="actions">
+                <button type="button" className="secondary" disabled={action.busy} onClick={() => test(e)} aria-label={`Send test to ${e.url}`}>Send test</button>
+                <button type="button" className="secondary" onClick={() => setShown({ id: e.id, page: 1, tick: Date.now() })} aria-label={`Deliveries of ${e.url}`}>Deliveries</button>
+                <button type="button" className="secondary" disabled={action.busy} onClick={() => remove(e)} aria-label={`Delete ${e.url}`}>Delete</button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {data && data.endpoints.length === 0 && <p>No endpoints yet.</p>}
+      {shown && <Deliveries key={`${shown.id}:${shown.tick}`} endpoint={data?.endpoints.find((e) => e.id === shown.id)} id={shown.id} />}
+      <form className="card stack" onSubmit={add} style={{ marginTop: "1rem", maxWidth: "36rem" }}>
+        <h2>Add an endpoint</h2>
+        <Field id="url" label="URL" type="url" required placeholder="https://example.com/webhooks" />
+        <Field id="name" label="Name (optional)" />
+        <fieldset>
+          <legend>Events (none ticked: all)</legend>
+          {data?.availableEvents.map((ev) => (
+            <div className="check" key={ev}>
+              <input id={`event-${ev}`} name="events" type="checkbox" value={ev} />
+              <label htmlFor={`event-${ev}`}>{ev}</label>
+            </div>
+          ))}
+        </fieldset>
+        <button type="submit" disabled={action.busy}>Add endpoint</button>
+      </form>
+    </>
+  );
+}
+
+function Deliveries({ id, endpoint }: { id: string; endpoint: Endpoint | undefined }) {
+  const [page, setPage] = useState(1);
+  const { data, error } = useApi<DeliveriesReply>(`/api/admin/webhooks/${id}/deliveries?page=${page}&limit=20`);
+  return (
+    <section className="card" style={{ marginTop: "1rem" }} aria-labelledby="deliveries-heading">
+      <h2 id="deliveries-heading">Deliveries to {endpoint?.url ?? id}</h2>
+      <Failure error={error} />
+      {data && data.deliveries.length === 0 && <p>No deliveries yet.</p>}
+      {data?.deliveries.map((d) => (
+        <div key={d.id} className="stack" style={{ marginBottom: "1rem" }}>
+          <h3>{d.eventType} <span className="muted">— {d.status}, {d.attempts} attempt{d.attempts === 1 ? "" : "s"}, {date(d.createdAt)}{d.nextAttemptAt ? `, next try ${date(d.nextAttemptAt)}` : ""}</span></h3>
+          <table>
+            <caption className="sr-only">Attempts of delivery {d.id}</caption>
+            <thead><tr><th>Attempt</th><th>When</th><th>HTTP status</th><th>Duration</th><th>Outcome</th></tr></thead>
+            <tbody>
+              {d.attemptLog.map((a) => (
+                <tr key={a.attempt}>
+                  <td>{a.attempt}</td>
+                  <td>{date(a.createdAt)}</td>
+                  <td>{a.statusCode ?? "—"}</td>
+                  <td>{a.durationMs} ms</td>
+                  <td>{a.success ? "succeeded" : `failed${a.error ? `: ${a.error}` : ""}`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ))}
+      {data && data.pagination.totalPages > 1 && (
+        <p className="actions">
+          <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
+          <span>Page {data.pagination.page} of {data.pagination.totalPages}</span>
+          <button type="button" className="secondary" disabled={page >= data.pagination.totalPages} onClick={() => setPage(page + 1)}>Next</button>
+        </p>
+      )}
+    </section>
+  );
+}
