@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Deps } from "./ctx.js";
 import { registerErrorHandling } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
-import { registerRateLimit, type RateLimitStore } from "./http/rate-limit.js";
+import { registerRateLimit, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
 import { requestIdOf } from "./http/request-id.js";
 import { ErrorBody } from "./http/schemas.js";
 import { registerValidation } from "./http/validation.js";
@@ -28,6 +28,8 @@ import { registerIncomingWebhookRoutes } from "./webhooks/incoming/routes.js";
 import { WebhookWorker } from "./webhooks/worker.js";
 import { registerDomainRoutes } from "./domains/routes.js";
 import { registerMarketingRoutes } from "./marketing/routes.js";
+import { Metrics } from "./metrics/metrics.js";
+import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -41,6 +43,7 @@ export interface AppOptions {
 declare module "fastify" {
   interface FastifyInstance {
     webhookWorker: WebhookWorker;
+    metrics: Metrics;
   }
 }
 
@@ -58,6 +61,11 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
 
   registerValidation(app);
   registerErrorHandling(app);
+  // Before any route: each route gets its metrics series when it is registered.
+  const rateLimitRedis = options.rateLimitStore instanceof RedisRateLimitStore ? options.rateLimitStore.guard : null;
+  const metrics = new Metrics({ database: deps.database, clock: deps.clock, rateLimitRedis });
+  app.decorate("metrics", metrics);
+  registerRequestMetrics(app, metrics);
   app.addSchema(ErrorBody);
 
   app.addHook("onRequest", async (request, reply) => {
@@ -76,6 +84,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  registerMetricsRoute(app, metrics);
 
   app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -106,7 +116,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerDomainRoutes(app, deps);
   registerMarketingRoutes(app, deps);
 
-  const worker = new WebhookWorker(deps);
+  const worker = new WebhookWorker(deps, metrics);
   app.decorate("webhookWorker", worker);
   registerWebhookRoutes(app, deps, worker);
   await registerIncomingWebhookRoutes(app, deps);

@@ -7,6 +7,7 @@ import { recordAudit } from "../audit/record.js";
 import { decrypt } from "../lib/crypto.js";
 import { newId } from "../lib/ids.js";
 import { sendWebhook, SEND_TIMEOUT_MS, type SendResult } from "./send.js";
+import type { Metrics } from "../metrics/metrics.js";
 import { keyOfSecret, signatureHeaders, SIGNATURE_HEADERS } from "./signer.js";
 
 /** Delays after the 1st, 2nd, … failed attempt: 75 h in all, so retries span at least 72 hours (CONTRACT §14). */
@@ -66,7 +67,11 @@ export class WebhookWorker {
   private stopped = false;
   private readonly keys = new Map<string, Uint8Array>();
 
-  constructor(private readonly deps: Deps) {}
+  constructor(
+    private readonly deps: Deps,
+    /** Counts attempt outcomes for /metrics. */
+    private readonly metrics?: Pick<Metrics, "delivery">,
+  ) {}
 
   /**
    * One round: fan out every undispatched event, then send every delivery due by the clock, until
@@ -278,6 +283,9 @@ export class WebhookWorker {
         for (const id of ids) await disableEndpoint(tx, this.deps, endpoints.get(id)!, reason);
       }
     });
+    if (this.metrics) {
+      for (const update of updates) this.metrics.delivery(update.status === "succeeded" ? "succeeded" : update.status === "failed" ? "failed" : "retrying");
+    }
   }
 }
 
