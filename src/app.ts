@@ -56,7 +56,9 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     genReqId: requestIdOf,
     bodyLimit: 1024 * 1024,
     trustProxy: deps.config.trustProxy,
-    return503OnClosing: true,
+    // A request reaching a closing instance is still served (with Connection: close), not shed with
+    // a 503: shutdown drops nothing, the client moves to another instance on its next connection.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerValidation(app);
