@@ -5,6 +5,7 @@ import { webhookAttempts, webhookEndpoints } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { recordAudit } from "../audit/record.js";
 import { decrypt } from "../lib/crypto.js";
+import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
 import { sendWebhook, SEND_TIMEOUT_MS, type SendResult } from "./send.js";
 import type { Metrics } from "../metrics/metrics.js";
@@ -220,6 +221,7 @@ export class WebhookWorker {
         const custom = Object.fromEntries(Object.entries(endpoint?.headers ?? {}).filter(([name]) => !isReservedHeader(name)));
         const now = this.deps.clock.now();
         const headers = { ...custom, ...signatureHeaders(key, row.id, now, row.body) };
+        faultPoint(this.deps.config, "webhook.before-send");
         results.set(row.id, await sendWebhook({ url: row.url, headers, body: row.body, allowPrivate: this.deps.config.allowPrivateWebhookUrls, now, signal: this.abort.signal }));
       }),
     );
