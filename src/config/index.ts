@@ -24,8 +24,10 @@ export interface Config {
   dataDir: string;
   database: { kind: DatabaseKind; url: string | null };
   checkoutTokenSecret: string;
-  /** 32 raw bytes for AES-256-GCM. */
+  /** 32 raw bytes for AES-256-GCM: every new value is sealed with it. */
   encryptionKey: Buffer;
+  /** ENCRYPTION_KEY then the keys of ENCRYPTION_KEY_PREVIOUS: what values written before a rotation open with. */
+  encryptionKeyring: Buffer[];
   redisUrl: string | null;
   rateLimit: { anonymous: number; authenticated: number };
   registrationMode: RegistrationMode;
@@ -192,6 +194,12 @@ export function loadConfig(env: Env = process.env): Config {
   const checkoutTokenSecret = secretOf(env, "CHECKOUT_TOKEN_SECRET", database, dataDir, warnings);
   if (checkoutTokenSecret.length < 32) throw new ConfigError("CHECKOUT_TOKEN_SECRET must be at least 32 characters");
   const encryptionKey = decodeKey(secretOf(env, "ENCRYPTION_KEY", database, dataDir, warnings), "ENCRYPTION_KEY");
+  const previousKeys = (env.ENCRYPTION_KEY_PREVIOUS ?? "")
+    .split(",")
+    .map((k) => k.trim())
+    .filter((k) => k !== "")
+    .map((k, i) => decodeKey(k, `ENCRYPTION_KEY_PREVIOUS (key ${i + 1})`));
+  if (previousKeys.some((k) => k.equals(encryptionKey))) throw new ConfigError("ENCRYPTION_KEY_PREVIOUS must not contain the current ENCRYPTION_KEY");
 
   const publicBaseUrl = url(env, "PUBLIC_BASE_URL") ?? `http://localhost:${port}`;
   const paymentMode = oneOf(env, "PAYMENT_MODE", ["test", "live"] as const, "test");
@@ -208,6 +216,7 @@ export function loadConfig(env: Env = process.env): Config {
     database,
     checkoutTokenSecret,
     encryptionKey,
+    encryptionKeyring: [encryptionKey, ...previousKeys],
     redisUrl: env.REDIS_URL || null,
     rateLimit: {
       anonymous: integer(env, "RATE_LIMIT_ANONYMOUS", 20, 1),

@@ -180,7 +180,7 @@ export class WebhookWorker {
   private keyOf(endpoint: EndpointRow): Uint8Array {
     let key = this.keys.get(endpoint.sealedSecret);
     if (!key) {
-      key = keyOfSecret(decrypt(endpoint.sealedSecret, this.deps.config.encryptionKey));
+      key = keyOfSecret(decrypt(endpoint.sealedSecret, this.deps.config.encryptionKeyring));
       this.keys.set(endpoint.sealedSecret, key);
     }
     return key;
