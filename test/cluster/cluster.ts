@@ -50,7 +50,7 @@ export async function startInstance(env: Record<string, string>, options: { port
   child.stderr!.on("data", append);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`instance exited with ${child.exitCode ?? child.signalCode}:\n${out}`);
     try {

@@ -45,7 +45,7 @@ describe.skipIf(pgSkip !== null)("PostgreSQL restarted under load", () => {
     await server?.destroy();
   });
 
-  it("503 with the contract's body during the outage, /healthz 503 within 1 s, back by itself within 5 s, no exit", async () => {
+  it("503 with the contract's body during the outage, /healthz 503 within 1 s, back by itself within 5 s, no exit", { timeout: 120_000 }, async () => {
     const client = new RoundRobinClient(() => [instance.baseUrl]);
     const answers: { phase: string; answer: Answer }[] = [];
     const acknowledged: string[] = [];
@@ -100,7 +100,7 @@ describe.skipIf(pgSkip !== null)("PostgreSQL restarted under load", () => {
 });
 
 describe("embedded PGlite: SIGKILL during writes", () => {
-  it("every order acknowledged before the kill is there after a restart", async () => {
+  it("every order acknowledged before the kill is there after a restart", { timeout: 180_000 }, async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "faults-pglite-"));
     const env = { DATA_DIR: dataDir, CHECKOUT_TOKEN_SECRET: CLUSTER_TOKEN_SECRET, ENCRYPTION_KEY: CLUSTER_ENCRYPTION_KEY, RATE_LIMIT_ANONYMOUS: "1000000", LOG_LEVEL: "warn" };
     let instance = await startInstance(env, { timeoutMs: 60_000 });

@@ -13,7 +13,7 @@ const skip = clusterSkipReason();
 if (skip) console.warn(`test/cluster/shutdown: ${skip}`);
 
 /** Waits for `predicate` by polling (no fixed sleeps). */
-async function until(predicate: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+async function until(predicate: () => boolean | Promise<boolean>, timeoutMs = 45_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
@@ -71,7 +71,7 @@ describe.skipIf(skip !== null)("graceful shutdown", () => {
     expect(results.some((r) => r.instance === 1)).toBe(true);
   });
 
-  it("aborts a webhook send in flight instead of waiting 15 s, and the delivery is sent again by the other instance", async () => {
+  it("aborts a webhook send in flight instead of waiting 15 s, and the delivery is sent again by the other instance", { timeout: 120_000 }, async () => {
     // A receiver that holds every request open until told to answer.
     let hold = true;
     const held: http.ServerResponse[] = [];

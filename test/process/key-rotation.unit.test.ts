@@ -40,7 +40,8 @@ describe("ENCRYPTION_KEY rotation", () => {
   };
   const save = (session: string) => call("POST", "/api/admin/settings", session, { provider: "intent_gateway", settings: { publishableKey: "pk_test_rotation", secretKey: SECRET } });
 
-  it("old values open only with the old key listed; values saved after the rotation use the new key", async () => {
+  // Four starts of the embedded database on one DATA_DIR: slow on a busy machine, hence the timeout.
+  it("old values open only with the old key listed; values saved after the rotation use the new key", { timeout: 240_000 }, async () => {
     await start({ ENCRYPTION_KEY: OLD_KEY });
     const session = await registerOwnerOver(instance!.baseUrl);
     expect((await save(session)).status).toBe(200);
