@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Deps } from "./ctx.js";
 import { registerErrorHandling } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
-import { registerRateLimit, type RateLimitStore } from "./http/rate-limit.js";
+import { registerRateLimit, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
 import { requestIdOf } from "./http/request-id.js";
 import { ErrorBody } from "./http/schemas.js";
 import { registerValidation } from "./http/validation.js";
@@ -30,6 +30,8 @@ import { WebhookWorker } from "./webhooks/worker.js";
 import { registerDomainRoutes } from "./domains/routes.js";
 import { registerMarketingRoutes } from "./marketing/routes.js";
 import { registerWebRoutes } from "./web/routes.js";
+import { Metrics } from "./metrics/metrics.js";
+import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -43,6 +45,7 @@ export interface AppOptions {
 declare module "fastify" {
   interface FastifyInstance {
     webhookWorker: WebhookWorker;
+    metrics: Metrics;
   }
 }
 
@@ -55,11 +58,18 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     genReqId: requestIdOf,
     bodyLimit: 1024 * 1024,
     trustProxy: deps.config.trustProxy,
-    return503OnClosing: true,
+    // A request reaching a closing instance is still served (with Connection: close), not shed with
+    // a 503: shutdown drops nothing, the client moves to another instance on its next connection.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerValidation(app);
   registerErrorHandling(app);
+  // Before any route: each route gets its metrics series when it is registered.
+  const rateLimitRedis = options.rateLimitStore instanceof RedisRateLimitStore ? options.rateLimitStore.guard : null;
+  const metrics = new Metrics({ database: deps.database, clock: deps.clock, rateLimitRedis });
+  app.decorate("metrics", metrics);
+  registerRequestMetrics(app, metrics);
   app.addSchema(ErrorBody);
 
   app.addHook("onRequest", async (request, reply) => {
@@ -78,6 +88,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  registerMetricsRoute(app, metrics);
 
   app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -109,7 +121,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerDomainRoutes(app, deps);
   registerMarketingRoutes(app, deps);
 
-  const worker = new WebhookWorker(deps);
+  const worker = new WebhookWorker(deps, metrics);
   app.decorate("webhookWorker", worker);
   registerWebhookRoutes(app, deps, worker);
   await registerIncomingWebhookRoutes(app, deps);

@@ -3,6 +3,7 @@ import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
 import { validationError } from "../lib/errors.js";
+import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
 import { ProviderError, type CrmProviderType, type CrmRecordInput, type PaymentRecord } from "../providers/types.js";
 import { outboxRows } from "../webhooks/events.js";
@@ -136,7 +137,10 @@ export async function completeCheckout({ ctx, input }: { ctx: Ctx; input: Comple
     if (!isUniqueViolation(error)) throw error;
     result = null;
   }
-  if (result) return result;
+  if (result) {
+    faultPoint(ctx.config, "complete.after-commit");
+    return result;
+  }
 
   // Lost the race to a concurrent completion of this checkout: answer with its result (CONTRACT §7).
   const winner = await findOrderOfCheckout(ctx.db, checkout.id);

@@ -104,3 +104,31 @@ describe("custom domains and integrations", () => {
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(name);
   });
 });
+
+describe("ENCRYPTION_KEY_PREVIOUS and FAULT_POINT", () => {
+  const base = { DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: SECRET, ENCRYPTION_KEY: Buffer.alloc(32, 5).toString("base64") };
+
+  it("reads comma-separated previous keys (base64 or hex) after the current key", () => {
+    const config = loadConfig({ ...base, ENCRYPTION_KEY_PREVIOUS: `${Buffer.alloc(32, 6).toString("base64")}, ${Buffer.alloc(32, 7).toString("hex")}` });
+    expect(config.encryptionKeyring).toEqual([Buffer.alloc(32, 5), Buffer.alloc(32, 6), Buffer.alloc(32, 7)]);
+    expect(loadConfig(base).encryptionKeyring).toEqual([Buffer.alloc(32, 5)]);
+  });
+
+  it("refuses a previous key that is not 32 bytes, naming its position, or one equal to the current key", () => {
+    expect(() => loadConfig({ ...base, ENCRYPTION_KEY_PREVIOUS: `${Buffer.alloc(32, 6).toString("base64")},c2hvcnQ=` })).toThrow(
+      new ConfigError("ENCRYPTION_KEY_PREVIOUS (key 2) must be 32 bytes, base64 or hex encoded (got 5 bytes)"),
+    );
+    expect(() => loadConfig({ ...base, ENCRYPTION_KEY_PREVIOUS: base.ENCRYPTION_KEY })).toThrow(new ConfigError("ENCRYPTION_KEY_PREVIOUS must not contain the current ENCRYPTION_KEY"));
+  });
+
+  it("takes a known FAULT_POINT in test mode, refuses an unknown one and any in live mode", () => {
+    expect(loadConfig(base).faultPoint).toBeNull();
+    const faulty = loadConfig({ ...base, FAULT_POINT: "charge.after-provider" });
+    expect(faulty.faultPoint).toBe("charge.after-provider");
+    expect(faulty.warnings.some((w) => w.includes("FAULT_POINT=charge.after-provider"))).toBe(true);
+    expect(() => loadConfig({ ...base, FAULT_POINT: "nowhere" })).toThrow(/FAULT_POINT must be one of charge.before-provider/);
+    expect(() => loadConfig({ ...base, FAULT_POINT: "charge.after-provider", PAYMENT_MODE: "live" })).toThrow(
+      new ConfigError("FAULT_POINT is for crash tests and cannot be set with PAYMENT_MODE=live"),
+    );
+  });
+});

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
+import { FAULT_POINTS, type FaultPoint } from "../lib/fault-points.js";
 
 export type DatabaseKind = "pglite-file" | "pglite-memory" | "postgres";
 export type RegistrationMode = "open" | "disabled" | "maintenance";
@@ -23,8 +24,10 @@ export interface Config {
   dataDir: string;
   database: { kind: DatabaseKind; url: string | null };
   checkoutTokenSecret: string;
-  /** 32 raw bytes for AES-256-GCM. */
+  /** 32 raw bytes for AES-256-GCM: every new value is sealed with it. */
   encryptionKey: Buffer;
+  /** ENCRYPTION_KEY then the keys of ENCRYPTION_KEY_PREVIOUS: what values written before a rotation open with. */
+  encryptionKeyring: Buffer[];
   redisUrl: string | null;
   rateLimit: { anonymous: number; authenticated: number };
   registrationMode: RegistrationMode;
@@ -44,6 +47,8 @@ export interface Config {
   integrationTimeoutMs: number;
   session: { idleMinutes: number; maxHours: number };
   logLevel: string;
+  /** FAULT_POINT: a named crash point for the fault tests (src/lib/fault-points.ts); null in production. */
+  faultPoint: FaultPoint | null;
   /** Warnings to log once the logger exists (generated secrets, embedded database). */
   warnings: string[];
 }
@@ -189,8 +194,18 @@ export function loadConfig(env: Env = process.env): Config {
   const checkoutTokenSecret = secretOf(env, "CHECKOUT_TOKEN_SECRET", database, dataDir, warnings);
   if (checkoutTokenSecret.length < 32) throw new ConfigError("CHECKOUT_TOKEN_SECRET must be at least 32 characters");
   const encryptionKey = decodeKey(secretOf(env, "ENCRYPTION_KEY", database, dataDir, warnings), "ENCRYPTION_KEY");
+  const previousKeys = (env.ENCRYPTION_KEY_PREVIOUS ?? "")
+    .split(",")
+    .map((k) => k.trim())
+    .filter((k) => k !== "")
+    .map((k, i) => decodeKey(k, `ENCRYPTION_KEY_PREVIOUS (key ${i + 1})`));
+  if (previousKeys.some((k) => k.equals(encryptionKey))) throw new ConfigError("ENCRYPTION_KEY_PREVIOUS must not contain the current ENCRYPTION_KEY");
 
   const publicBaseUrl = url(env, "PUBLIC_BASE_URL") ?? `http://localhost:${port}`;
+  const paymentMode = oneOf(env, "PAYMENT_MODE", ["test", "live"] as const, "test");
+  const faultPoint = env.FAULT_POINT ? oneOf(env, "FAULT_POINT", FAULT_POINTS, FAULT_POINTS[0]) : null;
+  if (faultPoint && paymentMode === "live") throw new ConfigError("FAULT_POINT is for crash tests and cannot be set with PAYMENT_MODE=live");
+  if (faultPoint) warnings.push(`FAULT_POINT=${faultPoint}: this process kills itself when it reaches that point (crash tests only).`);
   const dnsServers = dnsServersOf(env);
 
   return {
@@ -201,6 +216,7 @@ export function loadConfig(env: Env = process.env): Config {
     database,
     checkoutTokenSecret,
     encryptionKey,
+    encryptionKeyring: [encryptionKey, ...previousKeys],
     redisUrl: env.REDIS_URL || null,
     rateLimit: {
       anonymous: integer(env, "RATE_LIMIT_ANONYMOUS", 20, 1),
@@ -213,7 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtp: { url: url(env, "SMTP_URL"), from: env.MAIL_FROM || "no-reply@localhost" },
     social: { social_a: socialOf(env, "SOCIAL_A"), social_b: socialOf(env, "SOCIAL_B") },
     hosting: hostingOf(env),
-    paymentMode: oneOf(env, "PAYMENT_MODE", ["test", "live"] as const, "test"),
+    paymentMode,
     checkoutCompletionGraceSeconds: integer(env, "CHECKOUT_COMPLETION_GRACE_SECONDS", 3600),
     declineLimit: integer(env, "DECLINE_LIMIT", 5, 1),
     declineWindowSeconds: integer(env, "DECLINE_WINDOW_SECONDS", 600, 1),
@@ -221,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
     integrationTimeoutMs: integer(env, "INTEGRATION_TIMEOUT_MS", 10_000, 1),
     session: { idleMinutes: integer(env, "SESSION_IDLE_MINUTES", 30, 1), maxHours: integer(env, "SESSION_MAX_HOURS", 12, 1) },
     logLevel: oneOf(env, "LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
+    faultPoint,
     warnings,
   };
 }

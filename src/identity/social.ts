@@ -77,7 +77,7 @@ export type SocialResult = { ok: true; outcome: LoginOutcome } | { ok: false; er
 function readState(ctx: Ctx, cookie: string | undefined): SocialState | null {
   if (!cookie) return null;
   try {
-    const state = JSON.parse(decrypt(cookie, ctx.config.encryptionKey)) as SocialState;
+    const state = JSON.parse(decrypt(cookie, ctx.config.encryptionKeyring)) as SocialState;
     return typeof state.s === "string" && typeof state.v === "string" ? state : null;
   } catch {
     return null;

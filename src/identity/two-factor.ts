@@ -36,7 +36,7 @@ export async function confirmTwoFactor({ ctx, session, input }: { ctx: Ctx; sess
   const user = await findUserById(ctx.db, session.userId);
   if (!user) throw twoFactorNotEnabled();
   if (user.totpEnabled) throw twoFactorAlreadyEnabled();
-  const pending = user.totpPendingSecretSealed ? decrypt(user.totpPendingSecretSealed, ctx.config.encryptionKey) : null;
+  const pending = user.totpPendingSecretSealed ? decrypt(user.totpPendingSecretSealed, ctx.config.encryptionKeyring) : null;
   if (!pending || !safeEqual(pending, input.secret.trim().toUpperCase())) {
     throw validationError("Secret does not match the one issued by setup; run setup again", "secret");
   }
@@ -79,7 +79,7 @@ export async function verifyTwoFactor({ ctx, pendingId, input }: { ctx: Ctx; pen
     throw invalidCode();
   }
 
-  const step = matchTotpStep(decrypt(user.totpSecretSealed, ctx.config.encryptionKey), token, now);
+  const step = matchTotpStep(decrypt(user.totpSecretSealed, ctx.config.encryptionKeyring), token, now);
   const claimed = step !== null && (await claimTotpStep(ctx.db, user.id, step));
   if (!claimed) {
     const failures = await countPendingFailure(ctx.db, pendingHash!);

@@ -19,12 +19,27 @@ export function encrypt(plaintext: string, key: Buffer): string {
   return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(":");
 }
 
-export function decrypt(sealed: string, key: Buffer): string {
+/**
+ * Opens an `encrypt` (v1) or `seal` (v2) value. With a keyring (current key first, then the previous
+ * keys of ENCRYPTION_KEY_PREVIOUS) a v2 value opens with the key its id names and a v1 value, which
+ * names no key, with the first key whose GCM tag verifies.
+ */
+export function decrypt(sealed: string, key: Buffer | readonly Buffer[]): string {
+  const keyring = Buffer.isBuffer(key) ? [key] : key;
+  if (sealed.startsWith("v2:")) return unseal(sealed, keyring);
   const [version, iv, tag, body] = sealed.split(":");
   if (version !== "v1" || !iv || !tag || body === undefined) throw new Error("unreadable ciphertext");
-  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-  decipher.setAuthTag(Buffer.from(tag, "base64url"));
-  return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+  let failure: unknown = new Error("no key to decrypt with");
+  for (const candidate of keyring) {
+    try {
+      const decipher = createDecipheriv("aes-256-gcm", candidate, Buffer.from(iv, "base64url"));
+      decipher.setAuthTag(Buffer.from(tag, "base64url"));
+      return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
 }
 
 /**

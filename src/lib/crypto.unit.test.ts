@@ -1,6 +1,7 @@
 // Sealing of provider secrets at rest (CONTRACT §15): AES-256-GCM with the key's id in the value.
 import { describe, expect, it } from "vitest";
-import { keyId, seal, unseal } from "./crypto.js";
+import { decrypt, encrypt, keyId, seal, unseal } from "./crypto.js";
+import { loadConfig } from "../config/index.js";
 
 const key = Buffer.alloc(32, 7);
 const otherKey = Buffer.alloc(32, 9);
@@ -40,5 +41,33 @@ describe("seal / unseal", () => {
 
   it("refuses unreadable values", () => {
     for (const value of ["", "v1:a:b:c", "v2:abc", "plain text"]) expect(() => unseal(value, [key])).toThrow();
+  });
+});
+
+describe("key rotation (ENCRYPTION_KEY_PREVIOUS)", () => {
+  const oldKey = Buffer.alloc(32, 1);
+  const newKey = Buffer.alloc(32, 2);
+  const rotated = loadConfig({ DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: "s".repeat(32), ENCRYPTION_KEY: newKey.toString("base64"), ENCRYPTION_KEY_PREVIOUS: oldKey.toString("hex") });
+
+  it("values written with the old key still open after the rotation, in both formats", () => {
+    expect(rotated.encryptionKeyring).toEqual([newKey, oldKey]);
+    expect(unseal(seal("provider secret", oldKey), rotated.encryptionKeyring)).toBe("provider secret");
+    expect(decrypt(encrypt("whsec_old", oldKey), rotated.encryptionKeyring)).toBe("whsec_old");
+    expect(decrypt(seal("sealed v2", oldKey), rotated.encryptionKeyring)).toBe("sealed v2");
+  });
+
+  it("new writes use the new key: the old key alone cannot open them", () => {
+    const sealed = seal("new secret", rotated.encryptionKey);
+    expect(sealed.split(":")[1]).toBe(keyId(newKey));
+    expect(() => unseal(sealed, [oldKey])).toThrow();
+    const encrypted = encrypt("new whsec", rotated.encryptionKey);
+    expect(() => decrypt(encrypted, [oldKey])).toThrow();
+    expect(decrypt(encrypted, rotated.encryptionKeyring)).toBe("new whsec");
+  });
+
+  it("a value of a key no longer in the keyring does not open", () => {
+    const retired = Buffer.alloc(32, 3);
+    expect(() => decrypt(encrypt("gone", retired), rotated.encryptionKeyring)).toThrow();
+    expect(() => unseal(seal("gone", retired), rotated.encryptionKeyring)).toThrow("unknown key");
   });
 });

@@ -37,7 +37,7 @@ async function storedMappings(db: Db, brandId: string, source: ListSource): Prom
 /** The integration's credentials from the brand's settings (decrypted here only), or which keys are missing. */
 async function credentialsOf(ctx: Ctx, brandId: string, source: ListSource): Promise<{ apiKey: string; baseUrl?: string } | { missing: string[]; disabled: boolean }> {
   const stored = await findProviderSettings(ctx.db, brandId, source);
-  const values = stored ? readableValuesOf(stored, [ctx.config.encryptionKey]).values : {};
+  const values = stored ? readableValuesOf(stored, ctx.config.encryptionKeyring).values : {};
   const missing = PROVIDER_SETTINGS[source].required.filter((key) => typeof values[key] !== "string" || values[key] === "");
   if (missing.length > 0 || !stored?.enabled) return { missing, disabled: stored?.enabled === false };
   return { apiKey: values.apiKey as string, baseUrl: typeof values.baseUrl === "string" && values.baseUrl !== "" ? values.baseUrl : undefined };

@@ -69,7 +69,7 @@ export const SETTINGS_CACHE_MS = 5_000;
  */
 export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
   const cacheMs = deps.cacheMs ?? SETTINGS_CACHE_MS;
-  const keyring = [deps.config.encryptionKey];
+  const keyring = deps.config.encryptionKeyring;
   const cache = new Map<string, { at: number; settings: Promise<StoredSettings[]> }>();
 
   // Read with the caller's handle: inside a transaction a query on another connection could wait on

@@ -3,6 +3,7 @@ import type { Db } from "../db/client.js";
 import type { StoredOffer } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { AppError } from "../lib/errors.js";
+import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
 import { assertUnderDeclineLimit, paymentFailed } from "../providers/payment-attempts.js";
 import { ProviderError, type PaymentProviderType } from "../providers/types.js";
@@ -97,11 +98,13 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
 
       const provider = session.provider as PaymentProviderType;
       const { adapter, call } = await ctx.providers.payment(provider, session.brandId, tx);
+      faultPoint(ctx.config, "charge.before-provider");
       const charge = await adapter.chargeSaved(
         { paymentMethodToken: session.paymentMethodToken, amountCents: offer.priceCents, currency: session.currency, orderId: session.orderId, originalOrderId: session.originalOrderId },
         // A real provider dedupes on this key should we die between its charge and our commit.
         { ...call, db: tx, log: ctx.log, idempotencyKey: `upsell:${session.id}:${offer.id}` },
       );
+      faultPoint(ctx.config, "charge.after-provider");
       if (charge.status !== "succeeded") {
         // One click cannot run a 3-D Secure step: for an upsell it is a refusal.
         const reason = charge.status === "declined" ? charge.reason : "authentication_required";
@@ -186,6 +189,7 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
     throw error;
   }
   if ("declined" in outcome) throw paymentFailed(outcome.declined);
+  faultPoint(ctx.config, "charge.after-commit");
   return outcome.result;
 }
 

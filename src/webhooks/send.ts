@@ -14,6 +14,8 @@ export interface SendResult {
   error: string | null;
   /** The receiver's Retry-After, in ms from now, when it sent one. */
   retryAfterMs: number | null;
+  /** The send was cut short by `signal` (shutdown): not an attempt the receiver answered. */
+  aborted?: boolean;
 }
 
 export interface SendInput {
@@ -24,6 +26,8 @@ export interface SendInput {
   timeoutMs?: number;
   /** Unix ms, for an HTTP-date Retry-After. */
   now: number;
+  /** Aborts the send (process shutdown): the result then has `aborted: true`. */
+  signal?: AbortSignal;
 }
 
 // Connections are kept open between sends (a receiver usually gets many); each new socket's
@@ -61,13 +65,20 @@ export function sendWebhook(input: SendInput): Promise<SendResult> {
   const secure = url.protocol === "https:";
   const agent = (input.allowPrivate ? agents.open : agents.guarded)[secure ? "https" : "http"];
   const timeoutMs = input.timeoutMs ?? SEND_TIMEOUT_MS;
+  const abortedResult = (): SendResult => ({ ...fail("aborted: the process is shutting down"), aborted: true });
+  if (input.signal?.aborted) return Promise.resolve(abortedResult());
   return new Promise((resolve) => {
     let settled = false;
     const done = (result: SendResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      input.signal?.removeEventListener("abort", onAbort);
       resolve(result);
+    };
+    const onAbort = () => {
+      done(abortedResult());
+      request.destroy();
     };
     const request = (secure ? https : http).request(
       url,
@@ -96,6 +107,7 @@ export function sendWebhook(input: SendInput): Promise<SendResult> {
     const timer = setTimeout(() => {
       request.destroy(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
+    input.signal?.addEventListener("abort", onAbort, { once: true });
     request.on("error", (error) => {
       const message = error instanceof UrlRefused ? `URL refused: ${error.message}` : error.message || String(error);
       done(fail(message));

@@ -5,8 +5,10 @@ import { webhookAttempts, webhookEndpoints } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { recordAudit } from "../audit/record.js";
 import { decrypt } from "../lib/crypto.js";
+import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
 import { sendWebhook, SEND_TIMEOUT_MS, type SendResult } from "./send.js";
+import type { Metrics } from "../metrics/metrics.js";
 import { keyOfSecret, signatureHeaders, SIGNATURE_HEADERS } from "./signer.js";
 
 /** Delays after the 1st, 2nd, … failed attempt: 75 h in all, so retries span at least 72 hours (CONTRACT §14). */
@@ -64,9 +66,15 @@ export class WebhookWorker {
   private running: Promise<{ events: number; sent: number }> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** Aborted by stop(): sends in flight end at once and their deliveries are due again (another process takes them). */
+  private abort = new AbortController();
   private readonly keys = new Map<string, Uint8Array>();
 
-  constructor(private readonly deps: Deps) {}
+  constructor(
+    private readonly deps: Deps,
+    /** Counts attempt outcomes for /metrics. */
+    private readonly metrics?: Pick<Metrics, "delivery">,
+  ) {}
 
   /**
    * One round: fan out every undispatched event, then send every delivery due by the clock, until
@@ -80,6 +88,7 @@ export class WebhookWorker {
   /** Starts the background loop (production): a round every `intervalMs`, at once again while there is work. */
   start(intervalMs = 200): void {
     this.stopped = false;
+    if (this.abort.signal.aborted) this.abort = new AbortController();
     const loop = async () => {
       if (this.stopped) return;
       let busy = false;
@@ -94,10 +103,15 @@ export class WebhookWorker {
     this.timer = setTimeout(loop, 0);
   }
 
-  /** Stops the loop and waits for the round in progress (its sends are bounded by the 15 s timeout). */
+  /**
+   * Stops claiming and ends the round in progress quickly: sends in flight are aborted (a receiver may
+   * take 15 s; shutdown must finish within 10 s) and their deliveries are put back as due, with the
+   * claimed attempt given back, so this or another process sends them again (at least once).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    this.abort.abort();
     await this.running?.catch(() => {});
   }
 
@@ -166,7 +180,7 @@ export class WebhookWorker {
   private keyOf(endpoint: EndpointRow): Uint8Array {
     let key = this.keys.get(endpoint.sealedSecret);
     if (!key) {
-      key = keyOfSecret(decrypt(endpoint.sealedSecret, this.deps.config.encryptionKey));
+      key = keyOfSecret(decrypt(endpoint.sealedSecret, this.deps.config.encryptionKeyring));
       this.keys.set(endpoint.sealedSecret, key);
     }
     return key;
@@ -207,7 +221,8 @@ export class WebhookWorker {
         const custom = Object.fromEntries(Object.entries(endpoint?.headers ?? {}).filter(([name]) => !isReservedHeader(name)));
         const now = this.deps.clock.now();
         const headers = { ...custom, ...signatureHeaders(key, row.id, now, row.body) };
-        results.set(row.id, await sendWebhook({ url: row.url, headers, body: row.body, allowPrivate: this.deps.config.allowPrivateWebhookUrls, now }));
+        faultPoint(this.deps.config, "webhook.before-send");
+        results.set(row.id, await sendWebhook({ url: row.url, headers, body: row.body, allowPrivate: this.deps.config.allowPrivateWebhookUrls, now, signal: this.abort.signal }));
       }),
     );
     await this.record(claimed, endpoints, results);
@@ -215,8 +230,18 @@ export class WebhookWorker {
   }
 
   /** Attempts, delivery states and endpoint health in one short transaction. */
-  private async record(claimed: ClaimedRow[], endpoints: Map<string, EndpointRow>, results: Map<string, SendResult>): Promise<void> {
+  private async record(all: ClaimedRow[], endpoints: Map<string, EndpointRow>, results: Map<string, SendResult>): Promise<void> {
     const now = this.deps.clock.now();
+    // Sends cut short by shutdown are no attempt: the claim is given back and the delivery is due now.
+    const aborted = all.filter((row) => results.get(row.id)!.aborted);
+    const claimed = aborted.length === 0 ? all : all.filter((row) => !results.get(row.id)!.aborted);
+    if (aborted.length > 0) {
+      await this.deps.database.db.execute(sql`
+        update webhook_deliveries set attempts = attempts - 1, next_attempt_at = ${new Date(now)}
+        where id in (select jsonb_array_elements_text(${JSON.stringify(aborted.map((row) => row.id))}::jsonb)) and status = 'pending'`);
+      this.deps.log.info({ deliveries: aborted.length }, "webhook sends aborted by shutdown; put back as due");
+      if (claimed.length === 0) return;
+    }
     const updates = claimed.map((row) => {
       const result = results.get(row.id)!;
       const endpointGone = row.endpoint_id !== null && result.statusCode === 410;
@@ -278,6 +303,9 @@ export class WebhookWorker {
         for (const id of ids) await disableEndpoint(tx, this.deps, endpoints.get(id)!, reason);
       }
     });
+    if (this.metrics) {
+      for (const update of updates) this.metrics.delivery(update.status === "succeeded" ? "succeeded" : update.status === "failed" ? "failed" : "retrying");
+    }
   }
 }
 

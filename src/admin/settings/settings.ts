@@ -51,7 +51,7 @@ const statusOf = (provider: SettingsProvider, stored: StoredSettings | undefined
 /** GET /api/admin/settings: every provider of the session's brand, secrets masked. */
 export async function getSettings({ ctx, scope }: { ctx: Ctx; scope: AdminScope }): Promise<SettingsReply> {
   const brandId = await brandOfScope(ctx.db, scope);
-  const keyring = [ctx.config.encryptionKey];
+  const keyring = ctx.config.encryptionKeyring;
   const stored = new Map((await loadBrandSettings(ctx.db, brandId)).map((s) => [s.provider, s]));
   const settings: SettingsReply["settings"] = {};
   const status: SettingsReply["status"] = {};
@@ -105,7 +105,7 @@ export async function updateSettings({ ctx, scope, input }: { ctx: Ctx; scope: A
   if (!isSettingsProvider(input.provider)) throw validationError(`Invalid request: unknown provider ${input.provider}`, "provider");
   const provider = input.provider;
   const changes = acceptedChanges(provider, input.settings as Record<string, unknown>);
-  const keyring = [ctx.config.encryptionKey];
+  const keyring = ctx.config.encryptionKeyring;
   const secretKeys = new Set(PROVIDER_SETTINGS[provider].secrets);
 
   const saved = await withTransaction(ctx.db, async (tx) => {

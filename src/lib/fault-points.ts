@@ -1,0 +1,23 @@
+/**
+ * Named crash points for the fault tests and `npm run soak` (docs/operations.md "Crash safety"):
+ * with FAULT_POINT=<name> the process kills itself (SIGKILL, no clean-up) when it reaches that point,
+ * so tests can check that a retry gets the original result and nothing is charged twice. Unset in
+ * production (refused with PAYMENT_MODE=live); unset, a call is one comparison.
+ */
+export const FAULT_POINTS = [
+  /** Upsell accept: the offer is reserved in the open transaction, the provider not yet called. */
+  "charge.before-provider",
+  /** Upsell accept: the provider charged, our transaction not yet committed. */
+  "charge.after-provider",
+  /** Upsell accept: committed, the response not yet sent. */
+  "charge.after-commit",
+  /** Checkout complete: committed, the response not yet sent. */
+  "complete.after-commit",
+  /** Webhook worker: the delivery is claimed (the business change long committed), the send not yet made. */
+  "webhook.before-send",
+] as const;
+export type FaultPoint = (typeof FAULT_POINTS)[number];
+
+export function faultPoint(config: { faultPoint: FaultPoint | null }, point: FaultPoint): void {
+  if (config.faultPoint === point) process.kill(process.pid, "SIGKILL");
+}

@@ -1,0 +1,144 @@
+// GET /metrics as an operator's scraper sees it: requests by route pattern (never the raw URL), the
+// outbox depth and age, webhook delivery outcomes against a real receiver, the rate-limit Redis
+// fallback, the PostgreSQL pool, and no rate limit on the scrape itself.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildTestApp, type TestApp } from "../../test/support/app.js";
+import { adminCall, registerOwner } from "../../test/support/admin.js";
+import { testEngine } from "../../test/support/database.js";
+import { startReceiver, type Receiver } from "../../test/support/webhook-receiver.js";
+import { enqueueEvents } from "../webhooks/events.js";
+
+/** The value of one sample line (`name{labels} value`), or undefined when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split("\n")) {
+    if (line.startsWith("#")) continue;
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (.+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const got = Object.fromEntries([...(match[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(match[3]);
+  }
+  return undefined;
+}
+
+async function scrape(t: TestApp): Promise<string> {
+  const res = await t.app.inject({ method: "GET", url: "/metrics" });
+  expect(res.statusCode).toBe(200);
+  expect(res.headers["content-type"]).toContain("text/plain");
+  return res.body;
+}
+
+describe("/metrics", () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it("counts requests and their latency by route pattern, never by raw URL", async () => {
+    const before = await scrape(t);
+    const seen = sample(before, "http_request_duration_seconds_count", { method: "GET", route: "/c/:code", status: "404" }) ?? 0;
+    await t.app.inject({ method: "GET", url: "/c/secret-short-code-1", headers: { "x-forwarded-for": "10.0.0.1" } });
+    await t.app.inject({ method: "GET", url: "/c/secret-short-code-2" });
+    await t.app.inject({ method: "GET", url: "/no/such/path/raw-token-xyz" });
+
+    const text = await scrape(t);
+    expect(sample(text, "http_request_duration_seconds_count", { method: "GET", route: "/c/:code", status: "404" })).toBe(seen + 2);
+    expect(sample(text, "http_request_duration_seconds_bucket", { method: "GET", route: "/c/:code", status: "404", le: "+Inf" })).toBe(seen + 2);
+    expect(sample(text, "http_request_duration_seconds_count", { route: "(unmatched)", status: "404" })).toBeGreaterThanOrEqual(1);
+    expect(sample(text, "http_request_duration_seconds_count", { method: "GET", route: "/metrics", status: "200" })).toBeGreaterThanOrEqual(1);
+    expect(text).not.toContain("secret-short-code");
+    expect(text).not.toContain("raw-token-xyz");
+    // The process's own figures (heap, event-loop delay) for the memory and latency alerts.
+    expect(sample(text, "nodejs_heap_size_used_bytes")).toBeGreaterThan(0);
+    expect(sample(text, "nodejs_eventloop_lag_p99_seconds")).toBeDefined();
+  });
+
+  it("shows the outbox depth and the age of the oldest undispatched event, by the service clock", async () => {
+    await t.app.webhookWorker.deliverDue();
+    let text = await scrape(t);
+    expect(sample(text, "outbox_undispatched_events")).toBe(0);
+    expect(sample(text, "outbox_oldest_undispatched_age_seconds")).toBe(0);
+    expect(sample(text, "database_up")).toBe(1);
+
+    const brandId = "brand_default";
+    await enqueueEvents(t.deps.database.db, t.clock.now(), [
+      { brandId, type: "checkout.created", data: { orderId: "o-1" } },
+      { brandId, type: "checkout.completed", data: { orderId: "o-1" } },
+    ]);
+    t.clock.advance(90_000);
+    await enqueueEvents(t.deps.database.db, t.clock.now(), [{ brandId, type: "order.confirmed", data: { orderId: "o-1" } }]);
+    text = await scrape(t);
+    expect(sample(text, "outbox_undispatched_events")).toBe(3);
+    expect(sample(text, "outbox_oldest_undispatched_age_seconds")).toBe(90);
+
+    await t.app.webhookWorker.deliverDue();
+    text = await scrape(t);
+    expect(sample(text, "outbox_undispatched_events")).toBe(0);
+    expect(sample(text, "outbox_oldest_undispatched_age_seconds")).toBe(0);
+  });
+
+  it("counts webhook delivery outcomes: succeeded, retrying and given up", async () => {
+    const owner = await registerOwner(t, "Metrics shop");
+    const created = await adminCall(t, "POST", "/api/admin/webhooks", { session: owner.session, body: { name: "R", url: `${receiver.url}/hook`, events: ["*"] } });
+    expect(created.statusCode, created.body).toBe(200);
+    await t.app.webhookWorker.deliverDue();
+    const before = await scrape(t);
+    const base = (outcome: string) => sample(before, "webhook_deliveries_total", { outcome }) ?? 0;
+
+    receiver.answer = { status: 200 };
+    await enqueueEvents(t.deps.database.db, t.clock.now(), [{ brandId: owner.brandId, type: "checkout.created", data: { n: 1 } }]);
+    await t.app.webhookWorker.deliverDue();
+    receiver.answer = { status: 500 };
+    await enqueueEvents(t.deps.database.db, t.clock.now(), [{ brandId: owner.brandId, type: "checkout.created", data: { n: 2 } }]);
+    await t.app.webhookWorker.deliverDue();
+    receiver.answer = { status: 410 };
+    t.clock.advance(11_000);
+    await t.app.webhookWorker.deliverDue();
+
+    const text = await scrape(t);
+    expect(sample(text, "webhook_deliveries_total", { outcome: "succeeded" })).toBe(base("succeeded") + 1);
+    expect(sample(text, "webhook_deliveries_total", { outcome: "retrying" })).toBe(base("retrying") + 1);
+    expect(sample(text, "webhook_deliveries_total", { outcome: "failed" })).toBe(base("failed") + 1);
+    expect(sample(text, "webhook_deliveries_pending")).toBe(0);
+  });
+
+  it.runIf(testEngine === "postgres")("shows the PostgreSQL pool: open, idle and waiting", async () => {
+    const text = await scrape(t);
+    expect(sample(text, "db_pool_connections")).toBeGreaterThanOrEqual(1);
+    expect(sample(text, "db_pool_idle_connections")).toBeGreaterThanOrEqual(0);
+    expect(sample(text, "db_pool_waiting_requests")).toBe(0);
+  });
+
+  it.runIf(testEngine === "pglite")("has no pool series on the embedded database (one in-process connection)", async () => {
+    expect(sample(await scrape(t), "db_pool_connections")).toBeUndefined();
+  });
+
+  it("has no Redis fallback series without REDIS_URL", async () => {
+    expect(sample(await scrape(t), "rate_limit_redis_fallback_active")).toBeUndefined();
+  });
+});
+
+describe("/metrics with rate limits and an unreachable Redis", () => {
+  it("shows the rate-limit fallback as active, counts the requests counted per process, and is itself never limited", async () => {
+    const t = await buildTestApp({ env: { REDIS_URL: "redis://127.0.0.1:1", RATE_LIMIT_ANONYMOUS: "3" } });
+    try {
+      let text = await scrape(t);
+      expect(sample(text, "rate_limit_redis_fallback_active")).toBe(0);
+      expect(sample(text, "rate_limit_redis_fallbacks_total")).toBe(0);
+      for (let i = 0; i < 3; i++) expect((await t.app.inject({ method: "GET", url: "/api/nope" })).statusCode).toBe(404);
+      expect((await t.app.inject({ method: "GET", url: "/api/nope" })).statusCode).toBe(429);
+      for (let i = 0; i < 5; i++) expect((await t.app.inject({ method: "GET", url: "/metrics" })).statusCode).toBe(200);
+      text = await scrape(t);
+      expect(sample(text, "rate_limit_redis_fallback_active")).toBe(1);
+      expect(sample(text, "rate_limit_redis_fallbacks_total")).toBe(4);
+      expect(t.logs.join("")).toContain("rate limiting: redis unreachable");
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,145 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { sql } from "drizzle-orm";
+import type { Database } from "../db/client.js";
+import type { Clock } from "../lib/clock.js";
+import type { RedisFallback } from "../lib/redis-fallback.js";
+
+/** Latency buckets in seconds: the hot routes answer in a few ms, provider calls can take seconds. */
+const BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** What a webhook attempt ended as (docs/operations.md "Alerts"). */
+export type DeliveryOutcome = "succeeded" | "retrying" | "failed";
+
+type Observer = { observe(value: number): void };
+
+/** Per route (method and pattern): the histogram children by status code, made once each. */
+export interface RouteSeries {
+  method: string;
+  route: string;
+  byStatus: Map<number, Observer>;
+}
+
+export interface MetricsSources {
+  database: Database;
+  clock: Clock;
+  /** The rate-limit store's Redis guard, when rate limits are counted in Redis. */
+  rateLimitRedis?: RedisFallback | null;
+}
+
+/**
+ * The process's Prometheus metrics (GET /metrics). One Registry per app, so several apps in one
+ * test process do not mix. Per request the cost is one histogram observe on a child made once per
+ * (route, status); everything else (outbox, pool, Redis) is read when /metrics is scraped.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Histogram<"method" | "route" | "status">;
+  private readonly deliveries: Counter<"outcome">;
+
+  constructor(private readonly sources: MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Histogram({
+      name: "http_request_duration_seconds",
+      help: "HTTP requests by method, route pattern and status: latency in seconds (_count is the request count)",
+      labelNames: ["method", "route", "status"],
+      buckets: BUCKETS,
+      registers,
+    });
+    this.deliveries = new Counter({
+      name: "webhook_deliveries_total",
+      help: "Webhook send attempts by outcome: succeeded, retrying (failed, another attempt is scheduled), failed (given up)",
+      labelNames: ["outcome"],
+      registers,
+    });
+    for (const outcome of ["succeeded", "retrying", "failed"] as const) this.deliveries.inc({ outcome }, 0);
+
+    const { database, clock } = sources;
+    // One query for these four gauges, at scrape time (never on a request path). The registry
+    // collects metrics concurrently: the gauges share the query in flight.
+    let reading: Promise<{ depth: number; ageSeconds: number; pending: number } | null> | null = null;
+    const read = () =>
+      (reading ??= (async () => {
+        try {
+          const result = await database.db.execute(sql`
+            select (select count(*) from outbox_events where dispatched_at is null)::int as depth,
+                   (select min(created_at) from outbox_events where dispatched_at is null) as oldest,
+                   (select count(*) from webhook_deliveries where status = 'pending')::int as pending`);
+          const row = (result as unknown as { rows: { depth: number; oldest: Date | string | null; pending: number }[] }).rows[0];
+          // Age against the service's clock (the one that stamped created_at), not the database's.
+          const ageSeconds = row.oldest === null ? 0 : Math.max(0, (clock.now() - new Date(row.oldest).getTime()) / 1000);
+          return { depth: row.depth, ageSeconds, pending: row.pending };
+        } catch {
+          return null;
+        } finally {
+          reading = null;
+        }
+      })());
+    new Gauge({ name: "database_up", help: "1 when the database answered the scrape's queries, else 0", registers, async collect() { this.set((await read()) ? 1 : 0); } });
+    const fromRead = (name: string, help: string, pick: (r: { depth: number; ageSeconds: number; pending: number }) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        async collect() {
+          const r = await read();
+          if (r) this.set(pick(r));
+        },
+      });
+    fromRead("outbox_undispatched_events", "Outbox events not yet fanned out to webhook deliveries", (r) => r.depth);
+    fromRead("outbox_oldest_undispatched_age_seconds", "Age of the oldest undispatched outbox event (0 when none)", (r) => r.ageSeconds);
+    fromRead("webhook_deliveries_pending", "Webhook deliveries waiting for a (re)try", (r) => r.pending);
+
+    const pool = database.pool;
+    if (pool) {
+      new Gauge({ name: "db_pool_connections", help: "PostgreSQL pool connections open", registers, collect() { this.set(pool.totalCount); } });
+      new Gauge({ name: "db_pool_idle_connections", help: "PostgreSQL pool connections open and idle", registers, collect() { this.set(pool.idleCount); } });
+      new Gauge({ name: "db_pool_waiting_requests", help: "Queries waiting for a pool connection", registers, collect() { this.set(pool.waitingCount); } });
+    }
+
+    const guard = sources.rateLimitRedis;
+    if (guard) {
+      new Gauge({
+        name: "rate_limit_redis_fallback_active",
+        help: "1 while Redis is unreachable and rate limits are counted per process (CONTRACT §24)",
+        registers,
+        collect() {
+          this.set(guard.isDegraded ? 1 : 0);
+        },
+      });
+      let counted = 0;
+      new Counter({
+        name: "rate_limit_redis_fallbacks_total",
+        help: "Requests whose rate-limit count fell back to this process because Redis did not answer",
+        registers,
+        collect() {
+          this.inc(guard.fallbackCount - counted);
+          counted = guard.fallbackCount;
+        },
+      });
+    }
+  }
+
+  /** The series of one route; the app keeps it with the route (made once, at registration). */
+  route(method: string, route: string): RouteSeries {
+    return { method, route, byStatus: new Map() };
+  }
+
+  /** One finished request: a Map lookup and an observe. */
+  observe(series: RouteSeries, status: number, seconds: number): void {
+    let child = series.byStatus.get(status);
+    if (!child) {
+      child = this.requests.labels(series.method, series.route, String(status));
+      series.byStatus.set(status, child);
+    }
+    child.observe(seconds);
+  }
+
+  delivery(outcome: DeliveryOutcome, count = 1): void {
+    if (count > 0) this.deliveries.inc({ outcome }, count);
+  }
+
+  async text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

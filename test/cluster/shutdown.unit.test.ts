@@ -1,0 +1,127 @@
+// Graceful shutdown: SIGTERM to one of two instances under load → its in-flight requests finish, it
+// exits 0 within 10 s, and a client that retries on connection refusal sees no failed request. A
+// webhook send in flight (a receiver that never answers) is aborted, not waited for, and the delivery
+// is put back as due: the other instance sends it.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addEndpointOver, registerOwnerOver } from "../support/live-service.js";
+import { clusterSkipReason, completeBody, paidCheckout, startCluster, type Answer, type Cluster } from "./cluster.js";
+
+const skip = clusterSkipReason();
+if (skip) console.warn(`test/cluster/shutdown: ${skip}`);
+
+/** Waits for `predicate` by polling (no fixed sleeps). */
+async function until(predicate: () => boolean | Promise<boolean>, timeoutMs = 45_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe.skipIf(skip !== null)("graceful shutdown", () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await startCluster({ instances: 2, env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true", LOG_LEVEL: "info" } });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it("SIGTERM under load: in-flight requests finish, exit 0 within 10 s, no failed request at a retrying client", async () => {
+    const results: Answer[] = [];
+    const errors: unknown[] = [];
+    let running = true;
+    let started = 0;
+    // Eight clients in a loop: generate a token, initialize it (two writes each), round-robin.
+    const loops = Array.from({ length: 8 }, async () => {
+      while (running) {
+        try {
+          const generated = await cluster.client.request("POST", "/api/token/generate", { body: { orderInfo: { total: 1200, currency: "USD", productName: "Kit" } }, retryOnConnectionError: true });
+          results.push(generated);
+          started++;
+          const init = await cluster.client.request("POST", "/api/checkout/initialize", { body: { token: generated.body.token, provider: "intent_gateway" }, retryOnConnectionError: true });
+          results.push(init);
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+    });
+    await until(() => started >= 40);
+    const victim = cluster.instances[0];
+    const signalled = Date.now();
+    const exit = victim.stop("SIGTERM");
+    const code = await exit;
+    const tookMs = Date.now() - signalled;
+    cluster.instances.splice(0, 1);
+    // Keep the load on the survivor a little longer, then stop.
+    const after = results.length;
+    await until(() => results.length >= after + 40);
+    running = false;
+    await Promise.all(loops);
+
+    expect(code).toBe(0);
+    expect(tookMs).toBeLessThan(10_000);
+    expect(victim.output()).toContain("shutting down");
+    expect(errors).toEqual([]);
+    expect(results.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text}`)).toEqual([]);
+    expect(results.some((r) => r.instance === 0)).toBe(true);
+    expect(results.some((r) => r.instance === 1)).toBe(true);
+  });
+
+  it("aborts a webhook send in flight instead of waiting 15 s, and the delivery is sent again by the other instance", { timeout: 120_000 }, async () => {
+    // A receiver that holds every request open until told to answer.
+    let hold = true;
+    const held: http.ServerResponse[] = [];
+    const received: { id: string; at: number }[] = [];
+    const receiver = http.createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        received.push({ id: String(request.headers["webhook-id"]), at: Date.now() });
+        if (hold) held.push(response);
+        else response.writeHead(200).end("ok");
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const db = new pg.Client({ connectionString: cluster.databaseUrl });
+    await db.connect();
+    try {
+      // Only the instance to be stopped runs while the send starts, so it is the one holding it.
+      const sender = cluster.instances[0];
+      await Promise.all(cluster.instances.slice(1).map((i) => i.stop()));
+      cluster.instances.splice(1);
+      const session = await registerOwnerOver(sender.baseUrl);
+      await addEndpointOver(sender.baseUrl, session, receiverUrl);
+      const orderId = `shutdown-hook-${Date.now()}`;
+      const { transactionId } = await paidCheckout(cluster.client, orderId);
+      expect((await cluster.client.request("POST", "/api/checkout/complete", { body: completeBody(orderId, transactionId) })).status).toBe(200);
+      await until(() => held.length >= 1);
+
+      // SIGTERM at once (well within the 15 s send timeout): the held sends are aborted, not waited for.
+      const firstIds = new Set(received.map((r) => r.id));
+      hold = false;
+      const signalled = Date.now();
+      expect(await sender.stop("SIGTERM")).toBe(0);
+      expect(Date.now() - signalled).toBeLessThan(10_000);
+      cluster.instances.splice(cluster.instances.indexOf(sender), 1);
+      // Another instance picks the deliveries up: they were put back as due, not left under the 30 s claim.
+      const survivor = await cluster.add();
+      await until(async () => (await db.query(`select count(*)::int n from webhook_deliveries where id = any($1) and status = 'succeeded'`, [[...firstIds]])).rows[0].n === firstIds.size);
+      const resent = received.filter((r) => r.at > signalled).map((r) => r.id);
+      for (const id of firstIds) expect(resent).toContain(id);
+      expect(survivor.child.exitCode).toBeNull();
+      // The aborted send was given back, not counted: each delivery's one recorded attempt is the success.
+      const attempts = await db.query(`select delivery_id, attempt, success from webhook_attempts where delivery_id = any($1)`, [[...firstIds]]);
+      expect(attempts.rows).toHaveLength(firstIds.size);
+      for (const row of attempts.rows) expect(row).toMatchObject({ attempt: 1, success: true });
+    } finally {
+      for (const response of held) response.destroy();
+      receiver.closeAllConnections();
+      receiver.close();
+      await db.end();
+    }
+  });
+});
