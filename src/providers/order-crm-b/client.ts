@@ -7,8 +7,12 @@ export const ORDER_CRM_B_BASE_URL = "https://api.konnektive.com";
 
 const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
 
-/** Form POST with `loginId`/`password`; the CRM answers `{ result: "SUCCESS", message }` or `{ result: "ERROR", message }`. */
-async function post(call: ProviderCall, path: string, form: Record<string, string | number | undefined>): Promise<unknown> {
+/**
+ * Form POST with `loginId`/`password`; the CRM answers `{ result: "SUCCESS", message }` or
+ * `{ result: "ERROR", message }`. With `declines`, an ERROR whose message says declined is the card's
+ * answer (DeclineError), not a failure of the CRM.
+ */
+async function post(call: ProviderCall, path: string, form: Record<string, string | number | undefined>, options: { declines?: boolean } = {}): Promise<unknown> {
   const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, ORDER_CRM_B_BASE_URL)}${path}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -22,6 +26,7 @@ async function post(call: ProviderCall, path: string, form: Record<string, strin
   } catch {
     throw failure("unreadable response");
   }
+  if (options.declines && reply?.result === "ERROR" && typeof reply.message === "string" && /declin/i.test(reply.message)) throw new DeclineError("card_declined");
   if (reply?.result !== "SUCCESS") throw failure(`result ${String(reply?.result ?? "missing")}`);
   return reply.message;
 }
@@ -96,29 +101,6 @@ class DeclineError extends Error {
   constructor(readonly reason: string) {
     super("declined");
   }
-}
-
-/**
- * Like `post`, but an ERROR whose message says declined is a decline (the card's answer), not a
- * failure; `post` itself is kept for calls where any ERROR is a failure.
- */
-async function chargeCall(call: ProviderCall, path: string, form: Record<string, string | number | undefined>) {
-  const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, ORDER_CRM_B_BASE_URL)}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: formEncode({ loginId: credentialOf(PROVIDER, call.credentials, "apiUsername"), password: credentialOf(PROVIDER, call.credentials, "apiPassword"), ...form }),
-  });
-  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
-  if (response.status !== 200) throw failure(`HTTP ${response.status}`);
-  let reply: { result?: string; message?: unknown };
-  try {
-    reply = JSON.parse(response.text) as typeof reply;
-  } catch {
-    throw failure("unreadable response");
-  }
-  if (reply?.result === "ERROR" && typeof reply.message === "string" && /declin/i.test(reply.message)) throw new DeclineError("card_declined");
-  if (reply?.result !== "SUCCESS") throw failure(`result ${String(reply?.result ?? "missing")}`);
-  return reply.message;
 }
 
 const transactionOf = (message: Record<string, unknown>): WireTransaction | null => {
@@ -230,7 +212,7 @@ export function createOrderCrmB() {
 
 async function postForChargeWith(call: ProviderCall, path: string, form: Record<string, string | number | undefined>) {
   try {
-    return { ok: true as const, message: ((await chargeCall(call, path, form)) ?? {}) as Record<string, unknown> };
+    return { ok: true as const, message: ((await post(call, path, form, { declines: true })) ?? {}) as Record<string, unknown> };
   } catch (error) {
     if (error instanceof DeclineError) return { ok: false as const, reason: error.reason };
     throw error;
