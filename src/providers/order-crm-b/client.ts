@@ -1,6 +1,6 @@
 import { conflict } from "../../lib/errors.js";
 import { baseUrlOf, centsOf, credentialOf, decimalAmount, formEncode, providerFetch } from "../http-client.js";
-import { ProviderError, type ChargeOutcome, type CrmProvider, type CrmRecordInput, type PaymentRecord, type ProviderCall } from "../types.js";
+import { ProviderError, type AddressInput, type ChargeOutcome, type CrmProvider, type CrmRecordInput, type PartyInput, type PaymentRecord, type ProviderCall } from "../types.js";
 import { PROVIDER, type OrderCrmBAdapter } from "./adapter.js";
 
 export const ORDER_CRM_B_BASE_URL = "https://api.konnektive.com";
@@ -31,6 +31,40 @@ async function post(call: ProviderCall, path: string, form: Record<string, strin
   return reply.message;
 }
 
+/** The customer and addresses, as both order imports (recording and payment) send them. */
+function partyFields(customer: PartyInput, billing: AddressInput, shipping: AddressInput | null | undefined) {
+  return {
+    emailAddress: customer.email,
+    firstName: customer.firstName,
+    lastName: customer.lastName,
+    phoneNumber: customer.phone,
+    address1: billing.line1,
+    address2: billing.line2,
+    city: billing.city,
+    state: billing.state,
+    postalCode: billing.postalCode,
+    country: billing.country,
+    shipAddress1: shipping?.line1,
+    shipAddress2: shipping?.line2,
+    shipCity: shipping?.city,
+    shipState: shipping?.state,
+    shipPostalCode: shipping?.postalCode,
+    shipCountry: shipping?.country,
+    billShipSame: shipping ? 0 : 1,
+  };
+}
+
+/** Line items as `product<n>_id`, `_qty`, `_price` (decimal). */
+function productFields(items: { id: string; quantity: number; priceCents: number }[]): Record<string, string | number> {
+  const fields: Record<string, string | number> = {};
+  items.forEach((item, i) => {
+    fields[`product${i + 1}_id`] = item.id;
+    fields[`product${i + 1}_qty`] = item.quantity;
+    fields[`product${i + 1}_price`] = decimalAmount(item.priceCents);
+  });
+  return fields;
+}
+
 /**
  * order_crm_b's CRM recording (an order-import API in the widely used shape, docs/providers.md):
  * `POST /order/import/` with `paySource=PREPAID` records an order paid elsewhere;
@@ -42,14 +76,6 @@ export function createOrderCrmBCrm() {
     demo: false,
 
     async recordOrder(input: CrmRecordInput, call: ProviderCall) {
-      const billing = input.billingAddress;
-      const shipping = input.shippingAddress;
-      const products: Record<string, string | number> = {};
-      input.lineItems.forEach((item, i) => {
-        products[`product${i + 1}_id`] = item.id;
-        products[`product${i + 1}_qty`] = item.quantity;
-        products[`product${i + 1}_price`] = decimalAmount(item.unitPrice);
-      });
       const message = (await post(call, "/order/import/", {
         campaignId: input.campaignId ?? credentialOf(PROVIDER, call.credentials, "campaignId"),
         paySource: "PREPAID",
@@ -57,24 +83,8 @@ export function createOrderCrmBCrm() {
         transactionId: input.transactionId,
         currency: input.currency,
         orderTotal: decimalAmount(input.amountCents),
-        emailAddress: input.customer.email,
-        firstName: input.customer.firstName,
-        lastName: input.customer.lastName,
-        phoneNumber: input.customer.phone,
-        address1: billing.line1,
-        address2: billing.line2,
-        city: billing.city,
-        state: billing.state,
-        postalCode: billing.postalCode,
-        country: billing.country,
-        shipAddress1: shipping?.line1,
-        shipAddress2: shipping?.line2,
-        shipCity: shipping?.city,
-        shipState: shipping?.state,
-        shipPostalCode: shipping?.postalCode,
-        shipCountry: shipping?.country,
-        billShipSame: shipping ? 0 : 1,
-        ...products,
+        ...partyFields(input.customer, input.billingAddress, input.shippingAddress),
+        ...productFields(input.lineItems.map((item) => ({ id: item.id, quantity: item.quantity, priceCents: item.unitPrice }))),
       })) as { orderId?: unknown } | null;
       if (typeof message?.orderId !== "string" || message.orderId === "") throw failure("unreadable response");
       return { crmOrderId: message.orderId };
@@ -137,14 +147,6 @@ export function createOrderCrmB() {
       const existing = (await post(call, "/order/query/", { custom1: input.orderId, orderStatus: "COMPLETE" })) as { totalResults?: number } | null;
       if ((existing?.totalResults ?? 0) > 0) throw conflict("Order already paid");
       const amountCents = input.lineItems.reduce((sum, item) => sum + item.price * item.quantity, 0);
-      const products: Record<string, string | number> = {};
-      input.lineItems.forEach((item, i) => {
-        products[`product${i + 1}_id`] = item.productId;
-        products[`product${i + 1}_qty`] = item.quantity;
-        products[`product${i + 1}_price`] = decimalAmount(item.price);
-      });
-      const billing = input.billingAddress;
-      const shipping = input.shippingAddress;
       const charged = await postForChargeWith(call, "/order/import/", {
         campaignId: input.campaignId,
         custom1: input.orderId,
@@ -154,23 +156,8 @@ export function createOrderCrmB() {
         cardYear: card.cardExpYear,
         cardSecurityCode: card.cardCvv,
         currency: input.currency,
-        emailAddress: input.customer.email,
-        firstName: input.customer.firstName,
-        lastName: input.customer.lastName,
-        phoneNumber: input.customer.phone,
-        address1: billing.line1,
-        address2: billing.line2,
-        city: billing.city,
-        state: billing.state,
-        postalCode: billing.postalCode,
-        country: billing.country,
-        shipAddress1: shipping?.line1,
-        shipCity: shipping?.city,
-        shipState: shipping?.state,
-        shipPostalCode: shipping?.postalCode,
-        shipCountry: shipping?.country,
-        billShipSame: shipping ? 0 : 1,
-        ...products,
+        ...partyFields(input.customer, input.billingAddress, input.shippingAddress),
+        ...productFields(input.lineItems.map((item) => ({ id: item.productId, quantity: item.quantity, priceCents: item.price }))),
       });
       const base = { amountCents, currency: input.currency };
       if (!charged.ok) return { ...base, providerOrderId: "", outcome: { status: "declined" as const, reason: charged.reason } };
