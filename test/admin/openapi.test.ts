@@ -1,41 +1,35 @@
 // The users, organizations and brands routes (with the DELETE and restore additions) are in the
 // generated OpenAPI document with their parameters, bodies, success and error responses.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, json, type TestApp } from "../support/app.js";
+import { buildTestApp, type TestApp } from "../support/app.js";
+import { expectDocumented, openApiDocument, type DocumentedOperation } from "../support/openapi.js";
 
 let t: TestApp;
 let doc: Record<string, any>;
 beforeAll(async () => {
   t = await buildTestApp();
-  doc = json(await t.app.inject({ method: "GET", url: "/openapi.json" }));
+  doc = await openApiDocument(t);
 });
 afterAll(() => t.close());
 
-const OPERATIONS: [method: string, path: string, errors: string[], hasBody: boolean][] = [
-  ["get", "/api/admin/users", ["401", "403"], false],
-  ["post", "/api/admin/users", ["400", "401", "403", "404"], true],
-  ["get", "/api/admin/users/{userId}", ["401", "403", "404"], false],
-  ["put", "/api/admin/users/{userId}", ["400", "401", "403", "404", "409"], true],
-  ["delete", "/api/admin/users/{userId}", ["401", "403", "404", "409"], false],
-  ["get", "/api/admin/organizations", ["401", "403"], false],
-  ["post", "/api/admin/organizations", ["400", "401", "403", "409"], true],
-  ["delete", "/api/admin/organizations/{id}", ["401", "403", "404", "409"], false],
-  ["post", "/api/admin/organizations/{id}/restore", ["401", "403", "404"], false],
-  ["get", "/api/admin/brands", ["401", "403"], false],
-  ["post", "/api/admin/brands", ["400", "401", "403", "409"], true],
-  ["delete", "/api/admin/brands/{id}", ["401", "403", "404", "409"], false],
-  ["post", "/api/admin/brands/{id}/restore", ["401", "403", "404"], false],
+const OPERATIONS: DocumentedOperation[] = [
+  ["get", "/api/admin/users", "none", ["401", "403"]],
+  ["post", "/api/admin/users", "body", ["400", "401", "403", "404"]],
+  ["get", "/api/admin/users/{userId}", "none", ["401", "403", "404"]],
+  ["put", "/api/admin/users/{userId}", "body", ["400", "401", "403", "404", "409"]],
+  ["delete", "/api/admin/users/{userId}", "none", ["401", "403", "404", "409"]],
+  ["get", "/api/admin/organizations", "none", ["401", "403"]],
+  ["post", "/api/admin/organizations", "body", ["400", "401", "403", "409"]],
+  ["delete", "/api/admin/organizations/{id}", "none", ["401", "403", "404", "409"]],
+  ["post", "/api/admin/organizations/{id}/restore", "none", ["401", "403", "404"]],
+  ["get", "/api/admin/brands", "none", ["401", "403"]],
+  ["post", "/api/admin/brands", "body", ["400", "401", "403", "409"]],
+  ["delete", "/api/admin/brands/{id}", "none", ["401", "403", "404", "409"]],
+  ["post", "/api/admin/brands/{id}/restore", "none", ["401", "403", "404"]],
 ];
 
 describe("OpenAPI: users, organizations and brands", () => {
-  it.each(OPERATIONS)("documents %s %s", (method, path, errors, hasBody) => {
-    const operation = doc.paths?.[path]?.[method];
-    expect(operation, `${method} ${path}`).toBeDefined();
-    expect(operation.tags?.length).toBeGreaterThan(0);
-    expect(operation.responses?.["200"]).toBeDefined();
-    for (const status of errors) expect(operation.responses?.[status], `${method} ${path} ${status}`).toBeDefined();
-    if (hasBody) expect(operation.requestBody?.content?.["application/json"]?.schema).toBeDefined();
-  });
+  it.each(OPERATIONS)("documents %s %s", (...operation) => expectDocumented(doc, operation));
 
   it("documents the deleted filters of the listings", () => {
     for (const path of ["/api/admin/organizations", "/api/admin/brands"]) {
