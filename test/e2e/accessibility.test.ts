@@ -1,7 +1,7 @@
 // Browser: axe-core finds no serious or critical violation (WCAG 2.1 A/AA and best practices) on the
 // checkout, upsell, success and login pages, including the checkout's declined-card state.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, checkoutToken, NO_CHROMIUM, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
+import { checkoutToken, NO_CHROMIUM, paidUpsellSession, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -23,25 +23,11 @@ const claims = (orderId: string) => ({
 });
 
 /** A completed checkout and an upsell session on it, through the API as a merchant does it. */
-async function upsellSession(): Promise<string> {
-  const orderId = `a11y-${Date.now()}`;
-  const token = await checkoutToken(claims(orderId));
-  expect((await api(stack.base, "/api/checkout/initialize", { token, provider: "vault_gateway_b" })).status).toBe(200);
-  const card = { cardNumber: "4242424242424242", cardExpMonth: "12", cardExpYear: "2031", cardCvv: "123" };
-  const paid = await api(stack.base, "/api/providers/vault_gateway_b/process-payment", { orderId, amount: 2599, currency: "USD", ...card });
-  const done = await api(stack.base, "/api/checkout/complete", { orderId, transactionId: paid.body.transactionId, provider: "vault_gateway_b", customerEmail: "ada@example.com", customerName: "Ada Lovelace", amount: 2599, currency: "USD" });
-  expect(done.status).toBe(200);
-  const session = await api(stack.base, "/api/upsell/create-session", {
-    orderId: `${orderId}-up`,
-    originalOrderId: orderId,
-    customerEmail: "ada@example.com",
-    paymentMethodToken: done.body.paymentMethodToken,
-    provider: "vault_gateway_b",
+const upsellSession = () =>
+  paidUpsellSession(stack.base, {
+    claims: claims(`a11y-${Date.now()}`),
     offers: [{ id: "filters", name: "A year of filters", description: "Twelve packs, delivered monthly.", price: 1800, originalPrice: 2400 }],
   });
-  expect(session.status).toBe(200);
-  return session.body.sessionId;
-}
 
 describe.skipIf(NO_CHROMIUM)("accessibility (axe-core) in Chromium", () => {
   it("checkout page, before and after a declined card", async () => {

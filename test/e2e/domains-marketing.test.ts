@@ -3,11 +3,10 @@
 // server on 127.0.0.1; the marketing lists page (an unconfigured integration's refusal, then an
 // API key and base URL stored through the settings form, a list renamed) against fake integrations.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Page } from "playwright-core";
 import { hostingEnv, startFakeHosting, type FakeHosting } from "../../src/domains/fake-hosting.js";
 import { startFakeIntegrations, type FakeIntegrations } from "../../src/marketing/fake-integrations.js";
 import { startFakeDns, type FakeDns } from "../support/fake-dns.js";
-import { NO_CHROMIUM, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
+import { NO_CHROMIUM, registerInBrowser, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
 let hosting: FakeHosting;
@@ -32,22 +31,11 @@ afterAll(async () => {
   await lists?.close();
 });
 
-async function registerOwner(page: Page, name: string): Promise<void> {
-  await page.goto(`${stack.base}/login`);
-  await page.getByRole("button", { name: "Register" }).click();
-  await page.getByLabel("Your name").fill(name);
-  await page.getByLabel("Email").fill(`${name.split(" ")[0]!.toLowerCase()}-${Date.now()}@example.com`);
-  await page.getByLabel(/^Password/).fill("a long enough password 123");
-  await page.getByLabel("Organization name").fill(`${name} Goods`);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await page.getByRole("heading", { name: "Dashboard" }).waitFor();
-}
-
 describe.skipIf(NO_CHROMIUM)("domains and marketing lists in Chromium", () => {
   it("adds a domain, shows its DNS records, verifies it once DNS is in place", async () => {
     const page = await stack.browser.newPage({ locale: "en-US" });
     try {
-      await registerOwner(page, "Dora Owner");
+      await registerInBrowser(page, stack.base, "Dora Owner");
       await page.getByRole("link", { name: "Domains" }).click();
       await page.getByText("No custom domains yet.").waitFor();
       await page.getByLabel("Host name").fill("not a domain");
@@ -88,7 +76,7 @@ describe.skipIf(NO_CHROMIUM)("domains and marketing lists in Chromium", () => {
   it("names marketing lists once the integration's key is stored", async () => {
     const page = await stack.browser.newPage({ locale: "en-US" });
     try {
-      await registerOwner(page, "Mark Owner");
+      await registerInBrowser(page, stack.base, "Mark Owner");
       await page.getByRole("link", { name: "Marketing lists" }).click();
       await page.getByRole("alert").filter({ hasText: "email_list_a is not configured: missing apiKey" }).waitFor();
 

@@ -6,7 +6,7 @@ import { createHmac } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BrowserContext, Page } from "playwright-core";
-import { api, checkoutToken, NO_CHROMIUM, PRODUCT_SVG, screenshot, seriousViolations, startMerchant, startStack, type Stack } from "./support.js";
+import { api, checkoutToken, NO_CHROMIUM, registerInBrowser, PRODUCT_SVG, screenshot, seriousViolations, startMerchant, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
 /** The owner's browser context (signed in by the first test, used by the next). */
@@ -36,24 +36,13 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function registerOwner(page: Page, base: string, name: string): Promise<void> {
-  await page.goto(`${base}/login`);
-  await page.getByRole("button", { name: "Register" }).click();
-  await page.getByLabel("Your name").fill(name);
-  await page.getByLabel("Email").fill(`${name.split(" ")[0]!.toLowerCase()}-${Date.now()}@example.com`);
-  await page.getByLabel(/^Password/).fill("a long enough password 123");
-  await page.getByLabel("Organization name").fill(`${name} Goods`);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await page.getByRole("heading", { name: "Dashboard" }).waitFor();
-}
-
 describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () => {
   it("configure a provider → configured; add a webhook endpoint and send a test; both in the audit log", async () => {
     owner = await stack.browser.newContext({ locale: "en-US" });
     const page = await owner.newPage();
     try {
       // The first registration adopts the default brand (CONTRACT §27): the one this host serves.
-      await registerOwner(page, stack.base, "Paula Owner");
+      await registerInBrowser(page, stack.base, "Paula Owner");
 
       await page.getByRole("link", { name: "Provider settings" }).click();
       await page.getByRole("heading", { name: "Provider settings" }).waitFor();

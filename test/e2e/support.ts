@@ -93,3 +93,42 @@ export async function seriousViolations(page: Page): Promise<{ id: string; impac
     return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
   });
 }
+
+/** Registers a new owner on the login page and waits for the dashboard. */
+export async function registerInBrowser(page: Page, base: string, name: string): Promise<void> {
+  await page.goto(`${base}/login`);
+  await page.getByRole("button", { name: "Register" }).click();
+  await page.getByLabel("Your name").fill(name);
+  await page.getByLabel("Email").fill(`${name.split(" ")[0]!.toLowerCase()}-${Date.now()}@example.com`);
+  await page.getByLabel(/^Password/).fill("a long enough password 123");
+  await page.getByLabel("Organization name").fill(`${name} Goods`);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+}
+
+/**
+ * A checkout paid with `cardNumber` at vault_gateway_b and completed through the API, as a merchant
+ * does it, then an upsell session with `offers` on it. `claims` carry orderId, amount and currency.
+ */
+export async function paidUpsellSession(
+  base: string,
+  { claims, cardNumber = "4242424242424242", offers }: { claims: { orderId: string; amount: number; currency: string } & Record<string, unknown>; cardNumber?: string; offers: unknown[] },
+): Promise<string> {
+  const { orderId, amount, currency } = claims;
+  const provider = "vault_gateway_b";
+  const initialized = await api(base, "/api/checkout/initialize", { token: await checkoutToken(claims), provider });
+  if (initialized.status !== 200) throw new Error(`initialize answered ${initialized.status}`);
+  const paid = await api(base, `/api/providers/${provider}/process-payment`, { orderId, amount, currency, cardNumber, cardExpMonth: "12", cardExpYear: "2031", cardCvv: "123" });
+  const done = await api(base, "/api/checkout/complete", { orderId, transactionId: paid.body.transactionId, provider, customerEmail: "ada@example.com", customerName: "Ada Lovelace", amount, currency });
+  if (done.status !== 200) throw new Error(`complete answered ${done.status}`);
+  const created = await api(base, "/api/upsell/create-session", {
+    orderId: `${orderId}-up`,
+    originalOrderId: orderId,
+    customerEmail: "ada@example.com",
+    paymentMethodToken: done.body.paymentMethodToken,
+    provider,
+    offers,
+  });
+  if (created.status !== 200) throw new Error(`create-session answered ${created.status}`);
+  return created.body.sessionId;
+}

@@ -1,7 +1,7 @@
 // Browser: the upsell page's other outcomes: a one-click charge the card refuses (the API's message,
 // the offer stays, declining still moves on), an unknown session, and an expired session.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, checkoutToken, NO_CHROMIUM, screenshot, startStack, type Stack } from "./support.js";
+import { api, NO_CHROMIUM, paidUpsellSession, screenshot, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -13,24 +13,12 @@ afterAll(async () => {
 });
 
 /** A checkout paid with `cardNumber` through the API, and an upsell session on it. */
-async function session(stack: Stack, cardNumber: string, successUrl?: string): Promise<string> {
-  const orderId = `up-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-  const token = await checkoutToken({ orderId, amount: 3000, currency: "USD", productName: "Kettle", ...(successUrl ? { successUrl } : {}) });
-  expect((await api(stack.base, "/api/checkout/initialize", { token, provider: "vault_gateway_b" })).status).toBe(200);
-  const paid = await api(stack.base, "/api/providers/vault_gateway_b/process-payment", { orderId, amount: 3000, currency: "USD", cardNumber, cardExpMonth: "12", cardExpYear: "2031", cardCvv: "123" });
-  const done = await api(stack.base, "/api/checkout/complete", { orderId, transactionId: paid.body.transactionId, provider: "vault_gateway_b", customerEmail: "ada@example.com", customerName: "Ada", amount: 3000, currency: "USD" });
-  expect(done.status).toBe(200);
-  const created = await api(stack.base, "/api/upsell/create-session", {
-    orderId: `${orderId}-up`,
-    originalOrderId: orderId,
-    customerEmail: "ada@example.com",
-    paymentMethodToken: done.body.paymentMethodToken,
-    provider: "vault_gateway_b",
+const session = (stack: Stack, cardNumber: string, successUrl?: string) =>
+  paidUpsellSession(stack.base, {
+    claims: { orderId: `up-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, amount: 3000, currency: "USD", productName: "Kettle", ...(successUrl ? { successUrl } : {}) },
+    cardNumber,
     offers: [{ id: "scale", name: "Coffee scale", price: 2500 }],
   });
-  expect(created.status).toBe(200);
-  return created.body.sessionId;
-}
 
 describe.skipIf(NO_CHROMIUM)("upsell page outcomes in Chromium", () => {
   it("a refused one-click charge shows the API's message and keeps the offer; decline then ends the flow", async () => {
