@@ -3,12 +3,12 @@
 //
 //   npm run bench                      3 repeats of 3 s warm-up + 10 s measured, medians
 //   npm run bench -- --quick           1 repeat of 1 s + 3 s: checks that everything works
-//   options: --repeats N --duration S --warmup S --connections N --engines pglite,postgres
+//   options: --repeats N --duration S --warmup S --connections N --engines pglite,postgres,cluster
 //            --no-build --capture FILE (replicas from a recorded capture instead of recording one)
 //
 // Scenarios: the bare Fastify route (framework ceiling); initialize, complete, upsell create-session,
 // accept and decline through the service; and the raw-SQL replica of each (bench/replica-server.mjs).
-// See docs/benchmarks.md.
+// `cluster`: one vs two instances on PostgreSQL + Redis (bench/cluster.mjs). See docs/benchmarks.md.
 import { execSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -27,7 +27,8 @@ import {
   prepareInitializations,
   prepareUpsellOrigins,
 } from "./lib/checkout-flow.mjs";
-import { measuredRun } from "./lib/load.mjs";
+import { attempt, bodiesLoad, log, scenario } from "./lib/scenario.mjs";
+import { benchCluster, findRedis } from "./cluster.mjs";
 import { postgresPids, startNodeServer } from "./lib/proc.mjs";
 import { createDatabase, dropDatabase, findPostgres } from "./lib/postgres.mjs";
 import { writeReport } from "./lib/report.mjs";
@@ -43,7 +44,7 @@ const { values: args } = parseArgs({
     duration: { type: "string" },
     warmup: { type: "string" },
     connections: { type: "string", default: "50" },
-    engines: { type: "string", default: "pglite,postgres" },
+    engines: { type: "string", default: "pglite,postgres,cluster" },
     "no-build": { type: "boolean", default: false },
     capture: { type: "string" },
   },
@@ -56,7 +57,6 @@ const options = {
   connections: Number(args.connections),
   engines: args.engines.split(",").map((e) => e.trim()).filter(Boolean),
 };
-const log = (...parts) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...parts);
 const workDir = mkdtempSync(path.join(os.tmpdir(), "bench-"));
 const notes = [];
 
@@ -93,57 +93,10 @@ function machine() {
   };
 }
 
-const median = (list) => {
-  const sorted = list.filter((v) => v !== null && v !== undefined).sort((a, b) => a - b);
-  if (!sorted.length) return null;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-
-function medians(runs) {
-  const out = {};
-  for (const key of Object.keys(runs[0])) out[key] = median(runs.map((r) => r[key]));
-  // Failures are summed, not medianed: one failing repeat must show.
-  for (const key of ["non2xx", "errors", "timeouts", "overrun"]) out[key] = runs.reduce((a, r) => a + r[key], 0);
-  return out;
-}
-
-/**
- * Repeats of warm-up + measured run. `prepare(count)` returns that many request bodies (each a new
- * checkout), or the scenario is a fixed GET. Pools are sized from the rate seen so far: the warm-up
- * tells the first measured run how many checkouts 10 s need.
- */
-async function scenario(name, { baseUrl, method, path: urlPath, prepare, pids, firstGuess = 1000 }) {
-  const runs = [];
-  let rate = firstGuess;
-  for (let repeat = 1; repeat <= options.repeats; repeat++) {
-    const common = { baseUrl, method, path: urlPath, connections: options.connections };
-    const warmBodies = prepare ? (await prepare(Math.max(options.connections, Math.ceil(rate * options.warmupS)))).map((b) => JSON.stringify(b)) : null;
-    const warm = await measuredRun({ ...common, pids, bodies: warmBodies, durationS: options.warmupS, capS: options.warmupS * 4 });
-    if (repeat === 1) rate = warm.rps;
-    const bodies = prepare ? (await prepare(Math.max(options.connections, Math.ceil(rate * options.durationS * 1.2)))).map((b) => JSON.stringify(b)) : null;
-    const run = await measuredRun({ ...common, pids, bodies, durationS: options.durationS, capS: options.durationS * 3 });
-    rate = run.rps;
-    runs.push(run);
-    log(`${name} #${repeat}: ${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.durationS} s, non-2xx ${run.non2xx}, errors ${run.errors}, server ${run.serverCpuMsPerReq?.toFixed(3)} ms/req, others ${run.othersCorePct.toFixed(0)}% of a core`);
-  }
-  return { name, runs, median: medians(runs) };
-}
-
-/** Runs `body` for a scenario and keeps its failure as the scenario's result instead of aborting. */
-async function attempt(name, body) {
-  try {
-    return await body();
-  } catch (error) {
-    log(`${name}: not measured: ${error.message.split("\n")[0]}`);
-    return { name, skipped: error.message.split("\n").slice(0, 6).join(" ").slice(0, 400) };
-  }
-}
-
 async function benchBare() {
   const server = await startNodeServer({ script: "bench/bare-server.mjs", env: {}, logFile: path.join(workDir, "bare.log") });
   try {
-    return await scenario("bare", { baseUrl: server.baseUrl, method: "GET", path: "/", pids: () => ({ server: [server.pid] }) });
+    return await scenario("bare", { options, load: async () => ({ urls: server.baseUrl, method: "GET", path: "/" }), pids: () => ({ server: [server.pid] }) });
   } finally {
     await server.stop();
   }
@@ -165,24 +118,24 @@ async function checkoutScenarios({ label, server, paths, pids }) {
   }
   results.initialize = await attempt(`${label} initialize`, () =>
     scenario(`${label} initialize`, {
-      baseUrl: server.baseUrl,
-      method: "POST",
-      path: paths.initialize,
+      options,
       pids,
-      prepare: (count) => prepareInitializations({ secret: TOKEN_SECRET, count }),
+      load: bodiesLoad({ urls: server.baseUrl, path: paths.initialize, prepare: (count) => prepareInitializations({ secret: TOKEN_SECRET, count }) }),
     }),
   );
   results.complete = await attempt(`${label} complete`, () =>
     scenario(`${label} complete`, {
-      baseUrl: server.baseUrl,
-      method: "POST",
-      path: paths.complete,
+      options,
       pids,
       firstGuess: results.initialize.median?.rps ?? 1000,
-      prepare: (count) => {
-        log(`${label} complete: preparing ${count} initialized and paid checkouts`);
-        return prepareCompletions({ baseUrl: server.baseUrl, paths, secret: TOKEN_SECRET, count });
-      },
+      load: bodiesLoad({
+        urls: server.baseUrl,
+        path: paths.complete,
+        prepare: (count) => {
+          log(`${label} complete: preparing ${count} initialized and paid checkouts`);
+          return prepareCompletions({ baseUrl: server.baseUrl, paths, secret: TOKEN_SECRET, count });
+        },
+      }),
     }),
   );
   return results;
@@ -199,20 +152,27 @@ async function upsellScenarios({ label, server, paths, pids }) {
     for (const step of ["createSession", "accept", "decline"]) results[step] = { name: step, skipped: origins.skipped };
     return results;
   }
-  const common = { baseUrl: server.baseUrl, method: "POST", pids };
   results.createSession = await attempt(`${label} create-session`, () =>
-    scenario(`${label} create-session`, { ...common, path: paths.createSession, prepare: async (count) => createSessionBodies(origins.list, count) }),
+    scenario(`${label} create-session`, {
+      options,
+      pids,
+      load: bodiesLoad({ urls: server.baseUrl, path: paths.createSession, prepare: async (count) => createSessionBodies(origins.list, count) }),
+    }),
   );
   for (const step of ["accept", "decline"]) {
     results[step] = await attempt(`${label} ${step}`, () =>
       scenario(`${label} ${step}`, {
-        ...common,
-        path: paths[step],
+        options,
+        pids,
         firstGuess: 500,
-        prepare: (count) => {
-          log(`${label} ${step}: preparing ${count} sessions`);
-          return prepareAnswers({ baseUrl: server.baseUrl, paths, origins: origins.list, count, offerId: UPSELL_OFFERS[0].id });
-        },
+        load: bodiesLoad({
+          urls: server.baseUrl,
+          path: paths[step],
+          prepare: (count) => {
+            log(`${label} ${step}: preparing ${count} sessions`);
+            return prepareAnswers({ baseUrl: server.baseUrl, paths, origins: origins.list, count, offerId: UPSELL_OFFERS[0].id });
+          },
+        }),
       }),
     );
   }
@@ -291,16 +251,22 @@ async function main() {
   build();
   const results = { options, machine: machine(), notes, command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}` };
   log(`options: ${JSON.stringify(options)}`);
-  const postgresUrl = options.engines.includes("postgres") ? await findPostgres() : null;
-  if (options.engines.includes("postgres") && !postgresUrl) notes.push("No PostgreSQL answered: the PostgreSQL leg was skipped.");
+  const wantsPostgres = options.engines.some((e) => e === "postgres" || e === "cluster");
+  const postgresUrl = wantsPostgres ? await findPostgres() : null;
+  if (wantsPostgres && !postgresUrl) notes.push("No PostgreSQL answered: the PostgreSQL and cluster legs were skipped.");
 
   results.bare = await attempt("bare", benchBare);
   const capture = await recordCapture(postgresUrl);
   results.capture = capture ? { source: capture.source, provider: capture.data.provider, steps: Object.fromEntries(Object.entries(capture.data.steps).map(([k, s]) => [k, s.statements.map((st) => st.text)])) } : null;
   results.engines = {};
-  for (const engine of options.engines) {
+  for (const engine of options.engines.filter((e) => e !== "cluster")) {
     if (engine === "postgres" && !postgresUrl) continue;
     results.engines[engine] = await benchEngine(engine, { postgresUrl, capture });
+  }
+  if (options.engines.includes("cluster") && postgresUrl) {
+    const redisUrl = await findRedis();
+    if (redisUrl) results.cluster = await benchCluster({ postgresUrl, redisUrl, options, workDir });
+    else notes.push("No Redis answered: the one-vs-two-instances leg was skipped.");
   }
   results.finishedAt = new Date().toISOString();
   const stamp = results.machine.date.replace(/[:.]/g, "-");

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { post } from "../../test/support/checkout.js";
 import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
-import { demoProviderRecords, orderLineItems, orders, outboxEvents, upsellOfferResults, upsellOfferStats, upsellSessions } from "../db/schema/index.js";
+import { demoProviderRecords, orderLineItems, orders, outboxEvents, upsellOfferResults, upsellSessions } from "../db/schema/index.js";
+import { offerStatsOfBrand } from "./store.js";
 import { PAYMENT_PROVIDERS, type PaymentProviderType } from "../providers/types.js";
 
 let t: TestApp;
@@ -92,7 +93,7 @@ describe("state table: active + accept", () => {
 
     // The downsell of an accepted offer is skipped: b is next.
     expect(await getSession(s.sessionId)).toMatchObject({ status: "active", currentStep: 1, acceptedOffers: ["a"], declinedOffers: [], totalUpsellAmount: 1500 });
-    const [stats] = await db().select().from(upsellOfferStats).where(and(eq(upsellOfferStats.brandId, s.brandId), eq(upsellOfferStats.offerId, "a")));
+    const [stats] = await offerStatsOfBrand(db(), s.brandId, { offerId: "a" });
     expect(stats).toMatchObject({ accepted: 1, revenueCents: 1500 });
   });
 

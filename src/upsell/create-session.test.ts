@@ -7,6 +7,7 @@ import { post } from "../../test/support/checkout.js";
 import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { AMOUNT } from "../../test/support/provider-payments.js";
 import { upsellOfferStats, upsellSessions } from "../db/schema/index.js";
+import { offerStatsOfBrand } from "./store.js";
 import type { PaymentProviderType } from "../providers/types.js";
 
 let t: TestApp;
@@ -47,8 +48,22 @@ describe("create-session", () => {
     const [row] = await sessionsFor(original.orderId);
     expect(row).toMatchObject({ id: body.sessionId, status: "active", currency: "USD", provider: "vault_gateway_b", metadata: { campaign: "x" }, themeId: "dark", paymentMethodToken: original.paymentMethodToken });
     expect(row!.flow.map((o) => [o.id, o.priceCents])).toEqual([["a", 1500], ["b", 1500]]);
-    const stats = await t.deps.database.db.select().from(upsellOfferStats).where(eq(upsellOfferStats.brandId, row!.brandId));
+    const stats = await offerStatsOfBrand(t.deps.database.db, row!.brandId);
     expect(stats.find((s) => s.offerId === "a")!.shown).toBeGreaterThanOrEqual(1);
+  });
+
+  it("counts every session of a popular offer once, over its counter shards, concurrently", async () => {
+    const original = await completedCheckout();
+    const offerId = `popular-${Date.now()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => create(sessionBody(original, { orderId: `${original.orderId}-pop-${i}`, offers: [offer(offerId), offer("b")] }))),
+    );
+    expect(answers.map((r) => r.statusCode)).toEqual(answers.map(() => 200));
+    const [row] = await sessionsFor(original.orderId);
+    expect(await offerStatsOfBrand(t.deps.database.db, row!.brandId, { offerId })).toEqual([{ offerId, currency: "USD", shown: 40, accepted: 0, declined: 0, revenueCents: 0 }]);
+    const shards = await t.deps.database.db.select().from(upsellOfferStats).where(eq(upsellOfferStats.offerId, offerId));
+    // Spread, not one hot row: 40 random picks of 16 shards all landing on one is a 1-in-16^39 event.
+    expect(shards.length).toBeGreaterThan(1);
   });
 
   it("looks the token up from the original order when it is omitted", async () => {

@@ -1,4 +1,5 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.js";
 import { hotStatement, rowsAsJson, runHot, selectColumns } from "../db/hot.js";
 import { checkouts, orderLineItems, orders, outboxEvents, paymentDeclines, upsellOfferResults, upsellOfferStats, upsellSessions } from "../db/schema/index.js";
@@ -56,19 +57,42 @@ export async function insertDecline(tx: Db, decline: typeof paymentDeclines.$inf
   await tx.insert(paymentDeclines).values(decline);
 }
 
-export async function findOfferStats(db: Db, brandId: string, offerId: string) {
-  return db.select().from(upsellOfferStats).where(and(eq(upsellOfferStats.brandId, brandId), eq(upsellOfferStats.offerId, offerId)));
+/** How many counter rows each offer's counters are spread over (see the `shard` column). */
+export const OFFER_STATS_SHARDS = 16;
+
+const summed = (column: AnyPgColumn) => sql<number>`sum(${column})::float8`.mapWith(Number);
+
+/** A brand's take-rate counters per offer and currency (the shards summed), most shown first. */
+export async function offerStatsOfBrand(db: Db, brandId: string, options: { offerId?: string; limit?: number } = {}) {
+  const shown = summed(upsellOfferStats.shown);
+  return db
+    .select({
+      offerId: upsellOfferStats.offerId,
+      currency: upsellOfferStats.currency,
+      shown,
+      accepted: summed(upsellOfferStats.accepted),
+      declined: summed(upsellOfferStats.declined),
+      revenueCents: summed(upsellOfferStats.revenueCents),
+    })
+    .from(upsellOfferStats)
+    .where(and(eq(upsellOfferStats.brandId, brandId), options.offerId === undefined ? undefined : eq(upsellOfferStats.offerId, options.offerId)))
+    .groupBy(upsellOfferStats.offerId, upsellOfferStats.currency)
+    .orderBy(desc(shown), asc(upsellOfferStats.offerId), asc(upsellOfferStats.currency))
+    .limit(options.limit ?? 200);
 }
 
 // Hot statements of the answers (accept, decline) and create-session: plain SQL, one round trip each
 // where Drizzle sent one per table (src/db/hot.ts).
 
-/** The take-rate counters of a change: `$brand`, `$currency`, `$at` and the JSON rows `$rows`. */
+/**
+ * The take-rate counters of a change: `$brand`, `$currency`, `$at` and the JSON rows `$rows`, each
+ * added to a random shard of its offer's counters (rows still locked in offer order: no deadlock).
+ */
 const bumpStatsSql = (brand: string, currency: string, rows: string, at: string) =>
-  `insert into upsell_offer_stats (brand_id, offer_id, currency, shown, accepted, declined, revenue_cents, updated_at)
-   select ${brand}, s.offer_id, ${currency}, s.shown, s.accepted, s.declined, s.revenue_cents, ${at}
+  `insert into upsell_offer_stats (brand_id, offer_id, currency, shard, shown, accepted, declined, revenue_cents, updated_at)
+   select ${brand}, s.offer_id, ${currency}, floor(random() * ${OFFER_STATS_SHARDS})::int2, s.shown, s.accepted, s.declined, s.revenue_cents, ${at}
    from jsonb_to_recordset(${rows}::jsonb) as s(offer_id text, shown int8, accepted int8, declined int8, revenue_cents int8)
-   on conflict (brand_id, offer_id, currency) do update set
+   on conflict (brand_id, offer_id, currency, shard) do update set
      shown = upsell_offer_stats.shown + excluded.shown, accepted = upsell_offer_stats.accepted + excluded.accepted,
      declined = upsell_offer_stats.declined + excluded.declined, revenue_cents = upsell_offer_stats.revenue_cents + excluded.revenue_cents,
      updated_at = excluded.updated_at`;

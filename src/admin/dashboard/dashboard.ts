@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, gte, sql } from "drizzle-orm";
+import { and, asc, eq, gte, sql } from "drizzle-orm";
 import type { Ctx } from "../../ctx.js";
-import { orders, upsellOfferStats } from "../../db/schema/index.js";
+import { orders } from "../../db/schema/index.js";
+import { offerStatsOfBrand } from "../../upsell/store.js";
 import type { AdminScope } from "../access.js";
 import { brandOfScope } from "../settings/settings.js";
 import type { DashboardQuery, DashboardReply } from "./schemas.js";
@@ -47,12 +48,7 @@ export async function getDashboard({ ctx, scope, input }: { ctx: Ctx; scope: Adm
   }
   const totals = [...byCurrency.values()].sort((a, b) => b.orders - a.orders || a.currency.localeCompare(b.currency));
 
-  const offers = await ctx.db
-    .select()
-    .from(upsellOfferStats)
-    .where(eq(upsellOfferStats.brandId, brandId))
-    .orderBy(desc(upsellOfferStats.shown), asc(upsellOfferStats.offerId), asc(upsellOfferStats.currency))
-    .limit(200);
+  const offers = await offerStatsOfBrand(ctx.db, brandId, { limit: 200 });
 
   return {
     brandId,

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { bigint, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 import { brands } from "./tenancy.js";
 
@@ -96,7 +96,13 @@ export const upsellOfferStats = pgTable(
     accepted: bigint("accepted", { mode: "number" }).notNull().default(sql`0`),
     declined: bigint("declined", { mode: "number" }).notNull().default(sql`0`),
     revenueCents: cents("revenue_cents").notNull().default(sql`0`),
+    /**
+     * Every create-session and answer adds to its offer's counters, and a counter row stays locked
+     * until the change commits: one row per offer made a popular offer's sessions and accepts wait
+     * for each other. Each change picks one of OFFER_STATS_SHARDS rows; readers sum them.
+     */
+    shard: smallint("shard").notNull().default(0),
     updatedAt: at("updated_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.brandId, t.offerId, t.currency] })],
+  (t) => [primaryKey({ columns: [t.brandId, t.offerId, t.currency, t.shard] })],
 );

@@ -1,0 +1,108 @@
+// The whole buyer journey as one autocannon scenario: initialize → card payment at the provider
+// endpoint → complete → upsell create-session → accept. Each connection runs flows back to back
+// (or, with `rate`, at a fixed overall request rate); a step's answer feeds the next step's body
+// through autocannon's per-connection context. A failed step ends that flow and starts the next.
+import { performance } from "node:perf_hooks";
+import autocannon from "autocannon";
+import { timeToLastAnswer } from "./load.mjs";
+import {
+  PROVIDER,
+  SERVICE_PATHS,
+  UPSELL_OFFERS,
+  completeBody,
+  createSessionBody,
+  initializeBody,
+  newOrder,
+  paymentBody,
+  signCheckoutToken,
+} from "./checkout-flow.mjs";
+
+export const FLOW_STEPS = ["initialize", "pay", "complete", "createSession", "accept"];
+
+/** `count` new orders with their signed tokens (signing is async, so it happens before the run). */
+export async function prepareFlows({ secret, count }) {
+  const pool = [];
+  for (let i = 0; i < count; i++) {
+    const order = newOrder();
+    pool.push({ order, body: JSON.stringify(initializeBody(order, await signCheckoutToken(order, secret))) });
+  }
+  return pool;
+}
+
+/** The bodies of steps 2-5 from the context the earlier answers filled in. */
+const NEXT_BODY = {
+  pay: (ctx) => paymentBody(ctx.order),
+  complete: (ctx) => completeBody(ctx.order, ctx.initialize, ctx.pay),
+  createSession: (ctx) => createSessionBody({ orderId: ctx.order.orderId, email: ctx.order.email, paymentMethodToken: ctx.complete.paymentMethodToken }),
+  accept: (ctx) => ({ sessionId: ctx.createSession.sessionId, offerId: UPSELL_OFFERS[0].id }),
+};
+
+/**
+ * A `fire` for measuredRun: runs flows from `pool` over `urls` until the pool is used up (or `capS`),
+ * and returns, besides autocannon's per-request figures, the flows per second and the end-to-end flow
+ * latency (first request sent to last answer received, including time queued behind other flows).
+ */
+export async function fireFlows({ urls, pool, connections, rate = null, capS }) {
+  let next = 0;
+  let overrun = 0;
+  const flowMs = [];
+  const failedAt = {};
+  const headers = { "content-type": "application/json" };
+  const requests = FLOW_STEPS.map((step, index) => ({
+    method: "POST",
+    path: step === "pay" ? `/api/providers/${PROVIDER}/process-payment` : SERVICE_PATHS[step],
+    headers,
+    setupRequest(req, ctx) {
+      if (index === 0) {
+        if (next >= pool.length) overrun++;
+        const item = pool[Math.min(next++, pool.length - 1)];
+        ctx.order = item.order;
+        ctx.started = performance.now();
+        req.body = item.body;
+        return req;
+      }
+      if (ctx.failed) return null; // back to step 1 with a new order
+      req.body = JSON.stringify(NEXT_BODY[step](ctx));
+      return req;
+    },
+    onResponse(status, body, ctx) {
+      if (status !== 200) {
+        ctx.failed = true;
+        failedAt[step] = (failedAt[step] ?? 0) + 1;
+        return;
+      }
+      if (index === FLOW_STEPS.length - 1) flowMs.push(performance.now() - ctx.started);
+      else ctx[step] = JSON.parse(body);
+    },
+  }));
+  // Every connection gets whole flows: autocannon splits `amount` evenly over the connections.
+  const perConnection = Math.max(1, Math.floor(pool.length / connections));
+  const instance = autocannon({
+    url: urls,
+    connections,
+    amount: perConnection * connections * FLOW_STEPS.length,
+    ...(rate ? { overallRate: rate * FLOW_STEPS.length } : {}),
+    requests,
+    timeout: 10,
+  });
+  const elapsed = timeToLastAnswer(instance);
+  const cap = capS ? setTimeout(() => instance.stop(), capS * 1000) : null;
+  const result = await instance;
+  if (cap) clearTimeout(cap);
+  const elapsedS = elapsed();
+  flowMs.sort((a, b) => a - b);
+  const at = (q) => (flowMs.length ? flowMs[Math.min(flowMs.length - 1, Math.floor(q * flowMs.length))] : null);
+  return {
+    result,
+    overrun,
+    elapsedS,
+    extra: {
+      flows: flowMs.length,
+      flowsPerS: flowMs.length / elapsedS,
+      flowP50: at(0.5),
+      flowP99: at(0.99),
+      failedFlows: Object.values(failedAt).reduce((a, b) => a + b, 0),
+      failedAt: JSON.stringify(failedAt),
+    },
+  };
+}
