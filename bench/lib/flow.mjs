@@ -68,7 +68,8 @@ export async function fireFlows({ urls, pool, connections, rate = null, capS }) 
     onResponse(status, body, ctx) {
       if (status !== 200) {
         ctx.failed = true;
-        failedAt[step] = (failedAt[step] ?? 0) + 1;
+        const key = `${step} ${status}`;
+        failedAt[key] = (failedAt[key] ?? 0) + 1;
         return;
       }
       if (index === FLOW_STEPS.length - 1) flowMs.push(performance.now() - ctx.started);

@@ -124,6 +124,100 @@ function limits(results) {
   return out.length ? out.join("\n") : "Nothing measured yet: the checkout endpoints did not answer (see the tables).";
 }
 
+const CLUSTER_SCENARIOS = { initialize: "initialize", complete: "complete", flow: "full flow, as fast as it goes", flowAtTarget: "full flow at 300 flows/s" };
+// Two instances "lose no throughput" within the run-to-run noise of this machine.
+const SCALE_TOLERANCE = 0.95;
+
+/** The one-vs-two-instances leg (bench/cluster.mjs): tables, targets and capacity per core. */
+function clusterSection(results) {
+  const cluster = results.cluster;
+  if (!cluster) return "Not run in this run (`--engines` without `cluster`, or no PostgreSQL or Redis; see Notes).";
+  const bare = results.bare?.median?.rps;
+  const lines = [
+    "| scenario | instances | req/s | flows/s | p50 ms | p99 ms | flow p99 ms | server CPU ms/req | postgres CPU ms/req | redis CPU ms/req | non-2xx / errors | vs bare Fastify |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const [key, label] of Object.entries(CLUSTER_SCENARIOS)) {
+    for (const [count, byScenario] of Object.entries(cluster)) {
+      const result = byScenario[key];
+      if (!result) continue;
+      if (result.skipped) {
+        lines.push(`| ${label} | ${count} | not measured: ${result.skipped.replace(/\|/g, "\\|").replace(/\n/g, " ")} ||||||||||`);
+        continue;
+      }
+      const m = result.median;
+      const loaded = result.runs.some((r) => r.othersCorePct > LOADED_CORE_PCT) ? " ⚠" : "";
+      lines.push(
+        [
+          `| ${label}${loaded}`,
+          count,
+          fmt(m.rps),
+          m.flowsPerS === undefined ? "–" : fmt(m.flowsPerS),
+          fmt(m.p50),
+          fmt(m.p99),
+          m.flowP99 === undefined ? "–" : fmt(m.flowP99),
+          fmt(m.serverCpuMsPerReq, 3),
+          fmt(m.postgresCpuMsPerReq, 3),
+          fmt(m.redisCpuMsPerReq, 3),
+          `${m.non2xx} / ${m.errors + m.timeouts}`,
+          `${bare ? pct(m.rps / bare) : "–"} |`,
+        ].join(" | "),
+      );
+    }
+  }
+  const failed = Object.entries(cluster).flatMap(([count, byScenario]) =>
+    Object.entries(byScenario).flatMap(([key, result]) => (result.runs ?? []).filter((r) => r.failedFlows).map((r) => `- ${CLUSTER_SCENARIOS[key]}, ${count} instance(s): failed flows by step and status: \`${r.failedAt}\``)),
+  );
+  if (failed.length) lines.push("", ...failed);
+  return [lines.join("\n"), "", "### Targets", "", clusterTargets(cluster), "", "### Capacity per core", "", capacity(cluster)].join("\n");
+}
+
+function clusterTargets(cluster) {
+  const one = cluster[1] ?? {};
+  const two = cluster[2] ?? {};
+  const lines = ["| check | target | measured | met |", "|---|---|---|---|"];
+  const yes = (ok) => (ok === null ? "–" : ok ? "yes" : "**no**");
+  for (const key of ["initialize", "complete", "flow"]) {
+    const r = one[key]?.median && two[key]?.median ? two[key].median.rps / one[key].median.rps : null;
+    lines.push(`| ${CLUSTER_SCENARIOS[key]}: 2 instances vs 1, throughput | no loss (≥ ${pct(SCALE_TOLERANCE)}: run-to-run noise) | ${pct(r)} | ${yes(r === null ? null : r >= SCALE_TOLERANCE)} |`);
+    const failures = (m) => (m ? m.non2xx + m.errors + m.timeouts : null);
+    const f1 = failures(one[key]?.median);
+    const f2 = failures(two[key]?.median);
+    lines.push(`| ${CLUSTER_SCENARIOS[key]}: 2 instances add no errors | ${f1 ?? "–"} (1 instance) | ${f2 ?? "–"} | ${yes(f1 === null || f2 === null ? null : f2 <= f1)} |`);
+  }
+  const cpu = one.complete?.median?.serverCpuMsPerReq;
+  lines.push(`| server CPU per completion (1 instance) | ≤ 0.5 ms | ${fmt(cpu, 3)} ms | ${yes(cpu === undefined ? null : cpu <= 0.5)} |`);
+  const fixed = one.flowAtTarget?.median;
+  if (fixed) {
+    const ok = fixed.flowsPerS >= FLOW_RATE * 0.98 && fixed.p99 < 100 && fixed.failedFlows === 0;
+    lines.push(`| full flow at ${FLOW_RATE}/s on 1 instance: rate held, request p99 < 100 ms, no failures | ${FLOW_RATE} flows/s, < 100 ms, 0 | ${fmt(fixed.flowsPerS)} flows/s, p99 ${fmt(fixed.p99)} ms (whole flow ${fmt(fixed.flowP99)} ms), ${fixed.failedFlows} failed | ${yes(ok)} |`);
+  }
+  return lines.join("\n");
+}
+
+const FLOW_RATE = 300;
+const FLOW_REQUESTS = 5;
+
+/** What one core of the service, and one of PostgreSQL, would carry at the measured CPU per request. */
+function capacity(cluster) {
+  const lines = [
+    "CPU milliseconds per request scale with cores where throughput on this machine cannot (the service, PostgreSQL, Redis and the load generator share its cores). One core busy at 100% for a second is 1000 ms, so a core carries 1000 / (CPU ms per request) requests a second; a flow is 5 requests (initialize, card payment, complete, upsell create-session, accept). Plan for 70% of that, to keep latency low.",
+    "",
+    "| scenario | instances | service CPU ms per request | per service core | PostgreSQL CPU ms per request | per PostgreSQL core |",
+    "|---|---:|---:|---:|---:|---:|",
+  ];
+  for (const key of ["initialize", "complete", "flow"]) {
+    for (const [count, byScenario] of Object.entries(cluster)) {
+      const m = byScenario[key]?.median;
+      if (!m) continue;
+      const unit = key === "flow" ? FLOW_REQUESTS : 1;
+      const per = (ms) => (ms ? `${fmt(1000 / (ms * unit))} ${key === "flow" ? "flows" : "requests"}/s` : "–");
+      lines.push(`| ${CLUSTER_SCENARIOS[key]} | ${count} | ${fmt(m.serverCpuMsPerReq, 3)} | ${per(m.serverCpuMsPerReq)} | ${fmt(m.postgresCpuMsPerReq, 3)} | ${per(m.postgresCpuMsPerReq)} |`);
+    }
+  }
+  return lines.join("\n");
+}
+
 function statements(results) {
   if (!results.capture) return "No capture in this run (see Notes).";
   const lines = [`Captured ${results.capture.source === "recorded in this run" ? "in this run" : `from ${results.capture.source}`}, provider \`${results.capture.provider}\`:`, ""];
@@ -183,6 +277,21 @@ server under test and share its cores; their CPU use is in the last section.
 ${Object.entries(results.engines)
   .map(([name, engine]) => engineTable(name, { ...engine, repeatsNote: repeatsNote(engine) }, results.bare))
   .join("\n\n")}
+
+## One instance and two instances (PostgreSQL + Redis)
+
+\`bench/cluster.mjs\`: the service as 1, then 2 processes (\`node dist/main.js\`, each on its own port, on one
+fresh PostgreSQL database and the local Redis, rate limits counted in Redis), the load spread over the
+instances' URLs by autocannon (round-robin per connection, as a simple load balancer). Each scenario as
+above (${options.connections} connections, medians of ${options.repeats} run(s)); server CPU is the sum over the
+instances. *Full flow*: every connection runs whole buyer journeys back to back: initialize (new signed
+token), card payment at \`/api/providers/<provider>/process-payment\`, complete, upsell create-session
+with two offers, accept of the first; each answer feeds the next request. req/s, p50 and p99 are per
+request; *flow p99* is a whole journey, first request sent to last answer. *At 300 flows/s*: the same
+journeys at a fixed overall rate of 1 500 requests/s, one connection per buyer (300 connections), for
+${options.durationS} s; it shows whether that rate is held and at what latency.
+
+${clusterSection(results)}
 
 ## Targets
 

@@ -42,7 +42,7 @@ export async function scenario(name, { options, pids, load, firstGuess = 1000 })
 }
 
 export function describeRun(run) {
-  const flows = run.flows === undefined ? "" : `, ${run.flowsPerS.toFixed(0)} flows/s (flow p99 ${run.flowP99?.toFixed(0)} ms, ${run.failedFlows} failed)`;
+  const flows = run.flows === undefined ? "" : `, ${run.flowsPerS.toFixed(0)} flows/s (flow p99 ${run.flowP99?.toFixed(0)} ms, ${run.failedFlows} failed${run.failedFlows ? `: ${run.failedAt}` : ""})`;
   return `${run.rps.toFixed(0)} req/s${flows}, p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.durationS.toFixed(1)} s, non-2xx ${run.non2xx}, errors ${run.errors}, server ${run.serverCpuMsPerReq?.toFixed(3)} ms/req, others ${run.othersCorePct.toFixed(0)}% of a core`;
 }
 

@@ -37,23 +37,33 @@ export class MemoryRateLimitStore implements RateLimitStore {
 }
 
 /**
+ * One command per request: the count, and the key's expiry set by the first hit of its window. (It
+ * was MULTI + INCR + PEXPIRE + EXEC, a round of four commands and ioredis's transaction machinery on
+ * every request.) ioredis sends it as EVALSHA and falls back to EVAL after a Redis restart.
+ */
+const HIT_SCRIPT = `local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return n`;
+
+type RedisWithHit = Redis & { rateLimitHit(key: string, expiryMs: number): Promise<number> };
+
+/**
  * Counters shared by every instance. When Redis cannot be reached the request is counted in this
  * process instead (CONTRACT §24): logged once per outage and visible in /metrics, never a failure.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   private fallback = new MemoryRateLimitStore();
+  private redis: RedisWithHit;
   readonly guard: RedisFallback;
-  constructor(
-    private redis: Redis,
-    log: Logger,
-  ) {
+  constructor(redis: Redis, log: Logger) {
+    redis.defineCommand("rateLimitHit", { numberOfKeys: 1, lua: HIT_SCRIPT });
+    this.redis = redis as RedisWithHit;
     this.guard = new RedisFallback(log, "rate limiting", "counting per process");
   }
   async hit(key: string, windowStart: number): Promise<number> {
     const redisKey = `rl:${windowStart}:${key}`;
     const count = await this.guard.run(async () => {
-      const results = await this.redis.multi().incr(redisKey).pexpire(redisKey, WINDOW_MS * 2).exec();
-      const value = Number(results?.[0]?.[1]);
+      const value = Number(await this.redis.rateLimitHit(redisKey, WINDOW_MS * 2));
       if (!Number.isFinite(value)) throw new Error("unexpected reply from redis");
       return value;
     });
