@@ -2,6 +2,7 @@
 // endpoint → complete → upsell create-session → accept. Each connection runs flows back to back
 // (or, with `rate`, at a fixed overall request rate); a step's answer feeds the next step's body
 // through autocannon's per-connection context. A failed step ends that flow and starts the next.
+import http from "node:http";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
 import { timeToLastAnswer } from "./load.mjs";
@@ -43,6 +44,7 @@ const NEXT_BODY = {
  * latency (first request sent to last answer received, including time queued behind other flows).
  */
 export async function fireFlows({ urls, pool, connections, rate = null, capS }) {
+  if (rate) return flowsAtRate({ urls, pool, rate });
   let next = 0;
   let overrun = 0;
   const flowMs = [];
@@ -82,7 +84,6 @@ export async function fireFlows({ urls, pool, connections, rate = null, capS }) 
     url: urls,
     connections,
     amount: perConnection * connections * FLOW_STEPS.length,
-    ...(rate ? { overallRate: rate * FLOW_STEPS.length } : {}),
     requests,
     timeout: 10,
   });
@@ -102,6 +103,101 @@ export async function fireFlows({ urls, pool, connections, rate = null, capS }) 
       flowsPerS: flowMs.length / elapsedS,
       flowP50: at(0.5),
       flowP99: at(0.99),
+      failedFlows: Object.values(failedAt).reduce((a, b) => a + b, 0),
+      failedAt: JSON.stringify(failedAt),
+    },
+  };
+}
+
+const STEP_PATH = (step) => (step === "pay" ? `/api/providers/${PROVIDER}/process-payment` : SERVICE_PATHS[step]);
+
+/** One POST over a keep-alive agent: status, body and the time it took. */
+function post(agent, url, path, body) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const request = http.request(url + path, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (response) => {
+      const chunks = [];
+      response.on("data", (chunk) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode, body: Buffer.concat(chunks).toString("utf8"), ms: performance.now() - started }));
+      response.on("error", () => resolve({ status: 0, body: "", ms: performance.now() - started }));
+    });
+    request.on("error", () => resolve({ status: 0, body: "", ms: performance.now() - started }));
+    request.end(body);
+  });
+}
+
+const percentileOf = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : null);
+
+/**
+ * Open-loop arrivals: a new buyer starts a flow every 1/rate seconds whatever the service's
+ * latency (a closed loop, or autocannon's per-second rate buckets, would slow the arrivals down or
+ * bunch them at each second's start and hide the queueing), each buyer running the five steps back
+ * to back, the buyers spread round-robin over `urls`. Returns the fields measuredRun reads.
+ */
+async function flowsAtRate({ urls, pool, rate }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+  const requestMs = [];
+  const flowMs = [];
+  const failedAt = {};
+  let ok = 0;
+  let non2xx = 0;
+  let errors = 0;
+  const flow = async (item, url) => {
+    const ctx = { order: item.order };
+    const started = performance.now();
+    for (const step of FLOW_STEPS) {
+      const answer = await post(agent, url, STEP_PATH(step), step === "initialize" ? item.body : JSON.stringify(NEXT_BODY[step](ctx)));
+      requestMs.push(answer.ms);
+      if (answer.status !== 200) {
+        if (answer.status === 0) errors++;
+        else non2xx++;
+        const key = `${step} ${answer.status || "connection error"}`;
+        failedAt[key] = (failedAt[key] ?? 0) + 1;
+        return;
+      }
+      ok++;
+      ctx[step] = JSON.parse(answer.body);
+    }
+    flowMs.push(performance.now() - started);
+  };
+  const started = performance.now();
+  const running = [];
+  // Arrivals on a fixed schedule: each tick starts every flow whose start time has come.
+  await new Promise((resolve) => {
+    let next = 0;
+    const tick = setInterval(() => {
+      const due = Math.min(pool.length, Math.floor(((performance.now() - started) / 1000) * rate) + 1);
+      for (; next < due; next++) running.push(flow(pool[next], urls[next % urls.length]));
+      if (next >= pool.length) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 2);
+  });
+  await Promise.all(running);
+  const elapsedS = (performance.now() - started) / 1000;
+  agent.destroy();
+  requestMs.sort((a, b) => a - b);
+  flowMs.sort((a, b) => a - b);
+  const round = (v) => (v === null ? null : Math.round(v));
+  return {
+    result: {
+      requests: { total: requestMs.length },
+      duration: elapsedS,
+      latency: { p50: round(percentileOf(requestMs, 0.5)), p99: round(percentileOf(requestMs, 0.99)) },
+      "2xx": ok,
+      non2xx,
+      errors,
+      timeouts: 0,
+    },
+    overrun: 0,
+    elapsedS,
+    extra: {
+      flows: flowMs.length,
+      flowsPerS: flowMs.length / elapsedS,
+      offeredFlowsPerS: rate,
+      flowP50: percentileOf(flowMs, 0.5),
+      flowP99: percentileOf(flowMs, 0.99),
       failedFlows: Object.values(failedAt).reduce((a, b) => a + b, 0),
       failedAt: JSON.stringify(failedAt),
     },

@@ -64,9 +64,22 @@ const DECLINE_COUNTS = hotStatement(
  * this client address, payment attempts answer 429 before any provider is called.
  */
 export async function assertUnderDeclineLimit(ctx: Ctx, orderId: string): Promise<void> {
-  const since = new Date(ctx.clock.now() - ctx.config.declineWindowSeconds * 1000);
-  const [counts] = await runHot<{ byOrder: number; byAddress: number }>(ctx.db, DECLINE_COUNTS, [orderId, ctx.clientAddress ?? null, since]);
-  if (counts!.byOrder >= ctx.config.declineLimit || counts!.byAddress >= ctx.config.declineLimit) {
+  const [counts] = await runHot<DeclineCounts>(ctx.db, DECLINE_COUNTS, [orderId, ctx.clientAddress ?? null, declineWindowStart(ctx)]);
+  assertCountsUnderDeclineLimit(ctx, counts!);
+}
+
+/** Declines within the window for the order and for the client address. */
+export interface DeclineCounts {
+  byOrder: number;
+  byAddress: number;
+}
+
+/** The start of the window declines are counted in. */
+export const declineWindowStart = (ctx: Pick<Ctx, "clock" | "config">) => new Date(ctx.clock.now() - ctx.config.declineWindowSeconds * 1000);
+
+/** The limit check of assertUnderDeclineLimit, for counts a caller read along with its own row. */
+export function assertCountsUnderDeclineLimit(ctx: Pick<Ctx, "config">, counts: DeclineCounts): void {
+  if (counts.byOrder >= ctx.config.declineLimit || counts.byAddress >= ctx.config.declineLimit) {
     throw new AppError("TOO_MANY_DECLINES", "Too many declined payments, try again later");
   }
 }

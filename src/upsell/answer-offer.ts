@@ -5,7 +5,7 @@ import { withTransaction } from "../db/transaction.js";
 import { AppError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
-import { assertUnderDeclineLimit, paymentFailed } from "../providers/payment-attempts.js";
+import { assertCountsUnderDeclineLimit, declineWindowStart, paymentFailed } from "../providers/payment-attempts.js";
 import { ProviderError, type PaymentProviderType } from "../providers/types.js";
 import { enqueueEvents, outboxRows, type NewEvent } from "../webhooks/events.js";
 import { offerAlreadyAnswered, offerNotFound, sessionCompleted, sessionExpired } from "./errors.js";
@@ -82,10 +82,10 @@ function answerChanges(decided: Decided, totalUpsellCents: number, stats: Omit<A
 export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOfferBody }): Promise<AcceptOfferResponse> {
   const now = ctx.clock.now();
   // Cheap checks and the replay before the decline limit, so a repeat is never refused for it.
-  const found = await findSessionForAnswer(ctx.db, input.sessionId, input.offerId);
+  const { found, declines } = await findSessionForAnswer(ctx.db, input.sessionId, input.offerId, { clientAddress: ctx.clientAddress ?? null, since: declineWindowStart(ctx) });
   const { session } = checkAnswerable(found?.session ?? null, input.offerId, now);
   if (found!.prior?.decision === "accepted" && found!.prior.result) return found!.prior.result as AcceptOfferResponse;
-  await assertUnderDeclineLimit(ctx, session.orderId);
+  assertCountsUnderDeclineLimit(ctx, declines);
 
   const at = new Date(now);
   let outcome: { result: AcceptOfferResponse } | { declined: string };

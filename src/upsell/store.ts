@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import type { DeclineCounts } from "../providers/payment-attempts.js";
 import type { Db } from "../db/client.js";
 import { hotStatement, rowsAsJson, runHot, selectColumns } from "../db/hot.js";
 import { checkouts, orderLineItems, orders, outboxEvents, paymentDeclines, upsellOfferResults, upsellOfferStats, upsellSessions } from "../db/schema/index.js";
@@ -127,15 +128,21 @@ export async function saveNewSession(db: Db, session: typeof upsellSessions.$inf
   await runHot(db, CREATE_SESSION, [rowsAsJson(upsellSessions, [session]), session.brandId, session.currency, statsJson([{ offerId: firstOfferId, shown: 1 }]), session.createdAt]);
 }
 
-const SESSION_FOR_ANSWER = `select ${selectColumns(upsellSessions, "s")},
+// With the decline counts of the session's order and of the client address (CONTRACT §21): accept's
+// first read and its decline-limit check in one round trip.
+const FIND_SESSION_FOR_ANSWER = hotStatement(
+  "upsell_find_session_for_answer",
+  `select ${selectColumns(upsellSessions, "s")},
      r.decision as "priorDecision", r.result as "priorResult",
      o.customer_name as "originalCustomerName", o.customer as "originalCustomer",
-     o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress"
+     o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress",
+     (select count(*) from payment_declines where order_id = s.order_id and created_at > $4)::int as "declinesByOrder",
+     (select count(*) from payment_declines where client_address = $3 and created_at > $4)::int as "declinesByAddress"
    from upsell_sessions s
    left join upsell_offer_results r on r.session_id = s.id and r.offer_id = $2
    left join orders o on o.id = s.original_order_ref
-   where s.id = $1`;
-const FIND_SESSION_FOR_ANSWER = hotStatement("upsell_find_session_for_answer", SESSION_FOR_ANSWER);
+   where s.id = $1`,
+);
 // Under the lock, a row of another table read by the same statement would be from before the wait
 // (PostgreSQL re-reads only the locked row), so the prior answer is read afterwards (lockSessionForAnswer).
 const LOCK_SESSION_FOR_ANSWER = hotStatement(
@@ -180,10 +187,25 @@ function toSessionForAnswer(row: SessionForAnswerRow | undefined): SessionForAns
   };
 }
 
-/** The session, the answer already given to `offerId` and the original order's customer data. */
-export async function findSessionForAnswer(db: Db, sessionId: string, offerId: string): Promise<SessionForAnswer | null> {
-  const [row] = await runHot<SessionForAnswerRow>(db, FIND_SESSION_FOR_ANSWER, [sessionId, offerId]);
-  return toSessionForAnswer(row);
+/**
+ * The session, the answer already given to `offerId` and the original order's customer data, and the
+ * declines counted since `declinesSince` for the session's order and for `clientAddress`.
+ */
+export async function findSessionForAnswer(
+  db: Db,
+  sessionId: string,
+  offerId: string,
+  declines: { clientAddress: string | null; since: Date },
+): Promise<{ found: SessionForAnswer | null; declines: DeclineCounts }> {
+  const [row] = await runHot<SessionForAnswerRow & { declinesByOrder: number; declinesByAddress: number }>(db, FIND_SESSION_FOR_ANSWER, [
+    sessionId,
+    offerId,
+    declines.clientAddress,
+    declines.since,
+  ]);
+  if (!row) return { found: null, declines: { byOrder: 0, byAddress: 0 } };
+  const { declinesByOrder, declinesByAddress, ...rest } = row;
+  return { found: toSessionForAnswer(rest), declines: { byOrder: declinesByOrder, byAddress: declinesByAddress } };
 }
 
 /**
