@@ -26,6 +26,11 @@ function decodeJson(part: string): unknown {
   }
 }
 
+function isSignedBy(secret: string, signed: string, given: Buffer): boolean {
+  const expected = createHmac("sha256", keyOf(secret)).update(signed).digest();
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
@@ -33,7 +38,8 @@ const isNumber = (value: unknown): value is number => typeof value === "number" 
  * SPEC "Authentication > Checkout token": HS256 only (any other `alg`, `none` included, and any
  * `crit` header are refused), a valid signature, numeric `exp` and `iat`, `exp` in the future and
  * `nbf` (when present) reached by the app's clock, then the claims table. Every refusal is the same
- * 401 `Invalid token`, so the answer tells an attacker nothing about which check failed.
+ * 401 `Invalid token`, so the answer tells an attacker nothing about which check failed. The signing
+ * secret may be CHECKOUT_TOKEN_SECRET or one of CHECKOUT_TOKEN_SECRET_PREVIOUS (a rotation in progress).
  *
  * Verification is node:crypto HMAC with a cached key rather than jose: jose's WebCrypto path cost
  * ~100-150 µs per token against ~7 µs here, on the hottest route (docs/performance.md). Signing stays
@@ -47,9 +53,12 @@ export async function verifyCheckoutToken(ctx: Pick<Ctx, "config" | "clock">, to
   const protectedHeader = decodeJson(header);
   if (!isObject(protectedHeader) || protectedHeader.alg !== "HS256" || "crit" in protectedHeader) throw invalidToken();
 
-  const expected = createHmac("sha256", keyOf(ctx.config.checkoutTokenSecret)).update(`${header}.${payload}`).digest();
+  const signed = `${header}.${payload}`;
   const given = Buffer.from(signature, "base64url");
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidToken();
+  // The current secret first: during a rotation, tokens signed with a previous one still verify.
+  if (!isSignedBy(ctx.config.checkoutTokenSecret, signed, given) && !ctx.config.checkoutTokenSecretsPrevious.some((secret) => isSignedBy(secret, signed, given))) {
+    throw invalidToken();
+  }
 
   const claims = decodeJson(payload);
   if (!isObject(claims) || !isNumber(claims.exp) || !isNumber(claims.iat)) throw invalidToken();
@@ -60,7 +69,7 @@ export async function verifyCheckoutToken(ctx: Pick<Ctx, "config" | "clock">, to
   return claims as unknown as CheckoutClaims;
 }
 
-/** Signs claims with the checkout secret; `iat` is now and `exp` now + lifetime (SPEC recommends at most 1 hour). */
+/** Signs claims with the current checkout secret, never a previous one; `iat` is now and `exp` now + lifetime (SPEC recommends at most 1 hour). */
 export async function signCheckoutToken(
   ctx: Pick<Ctx, "config" | "clock">,
   claims: Omit<CheckoutClaims, "exp" | "iat">,

@@ -132,3 +132,24 @@ describe("ENCRYPTION_KEY_PREVIOUS and FAULT_POINT", () => {
     );
   });
 });
+
+describe("CHECKOUT_TOKEN_SECRET_PREVIOUS", () => {
+  const base = { DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: SECRET };
+  const OLD = "o".repeat(32);
+  const OLDER = "p".repeat(40);
+
+  it("reads comma-separated previous secrets, trimmed, and defaults to none", () => {
+    expect(loadConfig({ ...base, CHECKOUT_TOKEN_SECRET_PREVIOUS: ` ${OLD} ,${OLDER},` }).checkoutTokenSecretsPrevious).toEqual([OLD, OLDER]);
+    expect(loadConfig(base).checkoutTokenSecretsPrevious).toEqual([]);
+    expect(loadConfig({ ...base, CHECKOUT_TOKEN_SECRET_PREVIOUS: "" }).checkoutTokenSecretsPrevious).toEqual([]);
+  });
+
+  it("refuses a previous secret shorter than 32 characters, naming its position, or one equal to the current secret", () => {
+    expect(() => loadConfig({ ...base, CHECKOUT_TOKEN_SECRET_PREVIOUS: `${OLD},short` })).toThrow(
+      new ConfigError("CHECKOUT_TOKEN_SECRET_PREVIOUS (secret 2) must be at least 32 characters"),
+    );
+    expect(() => loadConfig({ ...base, CHECKOUT_TOKEN_SECRET_PREVIOUS: `${OLD}, ${SECRET}` })).toThrow(
+      new ConfigError("CHECKOUT_TOKEN_SECRET_PREVIOUS must not contain the current CHECKOUT_TOKEN_SECRET"),
+    );
+  });
+});

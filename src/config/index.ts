@@ -23,7 +23,10 @@ export interface Config {
   publicBaseUrl: string;
   dataDir: string;
   database: { kind: DatabaseKind; url: string | null };
+  /** Signs every new checkout token and token webhook. */
   checkoutTokenSecret: string;
+  /** CHECKOUT_TOKEN_SECRET_PREVIOUS: still verify tokens and still sign token webhooks during a rotation. */
+  checkoutTokenSecretsPrevious: string[];
   /** 32 raw bytes for AES-256-GCM: every new value is sealed with it. */
   encryptionKey: Buffer;
   /** ENCRYPTION_KEY then the keys of ENCRYPTION_KEY_PREVIOUS: what values written before a rotation open with. */
@@ -193,6 +196,16 @@ export function loadConfig(env: Env = process.env): Config {
 
   const checkoutTokenSecret = secretOf(env, "CHECKOUT_TOKEN_SECRET", database, dataDir, warnings);
   if (checkoutTokenSecret.length < 32) throw new ConfigError("CHECKOUT_TOKEN_SECRET must be at least 32 characters");
+  const checkoutTokenSecretsPrevious = (env.CHECKOUT_TOKEN_SECRET_PREVIOUS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  checkoutTokenSecretsPrevious.forEach((s, i) => {
+    if (s.length < 32) throw new ConfigError(`CHECKOUT_TOKEN_SECRET_PREVIOUS (secret ${i + 1}) must be at least 32 characters`);
+  });
+  if (checkoutTokenSecretsPrevious.includes(checkoutTokenSecret)) {
+    throw new ConfigError("CHECKOUT_TOKEN_SECRET_PREVIOUS must not contain the current CHECKOUT_TOKEN_SECRET");
+  }
   const encryptionKey = decodeKey(secretOf(env, "ENCRYPTION_KEY", database, dataDir, warnings), "ENCRYPTION_KEY");
   const previousKeys = (env.ENCRYPTION_KEY_PREVIOUS ?? "")
     .split(",")
@@ -215,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     database,
     checkoutTokenSecret,
+    checkoutTokenSecretsPrevious,
     encryptionKey,
     encryptionKeyring: [encryptionKey, ...previousKeys],
     redisUrl: env.REDIS_URL || null,

@@ -32,12 +32,15 @@ export function maskSecret(secret: string): string {
 
 export const SIGNATURE_HEADERS = ["webhook-id", "webhook-timestamp", "webhook-signature"] as const;
 
-/** The Standard Webhooks headers of CONTRACT §14 for one send. */
-export function signatureHeaders(key: Uint8Array, messageId: string, nowMs: number, body: string): Record<(typeof SIGNATURE_HEADERS)[number], string> {
+/**
+ * The Standard Webhooks headers of CONTRACT §14 for one send: one `v1,<sig>` per key, space-separated,
+ * so a receiver verifying with any one of them (an old secret during a rotation) accepts the message.
+ */
+export function signatureHeaders(keys: readonly Uint8Array[], messageId: string, nowMs: number, body: string): Record<(typeof SIGNATURE_HEADERS)[number], string> {
   const timestamp = new Date(nowMs);
   return {
     "webhook-id": messageId,
     "webhook-timestamp": String(Math.floor(nowMs / 1000)),
-    "webhook-signature": new Webhook(key, { format: "raw" }).sign(messageId, timestamp, body),
+    "webhook-signature": keys.map((key) => new Webhook(key, { format: "raw" }).sign(messageId, timestamp, body)).join(" "),
   };
 }

@@ -207,7 +207,9 @@ export class WebhookWorker {
         .where(inArray(webhookEndpoints.id, endpointIds));
       for (const row of rows) endpoints.set(row.id, row);
     }
-    const tokenKey = Buffer.from(this.deps.config.checkoutTokenSecret, "utf8");
+    // Signed with the previous token secrets too, so receivers still on an old one keep verifying during a rotation.
+    const { checkoutTokenSecret, checkoutTokenSecretsPrevious } = this.deps.config;
+    const tokenKeys = [checkoutTokenSecret, ...checkoutTokenSecretsPrevious].map((secret) => Buffer.from(secret, "utf8"));
     const results = new Map<string, SendResult>();
     await Promise.all(
       claimed.map(async (row) => {
@@ -216,11 +218,11 @@ export class WebhookWorker {
           results.set(row.id, { success: false, statusCode: null, durationMs: 0, error: "endpoint disabled or deleted", retryAfterMs: null });
           return;
         }
-        const key = endpoint ? this.keyOf(endpoint) : tokenKey;
+        const keys = endpoint ? [this.keyOf(endpoint)] : tokenKeys;
         // Custom headers first; the signature headers (and content type) are ours and always win.
         const custom = Object.fromEntries(Object.entries(endpoint?.headers ?? {}).filter(([name]) => !isReservedHeader(name)));
         const now = this.deps.clock.now();
-        const headers = { ...custom, ...signatureHeaders(key, row.id, now, row.body) };
+        const headers = { ...custom, ...signatureHeaders(keys, row.id, now, row.body) };
         faultPoint(this.deps.config, "webhook.before-send");
         results.set(row.id, await sendWebhook({ url: row.url, headers, body: row.body, allowPrivate: this.deps.config.allowPrivateWebhookUrls, now, signal: this.abort.signal }));
       }),

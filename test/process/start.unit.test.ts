@@ -85,4 +85,10 @@ describe("the service process", () => {
     expect(result.code).not.toBe(0);
     expect(result.output).toContain("CHECKOUT_TOKEN_SECRET must be at least 32 characters");
   });
+
+  it("refuses a previous token secret shorter than 32 characters", async () => {
+    const result = await runToExit({ DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: "n".repeat(32), CHECKOUT_TOKEN_SECRET_PREVIOUS: "too-short" });
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain("CHECKOUT_TOKEN_SECRET_PREVIOUS (secret 1) must be at least 32 characters");
+  });
 });

@@ -68,13 +68,14 @@ export async function verifyWithProviderScheme(ctx: Ctx, notification: RawNotifi
   throw refused(secretFound ? "Invalid webhook signature" : `No webhook signing secret configured for ${notification.provider}`);
 }
 
-/** Verifies the demo scheme (signature, then the 5-minute timestamp window); throws 400s. */
+/** Verifies the demo scheme (signature by the current or a previous token secret, then the 5-minute timestamp window); throws 400s. */
 export function verifyDemoNotification(ctx: Pick<Ctx, "clock" | "config">, notification: RawNotification): void {
   const timestamp = headerOf(notification.headers, DEMO_TIMESTAMP_HEADER);
   const signature = headerOf(notification.headers, DEMO_SIGNATURE_HEADER);
   if (!timestamp || !signature) throw refused("Missing webhook signature");
   if (!/^\d{1,12}$/.test(timestamp)) throw refused("Invalid webhook timestamp");
-  if (!isDemoSignatureValid(ctx.config.checkoutTokenSecret, timestamp, notification.body, signature)) throw refused("Invalid webhook signature");
+  const secrets = [ctx.config.checkoutTokenSecret, ...ctx.config.checkoutTokenSecretsPrevious];
+  if (!secrets.some((secret) => isDemoSignatureValid(secret, timestamp, notification.body, signature))) throw refused("Invalid webhook signature");
   if (Math.abs(ctx.clock.now() - Number(timestamp) * 1000) > TIMESTAMP_TOLERANCE_MS) throw refused("Webhook timestamp outside the 5-minute tolerance");
 }
 
