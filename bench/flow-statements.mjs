@@ -1,0 +1,59 @@
+// Where PostgreSQL spends its time in the full checkout+upsell flow: starts the built service on a
+// fresh database, runs 500 flows to warm up, then `--flows` flows (50 connections) with
+// pg_stat_statements reset in between, and prints the statements by total execution time.
+//
+//   node bench/flow-statements.mjs [--flows 1500] [--keep]      (after `npm run build`)
+//
+// Needs pg_stat_statements loaded by the server (a restart after
+// `ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`); says so when it is not.
+// `--keep` leaves the database for EXPLAIN (its name is printed). docs/performance.md has a reading.
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { fireFlows, prepareFlows } from "./lib/flow.mjs";
+import { measuredRun } from "./lib/load.mjs";
+import { createDatabase, dropDatabase, findPostgres } from "./lib/postgres.mjs";
+import { postgresPids, startNodeServer } from "./lib/proc.mjs";
+import { describeRun } from "./lib/scenario.mjs";
+import { TOKEN_SECRET, serviceEnv } from "./lib/service-env.mjs";
+
+const { values: args } = parseArgs({ options: { flows: { type: "string", default: "1500" }, keep: { type: "boolean", default: false } } });
+const server = await findPostgres();
+if (!server) throw new Error("no PostgreSQL answered (DATABASE_URL or 127.0.0.1:5432)");
+const admin = new pg.Client({ connectionString: server });
+await admin.connect();
+const { rows: loaded } = await admin.query("select 1 from pg_settings where name = 'shared_preload_libraries' and setting like '%pg_stat_statements%'");
+if (!loaded.length) {
+  console.error("pg_stat_statements is not loaded: ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'; then restart PostgreSQL");
+  process.exit(2);
+}
+await admin.query("create extension if not exists pg_stat_statements");
+
+const name = `flow_statements_${Date.now()}`;
+const url = await createDatabase(server, name);
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "flow-statements-"));
+const redis = process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {};
+const service = await startNodeServer({ script: "dist/main.js", env: { ...serviceEnv({ url, dataDir }), ...redis }, logFile: path.join(dataDir, "service.log") });
+try {
+  const pids = () => ({ server: [service.pid], postgres: postgresPids(name) });
+  const flows = (count) => prepareFlows({ secret: TOKEN_SECRET, count });
+  await measuredRun({ pids, connections: 50, urls: [service.baseUrl], fire: fireFlows, pool: await flows(500) });
+  await admin.query("select pg_stat_statements_reset()");
+  const run = await measuredRun({ pids, connections: 50, urls: [service.baseUrl], fire: fireFlows, pool: await flows(Number(args.flows)) });
+  console.log(`${describeRun(run)}, postgres ${run.postgresCpuMsPerReq?.toFixed(3)} ms/req`);
+  const { rows } = await admin.query(
+    `select calls, round(total_exec_time::numeric, 1) as "total ms", round((total_exec_time / calls)::numeric, 3) as "ms per call",
+            round((shared_blks_hit + shared_blks_read)::numeric / calls, 1) as "blocks per call", round(wal_records::numeric / calls, 1) as "WAL records per call",
+            left(regexp_replace(query, '\\s+', ' ', 'g'), 100) as statement
+     from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = $1 order by total_exec_time desc limit 30`,
+    [name],
+  );
+  console.table(rows);
+} finally {
+  await service.stop();
+  if (args.keep) console.log(`kept database ${name}`);
+  else await dropDatabase(server, name);
+  await admin.end();
+}
