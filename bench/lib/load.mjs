@@ -34,7 +34,8 @@ export async function fire({ urls, method = "GET", path = "/", bodies = null, du
   const cap = capS ? setTimeout(() => instance.stop(), capS * 1000) : null;
   const result = await instance;
   if (cap) clearTimeout(cap);
-  return { result, overrun, elapsedS: elapsedS() };
+  // A run by duration ends on autocannon's own timer, which its duration reports.
+  return { result, overrun, elapsedS: bodies ? elapsedS() : null };
 }
 
 /**
