@@ -35,6 +35,8 @@ pg.types.setTypeParser(20, (value) => Number(value));
 
 export interface OpenOptions {
   poolSize?: number;
+  /** Seconds a PostgreSQL connection lives before it is replaced (see openDatabase); tests shorten it. */
+  connectionLifetimeSeconds?: number;
   /** In-memory PGlite only: start from this data directory dump (tests reuse one migrated database). */
   pgliteSnapshot?: Blob;
 }
@@ -46,6 +48,12 @@ export async function openDatabase(config: Config["database"], dataDir: string, 
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5_000,
       idleTimeoutMillis: 30_000,
+      // Hot statements are prepared per connection, and PostgreSQL keeps the generic plan it made
+      // on their sixth run. Made while tables were empty (a fresh deployment), such a plan can pick
+      // the wrong index and keep it as they grow: a completion's read took 14 ms at 12 000 checkouts
+      // (bench/flow-statements.mjs). A connection replaced every minute plans again on the tables as
+      // they are. An expired connection is only closed when released, never mid-transaction.
+      maxLifetimeSeconds: options.connectionLifetimeSeconds ?? 60,
     });
     // An idle client losing its connection (database restart) must not crash the process.
     pool.on("error", () => {});
