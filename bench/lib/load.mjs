@@ -62,12 +62,19 @@ export async function measuredRun({ pids, ...fireOptions }) {
   const before = Object.fromEntries(Object.entries(roles).map(([role, list]) => [role, snapshotCpu(list)]));
   const busyBefore = machineBusyMs();
   const selfBefore = process.cpuUsage();
-  const { result, overrun, elapsedS, extra = {} } = await (fireOptions.fire ?? fire)(fireOptions);
+  // Processes can end during the run (the service replaces each PostgreSQL connection every
+  // minute): the last reading of each, taken every 250 ms, counts for those gone by the end.
+  const latest = Object.fromEntries(Object.keys(roles).map((role) => [role, new Map(before[role])]));
+  const sample = () => {
+    for (const [role, list] of Object.entries(pids())) for (const [pid, ms] of snapshotCpu(list)) (latest[role] ??= new Map()).set(pid, ms);
+  };
+  const sampler = setInterval(sample, 250);
+  const { result, overrun, elapsedS, extra = {} } = await (fireOptions.fire ?? fire)(fireOptions).finally(() => clearInterval(sampler));
   const self = process.cpuUsage(selfBefore);
   const busy = machineBusyMs() - busyBefore;
-  const rolesAfter = pids();
+  sample();
   const cpu = {};
-  for (const [role, list] of Object.entries(rolesAfter)) cpu[role] = cpuBetween(before[role] ?? new Map(), snapshotCpu(list));
+  for (const [role, readings] of Object.entries(latest)) cpu[role] = cpuBetween(before[role] ?? new Map(), readings);
   const selfMs = (self.user + self.system) / 1000;
   const requests = result.requests.total;
   // CPU shares are over the whole measured window, idle tail included (nothing runs in it).
