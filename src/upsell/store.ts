@@ -189,7 +189,7 @@ function toSessionForAnswer(row: SessionForAnswerRow | undefined): SessionForAns
 
 /**
  * The session, the answer already given to `offerId` and the original order's customer data, and the
- * declines counted since `declinesSince` for the session's order and for `clientAddress`.
+ * declines counted since `declines.since` for the session's order and for `declines.clientAddress`.
  */
 export async function findSessionForAnswer(
   db: Db,
