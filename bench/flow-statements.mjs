@@ -2,10 +2,12 @@
 // fresh database, runs 500 flows to warm up, then `--flows` flows (50 connections) with
 // pg_stat_statements reset in between, and prints the statements by total execution time.
 //
-//   node bench/flow-statements.mjs [--flows 1500] [--keep]      (after `npm run build`)
+//   node bench/flow-statements.mjs [--flows 1500] [--rate N] [--keep]      (after `npm run build`)
 //
-// Needs pg_stat_statements loaded by the server (a restart after
-// `ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`); says so when it is not.
+// `--rate N`: the measured flows arrive open-loop at N a second instead of 50 connections back to back.
+// The statement table needs pg_stat_statements loaded by the server (a restart after
+// `ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`); without it only the run's
+// figures are printed.
 // `--keep` leaves the database for EXPLAIN (its name is printed). docs/performance.md has a reading.
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -19,17 +21,15 @@ import { postgresPids, startNodeServer } from "./lib/proc.mjs";
 import { describeRun } from "./lib/scenario.mjs";
 import { TOKEN_SECRET, serviceEnv } from "./lib/service-env.mjs";
 
-const { values: args } = parseArgs({ options: { flows: { type: "string", default: "1500" }, keep: { type: "boolean", default: false } } });
+const { values: args } = parseArgs({ options: { flows: { type: "string", default: "1500" }, rate: { type: "string" }, keep: { type: "boolean", default: false } } });
 const server = await findPostgres();
 if (!server) throw new Error("no PostgreSQL answered (DATABASE_URL or 127.0.0.1:5432)");
 const admin = new pg.Client({ connectionString: server });
 await admin.connect();
 const { rows: loaded } = await admin.query("select 1 from pg_settings where name = 'shared_preload_libraries' and setting like '%pg_stat_statements%'");
-if (!loaded.length) {
-  console.error("pg_stat_statements is not loaded: ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'; then restart PostgreSQL");
-  process.exit(2);
-}
-await admin.query("create extension if not exists pg_stat_statements");
+const statements = loaded.length > 0;
+if (statements) await admin.query("create extension if not exists pg_stat_statements");
+else console.error("pg_stat_statements is not loaded (ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements', then restart PostgreSQL): figures only");
 
 const name = `flow_statements_${Date.now()}`;
 const url = await createDatabase(server, name);
@@ -40,17 +40,20 @@ try {
   const pids = () => ({ server: [service.pid], postgres: postgresPids(name) });
   const flows = (count) => prepareFlows({ secret: TOKEN_SECRET, count });
   await measuredRun({ pids, connections: 50, urls: [service.baseUrl], fire: fireFlows, pool: await flows(500) });
-  await admin.query("select pg_stat_statements_reset()");
-  const run = await measuredRun({ pids, connections: 50, urls: [service.baseUrl], fire: fireFlows, pool: await flows(Number(args.flows)) });
-  console.log(`${describeRun(run)}, postgres ${run.postgresCpuMsPerReq?.toFixed(3)} ms/req`);
-  const { rows } = await admin.query(
-    `select calls, round(total_exec_time::numeric, 1) as "total ms", round((total_exec_time / calls)::numeric, 3) as "ms per call",
-            round((shared_blks_hit + shared_blks_read)::numeric / calls, 1) as "blocks per call", round(wal_records::numeric / calls, 1) as "WAL records per call",
-            left(regexp_replace(query, '\\s+', ' ', 'g'), 100) as statement
-     from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = $1 order by total_exec_time desc limit 30`,
-    [name],
-  );
-  console.table(rows);
+  if (statements) await admin.query("select pg_stat_statements_reset()");
+  const rate = args.rate ? Number(args.rate) : null;
+  const run = await measuredRun({ pids, connections: 50, rate, urls: [service.baseUrl], fire: fireFlows, pool: await flows(Number(args.flows)) });
+  console.log(`${describeRun(run)}, postgres ${run.postgresCpuMsPerReq?.toFixed(3)} ms/req${rate ? `, flow p50 ${run.flowP50?.toFixed(0)} ms` : ""}`);
+  if (statements) {
+    const { rows } = await admin.query(
+      `select calls, round(total_exec_time::numeric, 1) as "total ms", round((total_exec_time / calls)::numeric, 3) as "ms per call",
+              round((shared_blks_hit + shared_blks_read)::numeric / calls, 1) as "blocks per call", round(wal_records::numeric / calls, 1) as "WAL records per call",
+              left(regexp_replace(query, '\\s+', ' ', 'g'), 100) as statement
+       from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = $1 order by total_exec_time desc limit 30`,
+      [name],
+    );
+    console.table(rows);
+  }
 } finally {
   await service.stop();
   if (args.keep) console.log(`kept database ${name}`);
