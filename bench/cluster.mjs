@@ -101,12 +101,11 @@ async function benchInstances({ count, postgresUrl, redisUrl, options, workDir }
       });
       out.flow = await attempt(`${label} flow`, () => scenario(`${label} full flow`, { options, pids, firstGuess: 1000, load: flowLoad(null) }));
       out.flowAtTarget = await attempt(`${label} flow at ${FLOW_TARGET.flowsPerS}/s`, async () => {
-        // A fixed-rate run: what a steady 300 flows/s costs and how long its requests take. One
-        // connection per buyer arriving each second (a closed loop of 50 connections would cap the
-        // rate at 50 / flow latency instead of measuring the service).
+        // A fixed-rate run: what a steady 300 flows/s costs and how long its requests take. Arrivals
+        // are open-loop (fireFlows with a rate): a closed loop of 50 connections would cap the rate
+        // at 50 / flow latency instead of measuring the service.
         const flows = FLOW_TARGET.flowsPerS * options.durationS;
-        const connections = FLOW_TARGET.flowsPerS;
-        const run = await measuredRun({ pids, connections, ...(await flowLoad(FLOW_TARGET.flowsPerS)(flows * FLOW_STEPS.length)), capS: options.durationS * 3 });
+        const run = await measuredRun({ pids, ...(await flowLoad(FLOW_TARGET.flowsPerS)(flows * FLOW_STEPS.length)) });
         log(`${label} full flow at ${FLOW_TARGET.flowsPerS} flows/s: ${describeRun(run)}`);
         return { name: "flowAtTarget", runs: [run], median: run };
       });

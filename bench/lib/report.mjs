@@ -1,6 +1,8 @@
 // docs/benchmarks.md from one run's results. Every figure in the file comes from `results`; the
 // only hand-written text is the method and the targets.
 import { writeFileSync } from "node:fs";
+import { FLOW_TARGET } from "../cluster.mjs";
+import { FLOW_STEPS } from "./flow.mjs";
 
 // Another process using more than this much of a core during a measured run makes its figures not final.
 const LOADED_CORE_PCT = 15;
@@ -195,8 +197,8 @@ function clusterTargets(cluster) {
   return lines.join("\n");
 }
 
-const FLOW_RATE = 300;
-const FLOW_REQUESTS = 5;
+const FLOW_RATE = FLOW_TARGET.flowsPerS;
+const FLOW_REQUESTS = FLOW_STEPS.length;
 
 /** What one core of the service, and one of PostgreSQL, would carry at the measured CPU per request. */
 function capacity(cluster) {
@@ -288,8 +290,8 @@ instances. *Full flow*: every connection runs whole buyer journeys back to back:
 token), card payment at \`/api/providers/<provider>/process-payment\`, complete, upsell create-session
 with two offers, accept of the first; each answer feeds the next request. req/s, p50 and p99 are per
 request; *flow p99* is a whole journey, first request sent to last answer. *At 300 flows/s*: the same
-journeys at a fixed overall rate of 1 500 requests/s, one connection per buyer (300 connections), for
-${options.durationS} s; it shows whether that rate is held and at what latency.
+journeys arriving open-loop, a new buyer every 1/300 s whatever the latency, for ${options.durationS} s;
+it shows whether that rate is held and at what latency.
 
 ${clusterSection(results)}
 
