@@ -14,6 +14,7 @@ import { measuredRun } from "./lib/load.mjs";
 import { createDatabase, dropDatabase, findPostgres } from "./lib/postgres.mjs";
 import { postgresPids, startNodeServer } from "./lib/proc.mjs";
 import { describeRun } from "./lib/scenario.mjs";
+import { resetStatements, statementsAvailable, topStatements } from "./lib/statements.mjs";
 import { TOKEN_SECRET, serviceEnv } from "./lib/service-env.mjs";
 
 const { values: args } = parseArgs({ options: { rounds: { type: "string", default: "3" }, "per-round": { type: "string", default: "6000" } } });
@@ -21,8 +22,7 @@ const server = await findPostgres();
 if (!server) throw new Error("no PostgreSQL answered (DATABASE_URL or 127.0.0.1:5432)");
 const admin = new pg.Client({ connectionString: server });
 await admin.connect();
-const statements = (await admin.query("select 1 from pg_settings where name = 'shared_preload_libraries' and setting like '%pg_stat_statements%'")).rows.length > 0;
-if (statements) await admin.query("create extension if not exists pg_stat_statements");
+const statements = await statementsAvailable(admin);
 
 const name = `complete_growth_${Date.now()}`;
 const url = await createDatabase(server, name);
@@ -33,18 +33,10 @@ try {
   const pids = () => ({ server: [service.pid], postgres: postgresPids(name) });
   for (let round = 1; round <= Number(args.rounds); round++) {
     const bodies = await prepareCompletions({ baseUrl: service.baseUrl, paths: SERVICE_PATHS, secret: TOKEN_SECRET, count: Number(args["per-round"]) });
-    if (statements) await admin.query("select pg_stat_statements_reset()");
+    if (statements) await resetStatements(admin);
     const run = await measuredRun({ pids, connections: 50, urls: [service.baseUrl], method: "POST", path: SERVICE_PATHS.complete, bodies: bodies.map((b) => JSON.stringify(b)) });
     console.log(`round ${round}: ${describeRun(run)}, postgres ${run.postgresCpuMsPerReq?.toFixed(3)} ms/req`);
-    if (statements) {
-      const { rows } = await admin.query(
-        `select calls, round((total_exec_time / calls)::numeric, 3) as "ms per call", round((shared_blks_hit + shared_blks_read)::numeric / calls, 1) as "blocks per call",
-                left(regexp_replace(query, '\\s+', ' ', 'g'), 90) as statement
-         from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = $1 order by total_exec_time desc limit 5`,
-        [name],
-      );
-      console.table(rows);
-    }
+    if (statements) console.table(await topStatements(admin, name, 5));
   }
 } finally {
   await service.stop();

@@ -19,6 +19,7 @@ import { measuredRun } from "./lib/load.mjs";
 import { createDatabase, dropDatabase, findPostgres } from "./lib/postgres.mjs";
 import { postgresPids, startNodeServer } from "./lib/proc.mjs";
 import { describeRun } from "./lib/scenario.mjs";
+import { resetStatements, statementsAvailable, topStatements } from "./lib/statements.mjs";
 import { TOKEN_SECRET, serviceEnv } from "./lib/service-env.mjs";
 
 const { values: args } = parseArgs({ options: { flows: { type: "string", default: "1500" }, rate: { type: "string" }, keep: { type: "boolean", default: false } } });
@@ -26,10 +27,7 @@ const server = await findPostgres();
 if (!server) throw new Error("no PostgreSQL answered (DATABASE_URL or 127.0.0.1:5432)");
 const admin = new pg.Client({ connectionString: server });
 await admin.connect();
-const { rows: loaded } = await admin.query("select 1 from pg_settings where name = 'shared_preload_libraries' and setting like '%pg_stat_statements%'");
-const statements = loaded.length > 0;
-if (statements) await admin.query("create extension if not exists pg_stat_statements");
-else console.error("pg_stat_statements is not loaded (ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements', then restart PostgreSQL): figures only");
+const statements = await statementsAvailable(admin);
 
 const name = `flow_statements_${Date.now()}`;
 const url = await createDatabase(server, name);
@@ -40,20 +38,11 @@ try {
   const pids = () => ({ server: [service.pid], postgres: postgresPids(name) });
   const flows = (count) => prepareFlows({ secret: TOKEN_SECRET, count });
   await measuredRun({ pids, connections: 50, urls: [service.baseUrl], fire: fireFlows, pool: await flows(500) });
-  if (statements) await admin.query("select pg_stat_statements_reset()");
+  if (statements) await resetStatements(admin);
   const rate = args.rate ? Number(args.rate) : null;
   const run = await measuredRun({ pids, connections: 50, rate, urls: [service.baseUrl], fire: fireFlows, pool: await flows(Number(args.flows)) });
   console.log(`${describeRun(run)}, postgres ${run.postgresCpuMsPerReq?.toFixed(3)} ms/req${rate ? `, flow p50 ${run.flowP50?.toFixed(0)} ms` : ""}`);
-  if (statements) {
-    const { rows } = await admin.query(
-      `select calls, round(total_exec_time::numeric, 1) as "total ms", round((total_exec_time / calls)::numeric, 3) as "ms per call",
-              round((shared_blks_hit + shared_blks_read)::numeric / calls, 1) as "blocks per call", round(wal_records::numeric / calls, 1) as "WAL records per call",
-              left(regexp_replace(query, '\\s+', ' ', 'g'), 100) as statement
-       from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = $1 order by total_exec_time desc limit 30`,
-      [name],
-    );
-    console.table(rows);
-  }
+  if (statements) console.table(await topStatements(admin, name, 30));
 } finally {
   await service.stop();
   if (args.keep) console.log(`kept database ${name}`);
