@@ -14,7 +14,16 @@ export interface HotStatement {
   readonly text: string;
 }
 
-export const hotStatement = (name: string, text: string): HotStatement => ({ name, text });
+const registered = new Map<string, HotStatement>();
+
+export function hotStatement(name: string, text: string): HotStatement {
+  const statement = { name, text };
+  registered.set(name, statement);
+  return statement;
+}
+
+/** Every hot statement of the modules loaded so far: test/db/hot-plans.test.ts checks each one's plan. */
+export const hotStatements = (): HotStatement[] => [...registered.values()];
 
 type Driver = pg.Pool | pg.PoolClient | PGlite | Transaction;
 
