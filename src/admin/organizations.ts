@@ -8,7 +8,8 @@ import { newId } from "../lib/ids.js";
 import { forbidden, validationError } from "../lib/errors.js";
 import type { AdminScope } from "./access.js";
 import { currentOrganization, defaultTenant, organizationNotFound, slugTaken } from "./directory-errors.js";
-import { checkExplicitSlug, firstFreeSlug, isUniqueViolation, slugFromName } from "./slug.js";
+import { isUniqueViolation } from "../db/errors.js";
+import { checkExplicitSlug, firstFreeSlug, slugFromName } from "./slug.js";
 
 // Organizations of the caller (SPEC "Administration: organizations and brands"; docs/admin.md).
 // An organization is reached only through the caller's own membership: any other id is a 404.

@@ -35,7 +35,3 @@ export function firstFreeSlug(base: string, taken: Iterable<string>): string {
   for (let n = 2; ; n++) if (!used.has(`${base}-${n}`)) return `${base}-${n}`;
 }
 
-export const isUniqueViolation = (error: unknown): boolean => {
-  for (let e = error as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) if (e.code === "23505") return true;
-  return false;
-};

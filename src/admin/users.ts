@@ -12,7 +12,7 @@ import { newId } from "../lib/ids.js";
 import { validationError } from "../lib/errors.js";
 import type { AdminScope } from "./access.js";
 import { alreadyMember, brandNotFound, lastOwner, ownerRequired, userNotFound } from "./directory-errors.js";
-import { isUniqueViolation } from "./slug.js";
+import { isUniqueViolation } from "../db/errors.js";
 
 // Users of the session's organization (SPEC "Administration: users"; docs/admin.md "Users").
 // Every query is scoped by scope.organizationId: a user of another organization is a 404.

@@ -1,6 +1,7 @@
 import { calculateCommission, type CommissionAmount } from "../commissions/calculate.js";
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
+import { isUniqueViolation } from "../db/errors.js";
 import { withTransaction } from "../db/transaction.js";
 import { validationError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
@@ -286,12 +287,4 @@ function commissionRow(
     createdAt: at,
     updatedAt: at,
   };
-}
-
-/** PostgreSQL's unique_violation, possibly wrapped by the driver or Drizzle. */
-function isUniqueViolation(error: unknown): boolean {
-  for (let e = error as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (e.code === "23505") return true;
-  }
-  return false;
 }

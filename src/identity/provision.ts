@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
+import { isUniqueViolation } from "../db/errors.js";
 import { brandAccess, brands, DEFAULT_BRAND_ID, DEFAULT_ORGANIZATION_ID, memberships, organizations, users } from "../db/schema/index.js";
 import { newId, randomToken } from "../lib/ids.js";
 import { emailAlreadyExists } from "./errors.js";
@@ -47,11 +48,6 @@ async function uniqueOrgSlug(tx: Db, name: string, exceptId?: string): Promise<s
 function customerRecordId(): string {
   return `cus_demo_${randomToken(12)}`;
 }
-
-const isUniqueViolation = (error: unknown) => {
-  for (let e = error as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) if (e.code === "23505") return true;
-  return false;
-};
 
 /**
  * Creates the user, its organization and default brand: the registering user is `owner` of the
