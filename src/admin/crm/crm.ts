@@ -3,7 +3,7 @@ import type { Ctx } from "../../ctx.js";
 import { brands, orderLineItems, orders } from "../../db/schema/index.js";
 import { withTransaction } from "../../db/transaction.js";
 import { recordAudit } from "../../audit/record.js";
-import { recordOrderInCrm } from "../../checkout/complete.js";
+import { recordOrderInCrm } from "../../checkout/record-in-crm.js";
 import { crmFailed } from "../../checkout/errors.js";
 import { AppError, notFound, validationError } from "../../lib/errors.js";
 import { isCrmProvider } from "../../providers/catalog.js";
