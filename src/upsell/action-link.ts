@@ -1,7 +1,8 @@
 import type { Ctx } from "../ctx.js";
 import type { StoredOffer } from "../db/schema/index.js";
 import { AppError } from "../lib/errors.js";
-import { acceptOffer, declineOffer } from "./answer-offer.js";
+import { acceptOffer } from "./accept-offer.js";
+import { declineOffer } from "./decline-offer.js";
 import type { ActionParams } from "./schemas.js";
 import { currentOfferOf, statusOf } from "./session.js";
 import { findSession, type UpsellSessionRow } from "./store.js";

@@ -6,7 +6,8 @@ import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { confirmationPage, followActionLink, inspectActionLink } from "./action-link.js";
-import { acceptOffer, declineOffer } from "./answer-offer.js";
+import { acceptOffer } from "./accept-offer.js";
+import { declineOffer } from "./decline-offer.js";
 import { createUpsellSession } from "./create-session.js";
 import {
   AcceptOfferResponse,
