@@ -67,11 +67,11 @@ describe("/metrics", () => {
 
     const brandId = "brand_default";
     await enqueueEvents(t.deps.database.db, t.clock.now(), [
-      { brandId, type: "checkout.created", data: { orderId: "o-1" } },
-      { brandId, type: "checkout.completed", data: { orderId: "o-1" } },
+      { brandId, type: "checkout.created", data: { orderId: "o-1" } as never },
+      { brandId, type: "checkout.completed", data: { orderId: "o-1" } as never },
     ]);
     t.clock.advance(90_000);
-    await enqueueEvents(t.deps.database.db, t.clock.now(), [{ brandId, type: "order.confirmed", data: { orderId: "o-1" } }]);
+    await enqueueEvents(t.deps.database.db, t.clock.now(), [{ brandId, type: "order.confirmed", data: { orderId: "o-1" } as never }]);
     text = await scrape(t);
     expect(sample(text, "outbox_undispatched_events")).toBe(3);
     expect(sample(text, "outbox_oldest_undispatched_age_seconds")).toBe(90);
@@ -91,10 +91,10 @@ describe("/metrics", () => {
     const base = (outcome: string) => sample(before, "webhook_deliveries_total", { outcome }) ?? 0;
 
     receiver.answer = { status: 200 };
-    await enqueueEvents(t.deps.database.db, t.clock.now(), [{ brandId: owner.brandId, type: "checkout.created", data: { n: 1 } }]);
+    await enqueueEvents(t.deps.database.db, t.clock.now(), [{ brandId: owner.brandId, type: "checkout.created", data: { n: 1 } as never }]);
     await t.app.webhookWorker.deliverDue();
     receiver.answer = { status: 500 };
-    await enqueueEvents(t.deps.database.db, t.clock.now(), [{ brandId: owner.brandId, type: "checkout.created", data: { n: 2 } }]);
+    await enqueueEvents(t.deps.database.db, t.clock.now(), [{ brandId: owner.brandId, type: "checkout.created", data: { n: 2 } as never }]);
     await t.app.webhookWorker.deliverDue();
     receiver.answer = { status: 410 };
     t.clock.advance(11_000);

@@ -259,9 +259,9 @@ describe("events written by the business transactions", () => {
   it("fans out upsell and payment events the same way (one delivery per subscribed endpoint, the outbox row marked dispatched)", async () => {
     await addEndpoint({ events: ["upsell.accepted", "payment.failed"] });
     await enqueueEvents(db(), t.clock.now(), [
-      { brandId: owner.brandId, type: "upsell.accepted", data: { sessionId: "s1" } },
-      { brandId: owner.brandId, type: "upsell.declined", data: { sessionId: "s1" } },
-      { brandId: owner.brandId, type: "payment.failed", data: { orderId: "o1", reason: "card_declined" } },
+      { brandId: owner.brandId, type: "upsell.accepted", data: { sessionId: "s1" } as never },
+      { brandId: owner.brandId, type: "upsell.declined", data: { sessionId: "s1" } as never },
+      { brandId: owner.brandId, type: "payment.failed", data: { orderId: "o1", reason: "card_declined" } as never },
     ]);
     const round = await t.app.webhookWorker.deliverDue();
     expect(round.events).toBe(3);

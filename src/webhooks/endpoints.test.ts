@@ -185,7 +185,7 @@ describe("the send-time guard", () => {
     // A brand without endpoints: this file's endpoints point at a public address nothing may be sent to.
     const c = await registerOwner(t, "Shop C");
     const { enqueueEvents } = await import("./events.js");
-    await enqueueEvents(db(), t.clock.now(), [{ brandId: c.brandId, type: "checkout.created", data: {}, webhookUrl: "http://localhost:9/hook" }, { brandId: c.brandId, type: "checkout.created", data: {}, webhookUrl: "http://127.0.0.1:9/hook" }]);
+    await enqueueEvents(db(), t.clock.now(), [{ brandId: c.brandId, type: "checkout.created", data: {} as never, webhookUrl: "http://localhost:9/hook" }, { brandId: c.brandId, type: "checkout.created", data: {} as never, webhookUrl: "http://127.0.0.1:9/hook" }]);
     await t.app.webhookWorker.deliverDue();
     const rows = await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.target, "token"));
     expect(rows).toHaveLength(2);

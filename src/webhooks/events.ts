@@ -2,7 +2,58 @@ import type { Db } from "../db/client.js";
 import { outboxEvents } from "../db/schema/index.js";
 import { newId } from "../lib/ids.js";
 
-/** SPEC.md "Events": the events endpoints can subscribe to (`availableEvents`). */
+/** The money of a charge, as every payment and order event carries it (minor units, ISO currency). */
+interface ChargeFields {
+  orderId: string;
+  transactionId: string;
+  provider: string;
+  amount: number;
+  currency: string;
+}
+
+/** An upsell event's session and offer. */
+interface OfferFields {
+  sessionId: string;
+  orderId: string;
+  originalOrderId: string;
+  offerId: string;
+  offerName: string;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * The catalogue of outgoing events: each type's `data`, as receivers get it (docs/webhooks.md
+ * "Event payloads"). Producers are typed against it, so a payload cannot drift from the docs.
+ */
+export interface EventPayloads {
+  "checkout.created": {
+    checkoutId: string;
+    orderId: string;
+    amount: number;
+    currency: string;
+    productName: string;
+    provider: string;
+    providerOrderId: string;
+    customerEmail: string | null;
+  };
+  "checkout.completed": ChargeFields & { checkoutId: string; customerEmail: string };
+  "payment.succeeded": ChargeFields & { providerOrderId: string | null };
+  /** A declined card at a provider endpoint, or a refused one-click charge (then with the upsell's ids). */
+  "payment.failed": Omit<ChargeFields, "transactionId"> & { reason: string; originalOrderId?: string; sessionId?: string; offerId?: string };
+  "order.confirmed": ChargeFields & {
+    customerEmail: string;
+    customerName: string;
+    lineItems: { id: string; name?: string; quantity: number; unitPrice: number; sku?: string }[];
+    crmOrderId: string | null;
+    commissionId: string | null;
+  };
+  "upsell.accepted": OfferFields & { transactionId: string; provider: string; amount: number; currency: string; totalUpsellAmount: number };
+  "upsell.declined": OfferFields & { nextOfferId: string | null };
+}
+
+export type EventType = keyof EventPayloads;
+
+/** SPEC.md "Events": the events endpoints can subscribe to (`availableEvents`), in the catalogue's order. */
 export const EVENT_TYPES = [
   "checkout.created",
   "checkout.completed",
@@ -11,17 +62,22 @@ export const EVENT_TYPES = [
   "order.confirmed",
   "upsell.accepted",
   "upsell.declined",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+] as const satisfies readonly EventType[];
+// Every type of the catalogue is listed (a type added above and not here fails to compile).
+const everyTypeListed: Record<EventType, true> = Object.fromEntries(EVENT_TYPES.map((type) => [type, true])) as Record<(typeof EVENT_TYPES)[number], true>;
+void everyTypeListed;
 
-export interface NewEvent {
-  brandId: string;
-  type: EventType;
-  data: Record<string, unknown>;
-  checkoutId?: string | null;
-  /** The checkout token's webhookUrl claim (CONTRACT §29). */
-  webhookUrl?: string | null;
-}
+/** One event to write: its type decides the shape of `data`. */
+export type NewEvent = {
+  [T in EventType]: {
+    brandId: string;
+    type: T;
+    data: EventPayloads[T];
+    checkoutId?: string | null;
+    /** The checkout token's webhookUrl claim (CONTRACT §29). */
+    webhookUrl?: string | null;
+  };
+}[EventType];
 
 /** Outbox rows for events: for enqueueEvents, and for hot statements that insert them themselves. */
 export function outboxRows(now: number, events: NewEvent[]): (typeof outboxEvents.$inferInsert)[] {
@@ -30,7 +86,7 @@ export function outboxRows(now: number, events: NewEvent[]): (typeof outboxEvent
     id: newId("evt"),
     brandId: e.brandId,
     type: e.type,
-    payload: e.data,
+    payload: e.data as Record<string, unknown>,
     checkoutId: e.checkoutId ?? null,
     webhookUrl: e.webhookUrl ?? null,
     createdAt,
