@@ -2,6 +2,7 @@ import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { hotStatement, rowsAsJson, runHot } from "../db/hot.js";
 import { brands, checkouts, commissions, orderLineItems, orders, outboxEvents, providerSettings, shortLinks } from "../db/schema/index.js";
+import type { EventPayloads } from "../webhooks/events.js";
 
 // The checkout feature's queries. Each takes a db handle (client or transaction). The hot reads of
 // initialize and complete are prepared statements, one per handle, so PostgreSQL plans them once.
@@ -98,7 +99,7 @@ export interface InitializedCheckout {
 export async function saveInitializedCheckout(
   db: Db,
   checkout: InitializedCheckout,
-  event: { id: string; payload: Record<string, unknown> },
+  event: { id: string; payload: EventPayloads["checkout.created"] },
 ): Promise<{ id: string; created: boolean } | null> {
   const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
   const [row] = await runHot<{ id: string; created: boolean }>(db, SAVE_INITIALIZED_CHECKOUT, [
