@@ -75,7 +75,7 @@ export function PortalPage() {
           </tbody>
         </table>
       )}
-      <button type="button" className="secondary" onClick={logout}>Log out</button>
+      <p><button type="button" className="secondary" onClick={logout}>Log out</button></p>
     </main>
   );
 }
