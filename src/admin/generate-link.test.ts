@@ -8,7 +8,7 @@ import { call, PASSWORD, uniqueEmail } from "../../test/support/identity.js";
 import { sha256 } from "../lib/crypto.js";
 import { registerOwner, setRole, type Registered } from "../../test/support/admin.js";
 import { post } from "../../test/support/checkout.js";
-import { AMOUNT, PAY_BY_PROVIDER } from "../../test/support/provider-payments.js";
+import { AMOUNT, card } from "../../test/support/provider-payments.js";
 import { auditLogs, sessions, shortLinks } from "../db/schema/index.js";
 
 let t: TestApp;
@@ -71,12 +71,12 @@ describe("POST /api/admin/tools/generate-link", () => {
     expect(decodeJwt(body.token).salesAttribution).toEqual({ salespersonId: seller.id, salespersonName: "Sam Seller", commissionRate: 0.1 });
   });
 
-  it("completing the linked checkout creates a commission the commissions list shows", async () => {
-    const link = json(await generate(linkBody()));
-    const provider = "vault_gateway_b";
+  it("completing the linked checkout creates a commission the commissions list shows, in the order's currency", async () => {
+    const link = json(await generate(linkBody({ orderInfo: { productName: "Coaching call", total: AMOUNT, currency: "eur" } })));
+    const provider = "vault_gateway_a";
     expect((await post(t, "/api/checkout/initialize", { token: link.token, provider })).statusCode).toBe(200);
-    const paid = await PAY_BY_PROVIDER[provider](t, link.orderId);
-    const done = await post(t, "/api/checkout/complete", { orderId: link.orderId, transactionId: paid.transactionId, provider, customerEmail: "ada@example.com", customerName: "Ada", amount: AMOUNT, currency: "USD" });
+    const paid = json(await post(t, "/api/providers/vault_gateway_a/process-payment", { orderId: link.orderId, amount: AMOUNT, currency: "EUR", ...card() }));
+    const done = await post(t, "/api/checkout/complete", { orderId: link.orderId, transactionId: paid.transactionId, provider, customerEmail: "ada@example.com", customerName: "Ada", amount: AMOUNT, currency: "EUR" });
     expect(done.statusCode, done.body).toBe(200);
     const commissionId = json(done).commissionId;
     expect(commissionId).toBeDefined();
@@ -87,6 +87,7 @@ describe("POST /api/admin/tools/generate-link", () => {
       salespersonName: "Sam S.",
       orderAmount: AMOUNT,
       commissionAmount: 150,
+      currency: "EUR",
       commissionRate: 0.15,
       status: "pending",
     });

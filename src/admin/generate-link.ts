@@ -1,4 +1,3 @@
-import { Type, type Static } from "typebox";
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
@@ -8,28 +7,9 @@ import { issueCheckoutLink } from "../checkout/checkout-link.js";
 import { findSalespersonInOrganization } from "../salespeople/store.js";
 import type { AdminScope } from "./access.js";
 
-export const GenerateLinkBody = Type.Object({
-  salespersonId: Type.String({ minLength: 1, maxLength: 200 }),
-  salespersonName: Type.Optional(Type.String({ maxLength: 200, description: "defaults to the salesperson's name" })),
-  commissionRate: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: "fraction; defaults to the salesperson's rate, else 0" })),
-  orderInfo: Type.Object({
-    productName: Type.String({ minLength: 1, maxLength: 500 }),
-    total: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "cents" }),
-    currency: Type.String({ pattern: "^[A-Za-z]{3}$" }),
-    orderId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "generated when omitted" })),
-  }),
-});
-export type GenerateLinkBody = Static<typeof GenerateLinkBody>;
-
-export const GenerateLinkReply = Type.Object({
-  success: Type.Boolean(),
-  checkoutUrl: Type.String(),
-  token: Type.String(),
-  code: Type.String(),
-  orderId: Type.String(),
-  expiresAt: Type.Number({ description: "Unix ms" }),
-});
-export type GenerateLinkReply = Static<typeof GenerateLinkReply>;
+// The wire schemas live in link-schemas.ts (the web pages import their types from there).
+export { GenerateLinkBody, GenerateLinkReply } from "./link-schemas.js";
+import type { GenerateLinkBody, GenerateLinkReply } from "./link-schemas.js";
 
 export const noBrandSelected = () => new AppError("NO_BRAND", "No brand selected");
 

@@ -115,6 +115,7 @@ function commissionRow(
     campaignCode: attribution.campaignCode ?? null,
     orderAmountCents: candidate.checkout.amountCents,
     commissionAmountCents: commission.commissionAmountCents,
+    currency: candidate.checkout.currency,
     commissionRate: commission.commissionRate,
     commissionType: commission.commissionType,
     status: "pending" as const,

@@ -27,6 +27,7 @@ async function seedCommission(owner: { organizationId: string; brandId: string }
     salespersonName: "Sam Seller",
     orderAmountCents: 10_000,
     commissionAmountCents: 1_000,
+    currency: "USD",
     commissionRate: 0.1,
     commissionType: "percentage",
     status: "pending",
@@ -56,7 +57,7 @@ describe("GET /api/admin/commissions", () => {
     const statuses: CommissionStatus[] = ["pending", "pending", "approved", "paid", "cancelled", "disputed"];
     ids = [];
     for (const [i, status] of statuses.entries()) {
-      ids.push(await seedCommission(a, { status, createdAt: new Date(T0 + i * 60_000), salespersonId: i % 2 ? "sp_2" : "sp_1", salespersonName: i % 2 ? "Pat" : "Sam", orderAmountCents: 1000 * (i + 1), commissionAmountCents: 100 * (i + 1) }));
+      ids.push(await seedCommission(a, { status, createdAt: new Date(T0 + i * 60_000), salespersonId: i % 2 ? "sp_2" : "sp_1", salespersonName: i % 2 ? "Pat" : "Sam", orderAmountCents: 1000 * (i + 1), commissionAmountCents: 100 * (i + 1), currency: i === 5 ? "EUR" : "USD" }));
     }
     await seedCommission({ organizationId: a.organizationId, brandId: otherBrandOfA }, { createdAt: new Date(T0 + 3_600_000) });
     await seedCommission(b, { salespersonId: "sp_1", createdAt: new Date(T0 + 3_600_000) });
@@ -76,12 +77,14 @@ describe("GET /api/admin/commissions", () => {
       salespersonName: "Sam",
       orderAmount: 1000,
       commissionAmount: 100,
+      currency: "USD",
       commissionRate: 0.1,
       commissionType: "percentage",
       status: "pending",
       notes: null,
       createdAt: T0,
     });
+    expect(body.commissions[0]).toMatchObject({ id: ids[5], commissionAmount: 600, currency: "EUR" });
     expect(body.report).toBeUndefined();
   });
 
@@ -97,8 +100,9 @@ describe("GET /api/admin/commissions", () => {
     for (const query of ["pageSize=0", "page=0", "status=lost"]) expect((await list(query)).statusCode, query).toBe(400);
   });
 
-  it("reports totals per status and per salesperson over the filtered commissions", async () => {
+  it("reports totals per status, per currency and per salesperson and currency over the filtered commissions", async () => {
     const { report } = json(await list("report=true"));
+    // All currencies together (documented as meaningful with one currency only), then apart.
     expect(report.totals).toEqual({ count: 6, commissionAmount: 2100, orderAmount: 21_000 });
     expect(report.byStatus).toEqual({
       pending: { count: 2, commissionAmount: 300, orderAmount: 3000 },
@@ -107,9 +111,23 @@ describe("GET /api/admin/commissions", () => {
       cancelled: { count: 1, commissionAmount: 500, orderAmount: 5000 },
       disputed: { count: 1, commissionAmount: 600, orderAmount: 6000 },
     });
+    const none = { count: 0, commissionAmount: 0, orderAmount: 0 };
+    expect(report.byCurrency).toEqual([
+      {
+        currency: "EUR",
+        totals: { count: 1, commissionAmount: 600, orderAmount: 6000 },
+        byStatus: { pending: none, approved: none, paid: none, cancelled: none, disputed: { count: 1, commissionAmount: 600, orderAmount: 6000 } },
+      },
+      {
+        currency: "USD",
+        totals: { count: 5, commissionAmount: 1500, orderAmount: 15_000 },
+        byStatus: { ...report.byStatus, disputed: none },
+      },
+    ]);
     expect(report.bySalesperson).toEqual([
-      { salespersonId: "sp_1", salespersonName: "Sam", count: 3, commissionAmount: 900, orderAmount: 9000 },
-      { salespersonId: "sp_2", salespersonName: "Pat", count: 3, commissionAmount: 1200, orderAmount: 12_000 },
+      { salespersonId: "sp_1", salespersonName: "Sam", currency: "USD", count: 3, commissionAmount: 900, orderAmount: 9000 },
+      { salespersonId: "sp_2", salespersonName: "Pat", currency: "EUR", count: 1, commissionAmount: 600, orderAmount: 6000 },
+      { salespersonId: "sp_2", salespersonName: "Pat", currency: "USD", count: 2, commissionAmount: 600, orderAmount: 6000 },
     ]);
     const filtered = json(await list("report=true&salespersonId=sp_2")).report;
     expect(filtered.totals.count).toBe(3);

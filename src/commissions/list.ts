@@ -31,6 +31,7 @@ export async function listCommissions({ ctx, scope, input }: { ctx: Ctx; scope: 
       salespersonName: row.salespersonName,
       orderAmount: row.orderAmountCents,
       commissionAmount: row.commissionAmountCents,
+      currency: row.currency,
       commissionRate: row.commissionRate,
       commissionType: row.commissionType,
       status: row.status,
@@ -46,23 +47,35 @@ export async function listCommissions({ ctx, scope, input }: { ctx: Ctx; scope: 
 
 async function reportOf(ctx: Ctx, where: SQL | undefined): Promise<CommissionReport> {
   const totalsColumns = { count: count(), commissionAmount: sumOf(commissions.commissionAmountCents), orderAmount: sumOf(commissions.orderAmountCents) };
-  const byStatusRows = await ctx.db.select({ status: commissions.status, ...totalsColumns }).from(commissions).where(where).groupBy(commissions.status);
-  const bySalesperson = await ctx.db
-    .select({ salespersonId: commissions.salespersonId, salespersonName: sql<string | null>`max(${commissions.salespersonName})`, ...totalsColumns })
+  const byStatusRows = await ctx.db
+    .select({ status: commissions.status, currency: commissions.currency, ...totalsColumns })
     .from(commissions)
     .where(where)
-    .groupBy(commissions.salespersonId)
-    .orderBy(commissions.salespersonId);
-  const zero = (): Totals => ({ count: 0, commissionAmount: 0, orderAmount: 0 });
-  const byStatus = Object.fromEntries(COMMISSION_STATUSES.map((s) => [s, zero()])) as CommissionReport["byStatus"];
-  const totals = zero();
+    .groupBy(commissions.status, commissions.currency)
+    .orderBy(commissions.currency);
+  const bySalesperson = await ctx.db
+    .select({ salespersonId: commissions.salespersonId, salespersonName: sql<string | null>`max(${commissions.salespersonName})`, currency: commissions.currency, ...totalsColumns })
+    .from(commissions)
+    .where(where)
+    .groupBy(commissions.salespersonId, commissions.currency)
+    .orderBy(commissions.salespersonId, commissions.currency);
+  const totals = zeroTotals();
+  const byStatus = zeroByStatus();
+  const byCurrency: CommissionReport["byCurrency"] = [];
   for (const row of byStatusRows) {
-    byStatus[row.status] = { count: row.count, commissionAmount: row.commissionAmount, orderAmount: row.orderAmount };
-    totals.count += row.count;
-    totals.commissionAmount += row.commissionAmount;
-    totals.orderAmount += row.orderAmount;
+    let entry = byCurrency.find((c) => c.currency === row.currency);
+    if (!entry) byCurrency.push((entry = { currency: row.currency, totals: zeroTotals(), byStatus: zeroByStatus() }));
+    for (const sum of [totals, byStatus[row.status], entry.totals, entry.byStatus[row.status]]) addTo(sum, row);
   }
-  return { totals, byStatus, bySalesperson };
+  return { totals, byStatus, byCurrency, bySalesperson };
+}
+
+const zeroTotals = (): Totals => ({ count: 0, commissionAmount: 0, orderAmount: 0 });
+const zeroByStatus = () => Object.fromEntries(COMMISSION_STATUSES.map((s) => [s, zeroTotals()])) as CommissionReport["byStatus"];
+function addTo(sum: Totals, row: Totals): void {
+  sum.count += row.count;
+  sum.commissionAmount += row.commissionAmount;
+  sum.orderAmount += row.orderAmount;
 }
 
 function conditionsOf(scope: AdminScope, input: CommissionListQuery): SQL[] {

@@ -28,6 +28,7 @@ export const CommissionView = Type.Object({
   salespersonName: Type.Union([Type.String(), Type.Null()]),
   orderAmount: Type.Integer({ description: "cents" }),
   commissionAmount: Type.Integer({ description: "cents" }),
+  currency: Type.String({ description: "ISO 4217 code of both amounts (the order's currency)" }),
   commissionRate: Type.Number(),
   commissionType: Type.String(),
   status: CommissionStatusSchema,
@@ -39,10 +40,17 @@ export type CommissionView = Static<typeof CommissionView>;
 const Totals = Type.Object({ count: Type.Integer(), commissionAmount: Type.Integer(), orderAmount: Type.Integer() });
 export type Totals = Static<typeof Totals>;
 
+const TotalsByStatus = Type.Object(Object.fromEntries(COMMISSION_STATUSES.map((s) => [s, Totals])) as Record<(typeof COMMISSION_STATUSES)[number], typeof Totals>);
+
+/** Amounts add up only within one currency: `byCurrency` and `bySalesperson` are per currency (docs/admin.md). */
 export const CommissionReport = Type.Object({
-  totals: Totals,
-  byStatus: Type.Object(Object.fromEntries(COMMISSION_STATUSES.map((s) => [s, Totals])) as Record<(typeof COMMISSION_STATUSES)[number], typeof Totals>),
-  bySalesperson: Type.Array(Type.Object({ salespersonId: Type.String(), salespersonName: Type.Union([Type.String(), Type.Null()]), ...Totals.properties })),
+  totals: Type.Object(Totals.properties, { description: "count over every currency; the amounts add minor units across currencies (meaningful with one currency only; see byCurrency)" }),
+  byStatus: Type.Object(TotalsByStatus.properties, { description: "as totals: amounts across currencies; see byCurrency" }),
+  byCurrency: Type.Array(Type.Object({ currency: Type.String(), totals: Totals, byStatus: TotalsByStatus }), { description: "one entry per currency, by code" }),
+  bySalesperson: Type.Array(
+    Type.Object({ salespersonId: Type.String(), salespersonName: Type.Union([Type.String(), Type.Null()]), currency: Type.String(), ...Totals.properties }),
+    { description: "one entry per salesperson and currency" },
+  ),
 });
 export type CommissionReport = Static<typeof CommissionReport>;
 

@@ -38,7 +38,7 @@ async function login(email: string, password = PASSWORD) {
   return { res, cookie: cookieOf(res, SALESPERSON_COOKIE) };
 }
 
-async function seedCommission(salespersonId: string, status: CommissionStatus, amount: number, organizationId = a.organizationId) {
+async function seedCommission(salespersonId: string, status: CommissionStatus, amount: number, organizationId = a.organizationId, currency = "USD") {
   const at = new Date(t.clock.now());
   await t.deps.database.db.insert(commissions).values({
     id: newId("com"),
@@ -49,6 +49,7 @@ async function seedCommission(salespersonId: string, status: CommissionStatus, a
     salespersonId,
     orderAmountCents: amount * 10,
     commissionAmountCents: amount,
+    currency,
     commissionRate: 0.1,
     commissionType: "percentage",
     status,
@@ -124,10 +125,33 @@ describe("GET and DELETE /api/salesperson/auth", () => {
     expect(json(res)).toEqual({
       authenticated: true,
       salesperson: { id: sp.id, name: sp.name, email: sp.email },
-      commissions: { total: 1550, pending: 150, approved: 200, paid: 400, count: 5 },
+      commissions: { total: 1550, pending: 150, approved: 200, paid: 400, count: 5, byCurrency: [{ currency: "USD", total: 1550, pending: 150, approved: 200, paid: 400, count: 5 }] },
     });
     const none = await login(other.email);
-    expect(json(await portal("GET", { cookie: none.cookie!.value })).commissions).toEqual({ total: 1600, pending: 0, approved: 0, paid: 1600, count: 1 });
+    expect(json(await portal("GET", { cookie: none.cookie!.value })).commissions).toEqual({
+      total: 1600,
+      pending: 0,
+      approved: 0,
+      paid: 1600,
+      count: 1,
+      byCurrency: [{ currency: "USD", total: 1600, pending: 0, approved: 0, paid: 1600, count: 1 }],
+    });
+  });
+
+  it("sums each currency apart: commissions in USD and EUR are never added into one amount of money", async () => {
+    const sp = await newSalesperson();
+    await seedCommission(sp.id, "pending", 100, a.organizationId, "USD");
+    await seedCommission(sp.id, "paid", 300, a.organizationId, "USD");
+    await seedCommission(sp.id, "pending", 1000, a.organizationId, "EUR");
+    await seedCommission(sp.id, "approved", 2000, a.organizationId, "EUR");
+    const { cookie } = await login(sp.email);
+    const { commissions: totals } = json(await portal("GET", { cookie: cookie!.value }));
+    expect(totals.byCurrency).toEqual([
+      { currency: "EUR", total: 3000, pending: 1000, approved: 2000, paid: 0, count: 2 },
+      { currency: "USD", total: 400, pending: 100, approved: 0, paid: 300, count: 2 },
+    ]);
+    // CONTRACT §32's members stay, over every commission (docs/admin.md says what they mean then).
+    expect(totals).toMatchObject({ total: 3400, pending: 1100, approved: 2000, paid: 300, count: 4 });
   });
 
   it("answers 401 { error: Unauthorized, authenticated: false } without, with a bad or an idle session", async () => {

@@ -17,7 +17,7 @@ import {
   findPortalSession,
   findSalespeopleByEmail,
   insertPortalSession,
-  portalTotals,
+  portalTotalsByCurrency,
   recordPortalAttempt,
   touchPortalSession,
   type SalespersonRow,
@@ -119,8 +119,12 @@ export async function requirePortalSession(ctx: Ctx, rawId: string | undefined):
 /** `GET /api/salesperson/auth` (CONTRACT §12, §32). */
 export async function describePortal({ ctx, rawId }: { ctx: Ctx; rawId: string | undefined }): Promise<PortalStateReply> {
   const salesperson = await requirePortalSession(ctx, rawId);
-  const totals = await portalTotals(ctx.db, salesperson);
-  return { authenticated: true, salesperson: summaryOf(salesperson), commissions: totals };
+  const byCurrency = await portalTotalsByCurrency(ctx.db, salesperson);
+  // CONTRACT §32's members stay: with several currencies their amounts add minor units across them,
+  // so the page shows `byCurrency` (docs/admin.md).
+  const totals = { total: 0, pending: 0, approved: 0, paid: 0, count: 0 };
+  for (const entry of byCurrency) for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += entry[key];
+  return { authenticated: true, salesperson: summaryOf(salesperson), commissions: { ...totals, byCurrency } };
 }
 
 /** `DELETE /api/salesperson/auth`: ends the session when there is one; always answers success. */

@@ -31,12 +31,20 @@ export type PortalLoginBody = Static<typeof PortalLoginBody>;
 
 export const PortalLoginReply = Type.Object({ success: Type.Boolean(), salesperson: SalespersonSummary });
 
-export const PortalTotals = Type.Object({
+const PortalSums = {
   total: Type.Integer({ description: "cents, every commission of the salesperson" }),
   pending: Type.Integer({ description: "cents" }),
   approved: Type.Integer({ description: "cents" }),
   paid: Type.Integer({ description: "cents" }),
   count: Type.Integer(),
+};
+
+/** CONTRACT §32's sums over every commission, and the same sums per currency (amounts only add up within one). */
+export const PortalTotals = Type.Object({
+  ...PortalSums,
+  byCurrency: Type.Array(Type.Object({ currency: Type.String(), ...PortalSums }), {
+    description: "one entry per currency, by code; the top-level amounts add minor units across currencies and equal the single entry's when there is one",
+  }),
 });
 export type PortalTotals = Static<typeof PortalTotals>;
 

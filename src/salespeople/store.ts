@@ -62,11 +62,12 @@ export async function deletePortalSession(db: Db, idHash: string): Promise<void>
 const sumWhere = (status: string | null) =>
   (status === null ? sql<number>`coalesce(sum(${commissions.commissionAmountCents}), 0)` : sql<number>`coalesce(sum(${commissions.commissionAmountCents}) filter (where ${commissions.status} = ${status}), 0)`).mapWith(Number);
 
-/** CONTRACT §32/§33: sums of commissionAmount in cents; total and count over all, the others by status. */
-export async function portalTotals(db: Db, salesperson: { id: string; organizationId: string }) {
-  const [row] = await db
-    .select({ total: sumWhere(null), pending: sumWhere("pending"), approved: sumWhere("approved"), paid: sumWhere("paid"), count: count() })
+/** CONTRACT §32/§33: sums of commissionAmount in cents, one row per currency (by code); total and count over all, the others by status. */
+export function portalTotalsByCurrency(db: Db, salesperson: { id: string; organizationId: string }) {
+  return db
+    .select({ currency: commissions.currency, total: sumWhere(null), pending: sumWhere("pending"), approved: sumWhere("approved"), paid: sumWhere("paid"), count: count() })
     .from(commissions)
-    .where(and(eq(commissions.organizationId, salesperson.organizationId), eq(commissions.salespersonId, salesperson.id)));
-  return row;
+    .where(and(eq(commissions.organizationId, salesperson.organizationId), eq(commissions.salespersonId, salesperson.id)))
+    .groupBy(commissions.currency)
+    .orderBy(commissions.currency);
 }

@@ -1,7 +1,8 @@
 // Browser: the back office after registration: add a salesperson, generate a checkout link for
 // them, a customer pays through it, the commission shows up and is approved by a bulk action; a
 // user is added (a too-short password first shows the API's refusal); a brand is created and
-// chosen in the switcher; the salesperson sees it in the portal; axe finds no serious violation on
+// chosen in the switcher; a second sale in euros is shown in euros; the salesperson sees each
+// currency apart in the portal; axe finds no serious violation on
 // the commissions, dashboard and portal pages; the dashboard shows the order and its revenue; the
 // magic-link request answers on the login page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +16,21 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
 });
+
+/** A customer opens a generated checkout link (on this server) and pays `price` with the demo card. */
+async function payThroughLink(link: string, price: string): Promise<void> {
+  const customer = await stack.browser.newPage({ locale: "en-US" });
+  try {
+    await customer.goto(`${stack.base}${new URL(link).pathname}`);
+    expect(await customer.getByTestId("price").textContent()).toBe(price);
+    for (const [label, value] of [["Email", "ada@example.com"], ["First name", "Ada"], ["Last name", "Lovelace"], ["Address", "1 Main St"], ["City", "Springfield"], ["State / region", "IL"], ["Postal code", "62701"], ["Country", "US"], ["Card number", "4242424242424242"], ["Expiry month (MM)", "12"], ["Expiry year (YYYY)", "2031"], ["Security code", "123"]])
+      await customer.getByLabel(label, { exact: true }).fill(value);
+    await customer.getByRole("button", { name: `Pay ${price}` }).click();
+    await customer.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
+  } finally {
+    await customer.close();
+  }
+}
 
 describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
   it("salesperson → checkout link → paid → commission approved; users and brands", async () => {
@@ -47,14 +63,7 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       expect(link).toMatch(/\/c\/[A-Za-z0-9_-]+$/);
 
       // The customer opens the short link (on this server) and pays.
-      const customer = await stack.browser.newPage({ locale: "en-US" });
-      await customer.goto(`${stack.base}${new URL(link).pathname}`);
-      expect(await customer.getByTestId("price").textContent()).toBe("$120.00");
-      for (const [label, value] of [["Email", "ada@example.com"], ["First name", "Ada"], ["Last name", "Lovelace"], ["Address", "1 Main St"], ["City", "Springfield"], ["State / region", "IL"], ["Postal code", "62701"], ["Country", "US"], ["Card number", "4242424242424242"], ["Expiry month (MM)", "12"], ["Expiry year (YYYY)", "2031"], ["Security code", "123"]])
-        await customer.getByLabel(label, { exact: true }).fill(value);
-      await customer.getByRole("button", { name: "Pay $120.00" }).click();
-      await customer.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
-      await customer.close();
+      await payThroughLink(link, "$120.00");
 
       await page.getByRole("link", { name: "Commissions" }).click();
       await page.getByRole("cell", { name: "Sam Seller" }).waitFor();
@@ -108,7 +117,20 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, "admin");
 
-      // The salesperson sees the approved commission in the portal (a wrong password first).
+      // A second sale in euros: its commission is shown in euros, never added to the dollars.
+      await page.getByRole("link", { name: "Checkout links" }).click();
+      await page.getByLabel("Salesperson").locator("option", { hasText: "Sam Seller" }).waitFor({ state: "attached" });
+      await page.getByLabel("Product name").fill("Grinder");
+      await page.getByLabel("Price").fill("50.00");
+      await page.getByLabel("Currency").fill("EUR");
+      await page.getByRole("button", { name: "Generate link" }).click();
+      await page.getByTestId("generated-link").filter({ hasNotText: link }).waitFor();
+      await payThroughLink((await page.getByTestId("generated-link").textContent())!, "€50.00");
+      await page.getByRole("link", { name: "Commissions" }).click();
+      await page.getByRole("cell", { name: "€5.00" }).waitFor();
+      expect(await page.locator("tbody tr td:nth-child(5)").allTextContents()).toEqual(["€5.00", "$12.00"]);
+
+      // The salesperson sees each currency apart in the portal (a wrong password first).
       const portal = await stack.browser.newPage({ locale: "en-US" });
       await portal.goto(`${stack.base}/portal`);
       await portal.getByLabel("Email").fill(samEmail);
@@ -118,8 +140,13 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       await portal.getByLabel("Password").fill("sam's long password 42");
       await portal.getByRole("button", { name: "Sign in" }).click();
       await portal.getByRole("heading", { name: "Hello, Sam Seller" }).waitFor();
-      expect(await portal.getByTestId("portal-approved").textContent()).toBe("$12.00");
-      expect(await portal.getByTestId("portal-pending").textContent()).toBe("$0.00");
+      expect(await portal.getByTestId("portal-count").textContent()).toBe("2");
+      expect(await portal.getByTestId("portal-USD-approved").textContent()).toBe("$12.00");
+      expect(await portal.getByTestId("portal-USD-pending").textContent()).toBe("$0.00");
+      expect(await portal.getByTestId("portal-USD-total").textContent()).toBe("$12.00");
+      expect(await portal.getByTestId("portal-EUR-pending").textContent()).toBe("€5.00");
+      expect(await portal.getByTestId("portal-EUR-total").textContent()).toBe("€5.00");
+      expect(await portal.getByTestId("portal-EUR-approved").textContent()).toBe("€0.00");
       expect(await seriousViolations(portal)).toEqual([]);
       await screenshot(portal, "portal");
       await portal.close();

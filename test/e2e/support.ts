@@ -29,8 +29,9 @@ export interface Stack {
  */
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "e2e-"));
-  // A first start migrates a new embedded database: on a busy machine that alone can take half a minute.
-  const server = await startServer({ DATA_DIR: dataDir, CHECKOUT_TOKEN_SECRET: TOKEN_SECRET, RATE_LIMIT_ANONYMOUS: "10000", RATE_LIMIT_AUTHENTICATED: "10000", ...env }, 90_000);
+  // A first start migrates a new embedded database: on a busy machine that alone can take half a
+  // minute, and a start took 95 s on a 2-core machine at load 40 (many test legs at once).
+  const server = await startServer({ DATA_DIR: dataDir, CHECKOUT_TOKEN_SECRET: TOKEN_SECRET, RATE_LIMIT_ANONYMOUS: "10000", RATE_LIMIT_AUTHENTICATED: "10000", ...env }, 150_000);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

@@ -21,6 +21,8 @@ export const commissions = pgTable(
     campaignCode: text("campaign_code"),
     orderAmountCents: cents("order_amount_cents").notNull(),
     commissionAmountCents: cents("commission_amount_cents").notNull(),
+    /** The order's currency (ISO 4217, upper case): both amounts are in it, and sums are only per currency. */
+    currency: text("currency").notNull(),
     commissionRate: doublePrecision("commission_rate").notNull(),
     commissionType: text("commission_type").$type<"percentage" | "fixed">().notNull(),
     status: text("status").$type<CommissionStatus>().notNull(),

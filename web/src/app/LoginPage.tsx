@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
+import type { LoginReply, MagicLinkReply, SocialProvidersReply } from "../shared/api-types";
 import { api, messageOf } from "../shared/api";
 
 /** The `/login?error=<code>` codes of the identity redirects (SPEC "User authentication", docs/identity.md). */
@@ -35,9 +36,9 @@ export function LoginPage({ search }: { search: URLSearchParams }) {
   });
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [social, setSocial] = useState<{ social_a: boolean; social_b: boolean }>({ social_a: false, social_b: false });
+  const [social, setSocial] = useState<SocialProvidersReply>({ social_a: false, social_b: false });
   useEffect(() => {
-    api<{ social_a: boolean; social_b: boolean }>("/api/auth/social-providers").then(setSocial, () => undefined);
+    api<SocialProvidersReply>("/api/auth/social-providers").then(setSocial, () => undefined);
   }, []);
   const alertRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -62,7 +63,7 @@ export function LoginPage({ search }: { search: URLSearchParams }) {
 
   const login = (e: FormEvent) =>
     run(e, async (v) => {
-      const r = await api<{ requires2FA?: boolean; userId?: string }>("/api/admin/auth", { body: { email: v.email, password: v.password } });
+      const r = await api<LoginReply>("/api/admin/auth", { body: { email: v.email, password: v.password } });
       if (r.requires2FA && r.userId) {
         setPending(r.userId);
         history.replaceState(null, "", `/login?step=2fa&userId=${encodeURIComponent(r.userId)}`);
@@ -75,7 +76,7 @@ export function LoginPage({ search }: { search: URLSearchParams }) {
     });
   const magic = (e: FormEvent) =>
     run(e, async (v) => {
-      const r = await api<{ message?: string }>("/api/auth/magic-link", { body: { email: v.email } });
+      const r = await api<MagicLinkReply>("/api/auth/magic-link", { body: { email: v.email } });
       setNotice(r.message ?? "If the address is registered, a sign-in link is on its way.");
     });
   const verify = (e: FormEvent) =>

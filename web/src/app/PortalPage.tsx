@@ -1,13 +1,13 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { api, ApiError, messageOf } from "../shared/api";
+import type { PortalStateReply } from "../shared/api-types";
 import { formatMoney } from "../shared/money";
 
-interface PortalState {
-  salesperson: { id: string; name: string; email: string };
-  commissions: { total: number; pending: number; approved: number; paid: number; count: number };
-}
+type PortalState = PortalStateReply;
 
-/** The salesperson portal (CONTRACT §12): its own login and cookie, the sums of their commissions. */
+const SUMS = [["total", "Total"], ["pending", "Pending"], ["approved", "Approved"], ["paid", "Paid"]] as const;
+
+/** The salesperson portal (CONTRACT §12): its own login and cookie, the sums of their commissions per currency. */
 export function PortalPage() {
   const [state, setState] = useState<PortalState | null | "loading">("loading");
   const [error, setError] = useState<string | null>(null);
@@ -55,11 +55,27 @@ export function PortalPage() {
       <h1>Hello, {state.salesperson.name}</h1>
       {alert}
       <div className="stats">
-        {([["Commissions", String(c.count)], ["Total", formatMoney(c.total, "USD")], ["Pending", formatMoney(c.pending, "USD")], ["Approved", formatMoney(c.approved, "USD")], ["Paid", formatMoney(c.paid, "USD")]] as const).map(([label, value]) => (
-          <div className="card stat" key={label}><div className="muted">{label}</div><div className="value" data-testid={`portal-${label.toLowerCase()}`}>{value}</div></div>
-        ))}
+        <div className="card stat"><div className="muted">Commissions</div><div className="value" data-testid="portal-count">{c.count}</div></div>
       </div>
-      <button type="button" className="secondary" onClick={logout}>Log out</button>
+      {/* Amounts add up only within a currency: one row each (GET /api/salesperson/auth's byCurrency). */}
+      {c.byCurrency.length === 0 ? (
+        <p>No commissions yet.</p>
+      ) : (
+        <table>
+          <caption>Your commissions by currency</caption>
+          <thead><tr><th scope="col">Currency</th>{SUMS.map(([key, label]) => <th scope="col" key={key}>{label}</th>)}<th scope="col">Count</th></tr></thead>
+          <tbody>
+            {c.byCurrency.map((row) => (
+              <tr key={row.currency}>
+                <th scope="row">{row.currency}</th>
+                {SUMS.map(([key]) => <td key={key} data-testid={`portal-${row.currency}-${key}`}>{formatMoney(row[key], row.currency)}</td>)}
+                <td>{row.count}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p><button type="button" className="secondary" onClick={logout}>Log out</button></p>
     </main>
   );
 }

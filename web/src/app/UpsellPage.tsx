@@ -1,25 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, ApiError, messageOf } from "../shared/api";
+import type { AcceptOfferResponse, CurrentOfferResponse, DeclineOfferResponse } from "../shared/api-types";
 import { BrandBar, useBranding } from "../shared/branding";
 import { formatMoney } from "../shared/money";
 
-interface Offer {
-  id: string;
-  name: string;
-  description?: string;
-  price: number;
-  originalPrice?: number;
-  image?: string;
-  externalPageUrl?: string;
-  isDownsell: boolean;
-}
-interface CurrentOffer {
-  status: "active" | "completed" | "expired";
-  currency: string;
-  expiresAt: number;
-  successUrl: string | null;
-  offer: Offer | null;
-}
+type CurrentOffer = CurrentOfferResponse;
+type Offer = NonNullable<CurrentOffer["offer"]>;
 
 type State = { kind: "loading" } | { kind: "missing" } | { kind: "expired"; end: string } | { kind: "offer"; data: CurrentOffer & { offer: Offer } };
 
@@ -95,7 +81,7 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
     setBusy(true);
     setError(null);
     try {
-      const result = await api<{ hasMoreOffers: boolean }>(`/api/upsell/${action}`, { body: { sessionId, offerId: offer.id } });
+      const result = await api<AcceptOfferResponse | DeclineOfferResponse>(`/api/upsell/${action}`, { body: { sessionId, offerId: offer.id } });
       if (result.hasMoreOffers) {
         await load();
         setBusy(false);

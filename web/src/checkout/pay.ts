@@ -1,3 +1,4 @@
+import type { CompleteResponse, InitializeResponse } from "../shared/api-types";
 import { api, ApiError } from "../shared/api";
 import type { CheckoutClaims } from "../shared/jwt";
 
@@ -21,13 +22,7 @@ export interface CardForm {
   cardCvv: string;
 }
 
-export interface Initialized {
-  success: boolean;
-  provider: string;
-  providerOrderId: string;
-  clientSecret?: string;
-  checkoutUrl?: string;
-}
+export type Initialized = InitializeResponse;
 
 /** Providers whose card form this page drives (docs/web.md); hosted_store redirects instead. */
 export const CARD_PROVIDERS = ["vault_gateway_b", "vault_gateway_a", "intent_gateway", "order_crm_a", "cart_gateway"] as const;
@@ -86,11 +81,7 @@ export async function payWithCard(provider: string, claims: CheckoutClaims, init
   }
 }
 
-export interface Completed {
-  orderId: string;
-  transactionId: string;
-  provider: string;
-}
+export type Completed = CompleteResponse;
 
 export async function completeCheckout(provider: string, claims: CheckoutClaims, init: Initialized, form: CustomerForm, transactionId: string): Promise<Completed> {
   return api<Completed>("/api/checkout/complete", {

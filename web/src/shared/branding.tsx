@@ -1,7 +1,8 @@
+import type { BrandingReply } from "./api-types";
 import { useEffect, useState, type ReactNode } from "react";
 
 /** GET /api/admin/branding: the brand serving this host (logo and colour only when stored). */
-export interface Branding { companyName: string; logoUrl?: string; color?: string }
+export type Branding = BrandingReply;
 
 /** WCAG relative luminance of `#rrggbb`. */
 function luminance(hex: string): number {

@@ -1,4 +1,5 @@
-import { useEffect, useState, type MouseEvent } from "react";
+import { useEffect, useState, type MouseEvent, type ReactElement } from "react";
+import type { AuthStateReply } from "../../shared/api-types";
 import { api, ApiError } from "../../shared/api";
 import { navigate } from "../router";
 import { AuditPage } from "./AuditPage";
@@ -12,28 +13,32 @@ import { LinksPage, SalespeoplePage } from "./SalesPages";
 import { SecurityPage } from "./SecurityPage";
 import { TenantsPage, UsersPage } from "./DirectoryPages";
 
-export interface AuthState {
-  authenticated: boolean;
-  session: { userId: string; organizationId: string | null; brandId: string | null; email: string; name: string; role: string | null };
-  organizations: { id: string; name: string; slug: string }[];
-  brands: { id: string; name: string; slug: string }[];
-}
+export type AuthState = AuthStateReply;
 
-/** Menu entries, one per page. */
-const PAGES = [
-  ["/admin", "Dashboard"],
-  ["/admin/users", "Users"],
-  ["/admin/organizations", "Organizations & brands"],
-  ["/admin/commissions", "Commissions"],
-  ["/admin/salespeople", "Salespeople"],
-  ["/admin/links", "Checkout links"],
-  ["/admin/settings", "Provider settings"],
-  ["/admin/webhooks", "Webhooks"],
-  ["/admin/domains", "Domains"],
-  ["/admin/marketing", "Marketing lists"],
-  ["/admin/audit", "Audit log"],
-  ["/admin/security", "Two-factor authentication"],
-] as const;
+/**
+ * The administration pages: one entry per page drives both the menu and what is rendered, so a
+ * page cannot be in one and missing from the other.
+ */
+const ROUTES: readonly { path: string; title: string; render: (props: PageProps) => ReactElement }[] = [
+  { path: "/admin", title: "Dashboard", render: () => <DashboardPage /> },
+  { path: "/admin/users", title: "Users", render: ({ auth }) => <UsersPage auth={auth} /> },
+  { path: "/admin/organizations", title: "Organizations & brands", render: ({ auth, refresh }) => <TenantsPage auth={auth} onChange={refresh} /> },
+  { path: "/admin/commissions", title: "Commissions", render: () => <CommissionsPage /> },
+  { path: "/admin/salespeople", title: "Salespeople", render: () => <SalespeoplePage /> },
+  { path: "/admin/links", title: "Checkout links", render: () => <LinksPage /> },
+  { path: "/admin/settings", title: "Provider settings", render: () => <SettingsPage /> },
+  { path: "/admin/webhooks", title: "Webhooks", render: () => <WebhooksPage /> },
+  { path: "/admin/domains", title: "Domains", render: () => <DomainsPage /> },
+  { path: "/admin/marketing", title: "Marketing lists", render: () => <MarketingPage /> },
+  { path: "/admin/audit", title: "Audit log", render: () => <AuditPage /> },
+  { path: "/admin/security", title: "Two-factor authentication", render: () => <SecurityPage /> },
+];
+
+interface PageProps {
+  auth: AuthState;
+  /** Fetches the session again (after a change to the organizations or brands the menu lists). */
+  refresh: () => void;
+}
 
 export function AdminApp({ path }: { path: string }) {
   const [auth, setAuth] = useState<AuthState | null>(null);
@@ -62,6 +67,7 @@ export function AdminApp({ path }: { path: string }) {
   // A switch remounts the page (its data belongs to the old scope); a refetch of the menu alone does not.
   const key = `${auth.session.organizationId}:${auth.session.brandId}`;
   const page = path.replace(/\/$/, "") || "/admin";
+  const route = ROUTES.find((r) => r.path === page);
 
   return (
     <div className="admin">
@@ -75,25 +81,13 @@ export function AdminApp({ path }: { path: string }) {
         <select id="brand-switch" value={auth.session.brandId ?? ""} onChange={(e) => switchTo("brand", e.target.value)}>
           {auth.brands.map((b) => <option key={b.id} value={b.id}>{b.name}</option>)}
         </select>
-        {PAGES.map(([to, text]) => (
-          <a key={to} href={to} aria-current={page === to ? "page" : undefined} onClick={(e) => go(e, to)}>{text}</a>
+        {ROUTES.map(({ path: to, title }) => (
+          <a key={to} href={to} aria-current={page === to ? "page" : undefined} onClick={(e) => go(e, to)}>{title}</a>
         ))}
         <p><button type="button" className="secondary" onClick={logout}>Log out</button></p>
       </nav>
       <main className="content" key={key}>
-        {page === "/admin" && <DashboardPage />}
-        {page === "/admin/users" && <UsersPage auth={auth} />}
-        {page === "/admin/organizations" && <TenantsPage auth={auth} onChange={() => setVersion((v) => v + 1)} />}
-        {page === "/admin/commissions" && <CommissionsPage />}
-        {page === "/admin/salespeople" && <SalespeoplePage />}
-        {page === "/admin/links" && <LinksPage />}
-        {page === "/admin/settings" && <SettingsPage />}
-        {page === "/admin/webhooks" && <WebhooksPage />}
-        {page === "/admin/domains" && <DomainsPage />}
-        {page === "/admin/marketing" && <MarketingPage />}
-        {page === "/admin/audit" && <AuditPage />}
-        {page === "/admin/security" && <SecurityPage />}
-        {!PAGES.some(([to]) => to === page) && <h1>Page not found</h1>}
+        {route ? route.render({ auth, refresh: () => setVersion((v) => v + 1) }) : <h1>Page not found</h1>}
       </main>
     </div>
   );

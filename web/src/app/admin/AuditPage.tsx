@@ -1,13 +1,11 @@
 import { useState, type FormEvent } from "react";
+import type { AuditLogListReply } from "../../shared/api-types";
 import { date, formValues, useApi } from "./hooks";
-import { Failure, Field, Select } from "./ui";
-
-interface Log { id: string; actorType: string; actorId: string | null; action: string; resourceType: string; resourceId: string | null; success: boolean; createdAt: number; ipAddress: string | null }
-interface Reply { logs: Log[]; pagination: { page: number; limit: number; total: number; totalPages: number } }
+import { Failure, Field, Pager, Select } from "./ui";
 
 export function AuditPage() {
   const [query, setQuery] = useState(new URLSearchParams({ page: "1", limit: "25" }));
-  const { data, error } = useApi<Reply>(`/api/admin/audit-logs?${query}`);
+  const { data, error } = useApi<AuditLogListReply>(`/api/admin/audit-logs?${query}`);
   function filter(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const v = formValues(event.currentTarget);
@@ -15,7 +13,6 @@ export function AuditPage() {
     for (const key of ["search", "action", "resourceType", "actorType", "success"]) if (v[key]) q.set(key, v[key]);
     setQuery(q);
   }
-  const page = Number(query.get("page"));
   const goTo = (p: number) => setQuery(new URLSearchParams({ ...Object.fromEntries(query), page: String(p) }));
   return (
     <>
@@ -45,13 +42,7 @@ export function AuditPage() {
         </tbody>
       </table>
       {data && data.logs.length === 0 && <p>No records match.</p>}
-      {data && (
-        <p className="actions">
-          <button type="button" className="secondary" disabled={page <= 1} onClick={() => goTo(page - 1)}>Previous</button>
-          <span>Page {data.pagination.page} of {Math.max(1, data.pagination.totalPages)} ({data.pagination.total} in all)</span>
-          <button type="button" className="secondary" disabled={page >= data.pagination.totalPages} onClick={() => goTo(page + 1)}>Next</button>
-        </p>
-      )}
+      {data && <Pager always page={data.pagination.page} totalPages={data.pagination.totalPages} total={data.pagination.total} onPage={goTo} />}
     </>
   );
 }

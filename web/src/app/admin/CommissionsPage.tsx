@@ -1,23 +1,9 @@
 import { useState, type FormEvent } from "react";
 import { api } from "../../shared/api";
+import type { CommissionBulkReply, CommissionListReply } from "../../shared/api-types";
 import { formatMoney } from "../../shared/money";
 import { date, formValues, useAction, useApi } from "./hooks";
-import { Failure, Field, Message, Select } from "./ui";
-
-interface Commission {
-  id: string;
-  orderId: string;
-  salespersonId: string;
-  salespersonName: string | null;
-  orderAmount: number;
-  commissionAmount: number;
-  commissionRate: number;
-  commissionType: string;
-  status: string;
-  notes: string | null;
-  createdAt: number;
-}
-interface Reply { commissions: Commission[]; pagination: { page: number; pageSize: number; total: number; totalPages: number } }
+import { Failure, Field, Message, Pager, Select } from "./ui";
 
 const STATUSES = ["", "pending", "approved", "paid", "cancelled", "disputed"] as const;
 const ACTIONS = [["approve", "Approve"], ["cancel", "Cancel"], ["dispute", "Dispute"], ["markPaid", "Mark paid"]] as const;
@@ -25,7 +11,7 @@ const dayMs = (value: string, end = false) => (value ? String(Date.parse(`${valu
 
 export function CommissionsPage() {
   const [query, setQuery] = useState(new URLSearchParams({ page: "1" }));
-  const { data, error, reload } = useApi<Reply>(`/api/admin/commissions?${query}`);
+  const { data, error, reload } = useApi<CommissionListReply>(`/api/admin/commissions?${query}`);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const action = useAction();
 
@@ -44,7 +30,7 @@ export function CommissionsPage() {
     event.preventDefault();
     const v = formValues(event.currentTarget);
     void action.run(
-      () => api<{ updated: string[]; skipped: { id: string; reason: string }[] }>("/api/admin/commissions", { body: { action: v.action, commissionIds: [...selected], ...(v.notes ? { notes: v.notes } : {}) } }),
+      () => api<CommissionBulkReply>("/api/admin/commissions", { body: { action: v.action, commissionIds: [...selected], ...(v.notes ? { notes: v.notes } : {}) } }),
       (r) => {
         setSelected(new Set());
         reload();
@@ -53,7 +39,6 @@ export function CommissionsPage() {
     );
   }
   const toggle = (id: string) => setSelected((s) => (s.has(id) ? new Set([...s].filter((x) => x !== id)) : new Set([...s, id])));
-  const page = Number(query.get("page"));
   const goTo = (p: number) => setQuery(new URLSearchParams({ ...Object.fromEntries(query), page: String(p) }));
 
   return (
@@ -83,8 +68,8 @@ export function CommissionsPage() {
               <td><input type="checkbox" aria-label={`Select commission for order ${c.orderId}`} checked={selected.has(c.id)} onChange={() => toggle(c.id)} /></td>
               <td>{c.orderId}</td>
               <td>{c.salespersonName ?? c.salespersonId}</td>
-              <td>{formatMoney(c.orderAmount, "USD")}</td>
-              <td>{formatMoney(c.commissionAmount, "USD")}</td>
+              <td>{formatMoney(c.orderAmount, c.currency)}</td>
+              <td>{formatMoney(c.commissionAmount, c.currency)}</td>
               <td>{c.status}{c.notes ? ` (${c.notes})` : ""}</td>
               <td>{date(c.createdAt)}</td>
             </tr>
@@ -92,13 +77,7 @@ export function CommissionsPage() {
         </tbody>
       </table>
       {data && data.commissions.length === 0 && <p>No commissions match.</p>}
-      {data && (
-        <p className="actions">
-          <button type="button" className="secondary" disabled={page <= 1} onClick={() => goTo(page - 1)}>Previous</button>
-          <span>Page {data.pagination.page} of {Math.max(1, data.pagination.totalPages)} ({data.pagination.total} in all)</span>
-          <button type="button" className="secondary" disabled={page >= data.pagination.totalPages} onClick={() => goTo(page + 1)}>Next</button>
-        </p>
-      )}
+      {data && <Pager always page={data.pagination.page} totalPages={data.pagination.totalPages} total={data.pagination.total} onPage={goTo} />}
     </>
   );
 }

@@ -1,17 +1,8 @@
 import { useState } from "react";
+import type { AuditLogListReply, CommissionListReply, DashboardReply } from "../../shared/api-types";
 import { formatMoney } from "../../shared/money";
 import { useApi } from "./hooks";
 import { Failure } from "./ui";
-
-interface Totals { count: number; commissionAmount: number; orderAmount: number }
-interface CommissionReportReply { report?: { byStatus: Record<string, Totals> }; pagination: { total: number } }
-interface AuditReply { pagination: { total: number }; stats?: { totalActions: number; successRate: number; actionsByType: Record<string, number> } }
-interface DashboardReply {
-  from: number;
-  totals: { currency: string; orders: number; checkoutOrders: number; upsellOrders: number; revenueCents: number }[];
-  daily: { date: string; currency: string; orders: number; revenueCents: number }[];
-  offers: { offerId: string; currency: string; shown: number; accepted: number; declined: number; takeRate: number; revenueCents: number }[];
-}
 
 /** The last `days` days (UTC) as YYYY-MM-DD, oldest first. */
 function daysFrom(from: number, days: number): string[] {
@@ -22,10 +13,10 @@ function daysFrom(from: number, days: number): string[] {
 export function DashboardPage() {
   const [days, setDays] = useState(30);
   const sales = useApi<DashboardReply>(`/api/admin/dashboard?days=${days}`);
-  const commissions = useApi<CommissionReportReply>("/api/admin/commissions?report=true&pageSize=1");
-  const audit = useApi<AuditReply>("/api/admin/audit-logs?includeStats=true&limit=1");
-  const byStatus = commissions.data?.report?.byStatus ?? {};
-  const attributed = Object.values(byStatus).reduce((sum, t) => sum + t.orderAmount, 0);
+  const commissions = useApi<CommissionListReply>("/api/admin/commissions?report=true&pageSize=1");
+  const audit = useApi<AuditLogListReply>("/api/admin/audit-logs?includeStats=true&limit=1");
+  // Order amounts add up within one currency only (docs/admin.md).
+  const attributed = commissions.data?.report?.byCurrency ?? [];
 
   // The chart shows the currency with the most orders; others are in the table below it.
   const main = sales.data?.totals[0];
@@ -56,7 +47,7 @@ export function DashboardPage() {
         </div>
         <div className="card stat"><div className="muted">Upsell orders</div><div className="value">{sales.data ? sales.data.totals.reduce((n, t) => n + t.upsellOrders, 0) : "…"}</div></div>
         <div className="card stat"><div className="muted">Commissions</div><div className="value" data-testid="stat-commissions">{commissions.data?.pagination.total ?? "…"}</div></div>
-        <div className="card stat"><div className="muted">Attributed sales</div><div className="value">{formatMoney(attributed, "USD")}</div></div>
+        <div className="card stat"><div className="muted">Attributed sales</div><div className="value" data-testid="stat-attributed">{commissions.data ? (attributed.length ? attributed.map((c) => formatMoney(c.totals.orderAmount, c.currency)).join(" · ") : formatMoney(0, "USD")) : "…"}</div></div>
         <div className="card stat"><div className="muted">Audited actions</div><div className="value">{audit.data?.stats?.totalActions ?? "…"}</div></div>
       </div>
       <section className="card" style={{ marginBottom: "1rem" }}>

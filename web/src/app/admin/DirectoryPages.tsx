@@ -1,13 +1,14 @@
 import type { FormEvent } from "react";
 import { api } from "../../shared/api";
+import type { BrandsReply, OrganizationsReply, UpdateBrandingReply, UsersReply } from "../../shared/api-types";
 import type { AuthState } from "./AdminApp";
 import { date, formValues, useAction, useApi } from "./hooks";
 import { Failure, Field, Message, Select } from "./ui";
 
-interface User { id: string; email: string; name: string; role: string; createdAt: number }
+type User = UsersReply["users"][number];
 
 export function UsersPage({ auth }: { auth: AuthState }) {
-  const { data, error, reload } = useApi<{ users: User[] }>("/api/admin/users");
+  const { data, error, reload } = useApi<UsersReply>("/api/admin/users");
   const action = useAction();
   function add(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -55,11 +56,9 @@ export function UsersPage({ auth }: { auth: AuthState }) {
   );
 }
 
-interface Tenant { id: string; name: string; slug: string }
-
 export function TenantsPage({ auth, onChange }: { auth: AuthState; onChange: () => void }) {
-  const orgs = useApi<{ organizations: Tenant[] }>(auth.session.role === "owner" ? "/api/admin/organizations" : null);
-  const brands = useApi<{ brands: Tenant[]; currentBrandId: string | null }>("/api/admin/brands");
+  const orgs = useApi<OrganizationsReply>(auth.session.role === "owner" ? "/api/admin/organizations" : null);
+  const brands = useApi<BrandsReply>("/api/admin/brands");
   const action = useAction();
   const create = (kind: "organizations" | "brands") => (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -113,7 +112,7 @@ function BrandLook({ auth }: { auth: AuthState }) {
     if (v.logoUrl || v.removeLogo) body.logoUrl = v.removeLogo ? "" : v.logoUrl!;
     if (v.color || v.removeColor) body.color = v.removeColor ? "" : v.color!;
     void action.run(
-      () => api<{ logoUrl?: string; color?: string }>("/api/admin/branding", { method: "PUT", body }),
+      () => api<UpdateBrandingReply>("/api/admin/branding", { method: "PUT", body }),
       (r) => (form.reset(), `Saved the look of ${current?.name ?? "the brand"}: logo ${r.logoUrl ?? "none"}, colour ${r.color ?? "default"}.`),
     );
   }

@@ -1,28 +1,28 @@
 import type { FormEvent } from "react";
 import { api } from "../../shared/api";
+import type { AddDomainReply, DomainsReply, UpdateDomainReply } from "../../shared/api-types";
 import { date, formValues, useAction, useApi } from "./hooks";
 import { Failure, Field, Message } from "./ui";
 
-interface Domain { domain: string; verified: boolean; primary: boolean; createdAt: number; dnsInstructions: string[] }
-interface VerifyReply { verified: boolean; error?: string }
+type Domain = DomainsReply["domains"][number];
 
 /** Custom domains of the session's brand: add, DNS records to create, verify, make primary, remove. */
 export function DomainsPage() {
-  const { data, error, reload } = useApi<{ domains: Domain[]; configured: boolean }>("/api/admin/domains");
+  const { data, error, reload } = useApi<DomainsReply>("/api/admin/domains");
   const action = useAction();
   function add(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = event.currentTarget;
     const v = formValues(form);
     void action.run(
-      () => api<{ domain: Domain }>("/api/admin/domains", { body: { domain: v.domain, primary: v.primary === "on" } }),
+      () => api<AddDomainReply>("/api/admin/domains", { body: { domain: v.domain, primary: v.primary === "on" } }),
       (r) => (form.reset(), reload(), `Added ${r.domain.domain}. Create the DNS records shown below, then press Verify.`),
     );
   }
   const verify = (d: Domain) =>
     action.run(
-      () => api<VerifyReply>("/api/admin/domains", { method: "PUT", body: { domain: d.domain, action: "verify" } }),
-      (r) => (reload(), r.verified ? `${d.domain} is verified.` : `${d.domain} is not verified yet: ${r.error ?? "the DNS records were not found"}.`),
+      () => api<UpdateDomainReply>("/api/admin/domains", { method: "PUT", body: { domain: d.domain, action: "verify" } }),
+      (r) => (reload(), "verified" in r && r.verified ? `${d.domain} is verified.` : `${d.domain} is not verified yet: ${("error" in r && r.error) || "the DNS records were not found"}.`),
     );
   const primary = (d: Domain) =>
     action.run(() => api("/api/admin/domains", { method: "PUT", body: { domain: d.domain, action: "setPrimary", primary: !d.primary } }), () => (reload(), d.primary ? `${d.domain} is no longer primary.` : `${d.domain} is now the primary domain.`));

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { api } from "../../shared/api";
+import type { ListsReply, UpdateMappingsReply } from "../../shared/api-types";
 import { useAction, useApi } from "./hooks";
 import { Failure, Message } from "./ui";
 
@@ -8,8 +9,6 @@ const SOURCES = [
   ["email_list_b", "Email lists B"],
   ["sms_segments", "SMS segments"],
 ] as const;
-
-interface List { listId: string; originalName: string; displayName: string }
 
 /** Display names of the brand's marketing lists, one integration at a time. */
 export function MarketingPage() {
@@ -29,7 +28,7 @@ export function MarketingPage() {
 }
 
 function Lists({ source }: { source: string }) {
-  const { data, error, reload } = useApi<{ lists: List[]; mappings: Record<string, string>; count: number }>(`/api/admin/${source}/lists`);
+  const { data, error, reload } = useApi<ListsReply>(`/api/admin/${source}/lists`);
   const action = useAction();
   function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -40,7 +39,7 @@ function Lists({ source }: { source: string }) {
       const custom = data?.mappings[list.listId] ?? "";
       if (value !== custom) mappings[list.listId] = value;
     }
-    void action.run(() => api<{ updated: number }>(`/api/admin/${source}/lists`, { method: "PUT", body: { mappings } }), (r) => (reload(), `Saved: ${r.updated} changed.`));
+    void action.run(() => api<UpdateMappingsReply>(`/api/admin/${source}/lists`, { method: "PUT", body: { mappings } }), (r) => (reload(), `Saved: ${r.updated} changed.`));
   }
   return (
     <>

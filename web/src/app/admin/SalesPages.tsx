@@ -1,12 +1,11 @@
 import { useState, type FormEvent } from "react";
 import { api } from "../../shared/api";
+import type { GenerateLinkReply, ListSalespeopleReply } from "../../shared/api-types";
 import { date, formValues, useAction, useApi } from "./hooks";
 import { Failure, Field, Message, Select } from "./ui";
 
-interface Salesperson { id: string; name: string; email: string; commissionRate: number | null; createdAt: number }
-
 export function SalespeoplePage() {
-  const { data, error, reload } = useApi<{ salespeople: Salesperson[] }>("/api/admin/salespeople");
+  const { data, error, reload } = useApi<ListSalespeopleReply>("/api/admin/salespeople");
   const action = useAction();
   function add(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -44,16 +43,16 @@ export function SalespeoplePage() {
 }
 
 export function LinksPage() {
-  const people = useApi<{ salespeople: Salesperson[] }>("/api/admin/salespeople");
+  const people = useApi<ListSalespeopleReply>("/api/admin/salespeople");
   const action = useAction();
-  const [link, setLink] = useState<{ checkoutUrl: string; orderId: string; expiresAt: number } | null>(null);
+  const [link, setLink] = useState<GenerateLinkReply | null>(null);
   function generate(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const v = formValues(event.currentTarget);
     const digits = new Intl.NumberFormat(undefined, { style: "currency", currency: v.currency || "USD" }).resolvedOptions().maximumFractionDigits ?? 2;
     void action.run(
       () =>
-        api<{ checkoutUrl: string; orderId: string; expiresAt: number }>("/api/admin/tools/generate-link", {
+        api<GenerateLinkReply>("/api/admin/tools/generate-link", {
           body: {
             salespersonId: v.salespersonId,
             ...(v.commissionRate ? { commissionRate: Number(v.commissionRate) / 100 } : {}),

@@ -1,13 +1,12 @@
 import type { FormEvent } from "react";
 import { api } from "../../shared/api";
+import type { TwoFactorSetupReply } from "../../shared/api-types";
 import { formValues, useAction, useApi } from "./hooks";
 import { Failure, Field, Message } from "./ui";
 
-interface Setup { enabled: boolean; secret?: string; otpauth_url?: string; qrCode?: string }
-
 /** 2FA set-up (SPEC "User authentication"): the QR code comes from the setup answer (qrCode, a PNG data URL). */
 export function SecurityPage() {
-  const { data, error, reload } = useApi<Setup>("/api/auth/2fa/setup");
+  const { data, error, reload } = useApi<TwoFactorSetupReply>("/api/auth/2fa/setup");
   const action = useAction();
   function confirm(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

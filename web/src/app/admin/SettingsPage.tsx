@@ -1,18 +1,11 @@
 import type { FormEvent } from "react";
 import { api } from "../../shared/api";
+import type { SettingsReply, UpdateSettingsReply } from "../../shared/api-types";
 import { useAction, useApi } from "./hooks";
 import { Failure, Message } from "./ui";
 
 type Values = Record<string, string | boolean>;
-interface Fields { required: string[]; optional: string[]; secrets: string[]; booleans: string[] }
-interface SettingsReply {
-  settings: Record<string, Values>;
-  status: Record<string, "configured" | "not_configured">;
-  providers: string[];
-  providerCategories: Record<string, string[]>;
-  fields: Record<string, Fields>;
-  brandId: string;
-}
+type Fields = SettingsReply["fields"][string];
 
 /** Provider settings of the session's brand: status, masked secrets, one form per provider (keys from the GET's `fields`). */
 export function SettingsPage() {
@@ -34,7 +27,7 @@ export function SettingsPage() {
         }
       }
       void action.run(
-        () => api<{ status: string }>("/api/admin/settings", { body: { provider, settings } }),
+        () => api<UpdateSettingsReply>("/api/admin/settings", { body: { provider, settings } }),
         (r) => (reload(), `Saved ${provider}: ${r.status === "configured" ? "configured" : "not configured (demo mode)"}.`),
       );
     };

@@ -1,17 +1,14 @@
 import { useState, type FormEvent } from "react";
 import { api } from "../../shared/api";
+import type { CreateEndpointReply, DeliveriesReply, EndpointsReply, SendReply } from "../../shared/api-types";
 import { date, formValues, useAction, useApi } from "./hooks";
-import { Failure, Field, Message } from "./ui";
+import { Failure, Field, Message, Pager } from "./ui";
 
-interface Stats { totalDeliveries: number; successRate: number }
-interface Endpoint { id: string; name: string; url: string; events: string[]; enabled: boolean; secret: string; disabledReason: string | null; createdAt: number; stats: Stats }
-interface Attempt { attempt: number; statusCode: number | null; durationMs: number; error: string | null; success: boolean; createdAt: number }
-interface Delivery { id: string; eventType: string; status: string; attempts: number; nextAttemptAt: number | null; lastStatusCode: number | null; lastError: string | null; createdAt: number; attemptLog: Attempt[] }
-interface DeliveriesReply { deliveries: Delivery[]; pagination: { page: number; total: number; totalPages: number } }
+type Endpoint = EndpointsReply["endpoints"][number];
 
 /** Webhook endpoints of the session's brand: add (secret shown once), test, delete, deliveries with each attempt. */
 export function WebhooksPage() {
-  const { data, error, reload } = useApi<{ endpoints: Endpoint[]; stats: Stats; availableEvents: string[] }>("/api/admin/webhooks");
+  const { data, error, reload } = useApi<EndpointsReply>("/api/admin/webhooks");
   const action = useAction();
   const [secret, setSecret] = useState<string | null>(null);
   const [shown, setShown] = useState<{ id: string; page: number; tick: number } | null>(null);
@@ -23,13 +20,13 @@ export function WebhooksPage() {
     const events = new FormData(form).getAll("events").map(String);
     setSecret(null);
     void action.run(
-      () => api<Endpoint>("/api/admin/webhooks", { body: { url: v.url, ...(v.name ? { name: v.name } : {}), events: events.length ? events : ["*"] } }),
+      () => api<CreateEndpointReply>("/api/admin/webhooks", { body: { url: v.url, ...(v.name ? { name: v.name } : {}), events: events.length ? events : ["*"] } }),
       (r) => (form.reset(), reload(), setSecret(r.secret), `Added ${r.url}.`),
     );
   }
   const test = (e: Endpoint) =>
     action.run(
-      () => api<{ delivered: boolean; delivery: Delivery }>(`/api/admin/webhooks/${e.id}/test`, { method: "POST" }),
+      () => api<SendReply>(`/api/admin/webhooks/${e.id}/test`, { method: "POST" }),
       (r) => (reload(), setShown({ id: e.id, page: 1, tick: Date.now() }), r.delivered ? `Test delivered to ${e.url} (HTTP ${r.delivery.lastStatusCode}).` : `Test not delivered to ${e.url}: ${r.delivery.lastError ?? `HTTP ${r.delivery.lastStatusCode}`}.`),
     );
   const remove = (e: Endpoint) =>
@@ -114,13 +111,7 @@ function Deliveries({ id, endpoint }: { id: string; endpoint: Endpoint | undefin
           </table>
         </div>
       ))}
-      {data && data.pagination.totalPages > 1 && (
-        <p className="actions">
-          <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
-          <span>Page {data.pagination.page} of {data.pagination.totalPages}</span>
-          <button type="button" className="secondary" disabled={page >= data.pagination.totalPages} onClick={() => setPage(page + 1)}>Next</button>
-        </p>
-      )}
+      {data && <Pager page={data.pagination.page} totalPages={data.pagination.totalPages} onPage={setPage} />}
     </section>
   );
 }

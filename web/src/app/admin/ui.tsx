@@ -38,3 +38,18 @@ export function Message({ message }: { message: { ok: boolean; text: string } | 
 export function Failure({ error }: { error: string | null }) {
   return error ? <p className="error" role="alert">{error}</p> : null;
 }
+
+/**
+ * Previous / next for every paged list. `total` (records in all) is shown when the API gives it;
+ * nothing is rendered when everything fits on one page unless `always` (a list that says "Page 1 of 1").
+ */
+export function Pager({ page, totalPages, total, onPage, always = false }: { page: number; totalPages: number; total?: number; onPage: (page: number) => void; always?: boolean }) {
+  if (!always && totalPages <= 1) return null;
+  return (
+    <p className="actions">
+      <button type="button" className="secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>Previous</button>
+      <span>Page {page} of {Math.max(1, totalPages)}{total === undefined ? "" : ` (${total} in all)`}</span>
+      <button type="button" className="secondary" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>Next</button>
+    </p>
+  );
+}

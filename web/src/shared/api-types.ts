@@ -1,0 +1,77 @@
+// The API's answers as the pages see them, derived from the server's TypeBox schemas (the same ones
+// that validate the responses and write /openapi.json), so a changed member breaks the web type check
+// instead of a page. The only place web/ reaches into src/: `import type` is erased by the compiler,
+// so no server code reaches the bundle (docs/web.md; test/web/api-types.unit.test.ts guards it).
+import type { Static } from "typebox";
+import type { AuditLogListReply as AuditLogListReplySchema } from "../../../src/audit/schemas";
+import type { CommissionBulkReply as CommissionBulkReplySchema, CommissionListReply as CommissionListReplySchema } from "../../../src/commissions/schemas";
+import type { CompleteResponse as CompleteResponseSchema, InitializeResponse as InitializeResponseSchema } from "../../../src/checkout/schemas";
+import type { DashboardReply as DashboardReplySchema } from "../../../src/admin/dashboard/schemas";
+import type { BrandsReply as BrandsReplySchema, OrganizationsReply as OrganizationsReplySchema, UsersReply as UsersReplySchema } from "../../../src/admin/directory-schemas";
+import type { GenerateLinkReply as GenerateLinkReplySchema } from "../../../src/admin/link-schemas";
+import type {
+  BrandingReply as BrandingReplySchema,
+  SettingsReply as SettingsReplySchema,
+  UpdateBrandingReply as UpdateBrandingReplySchema,
+  UpdateSettingsReply as UpdateSettingsReplySchema,
+} from "../../../src/admin/settings/schemas";
+import type { AddDomainReply as AddDomainReplySchema, DomainsReply as DomainsReplySchema, UpdateDomainReply as UpdateDomainReplySchema } from "../../../src/domains/schemas";
+import type {
+  AuthStateReply as AuthStateReplySchema,
+  LoginReply as LoginReplySchema,
+  MagicLinkReply as MagicLinkReplySchema,
+  SocialProvidersReply as SocialProvidersReplySchema,
+  TwoFactorSetupReply as TwoFactorSetupReplySchema,
+} from "../../../src/identity/schemas";
+import type { ListsReply as ListsReplySchema, UpdateMappingsReply as UpdateMappingsReplySchema } from "../../../src/marketing/schemas";
+import type { ListSalespeopleReply as ListSalespeopleReplySchema, PortalStateReply as PortalStateReplySchema } from "../../../src/salespeople/schemas";
+import type { AcceptOfferResponse as AcceptOfferResponseSchema, CurrentOfferResponse as CurrentOfferResponseSchema, DeclineOfferResponse as DeclineOfferResponseSchema } from "../../../src/upsell/schemas";
+import type {
+  CreateEndpointReply as CreateEndpointReplySchema,
+  DeliveriesReply as DeliveriesReplySchema,
+  EndpointsReply as EndpointsReplySchema,
+  SendReply as SendReplySchema,
+} from "../../../src/webhooks/schemas";
+
+// Identity and the administration session
+export type AuthStateReply = Static<typeof AuthStateReplySchema>;
+export type LoginReply = Static<typeof LoginReplySchema>;
+export type MagicLinkReply = Static<typeof MagicLinkReplySchema>;
+export type SocialProvidersReply = Static<typeof SocialProvidersReplySchema>;
+export type TwoFactorSetupReply = Static<typeof TwoFactorSetupReplySchema>;
+
+// Directory
+export type UsersReply = Static<typeof UsersReplySchema>;
+export type OrganizationsReply = Static<typeof OrganizationsReplySchema>;
+export type BrandsReply = Static<typeof BrandsReplySchema>;
+
+// Sales
+export type CommissionListReply = Static<typeof CommissionListReplySchema>;
+export type CommissionBulkReply = Static<typeof CommissionBulkReplySchema>;
+export type ListSalespeopleReply = Static<typeof ListSalespeopleReplySchema>;
+export type GenerateLinkReply = Static<typeof GenerateLinkReplySchema>;
+export type PortalStateReply = Static<typeof PortalStateReplySchema>;
+export type DashboardReply = Static<typeof DashboardReplySchema>;
+
+// Settings, webhooks, domains, marketing, audit
+export type SettingsReply = Static<typeof SettingsReplySchema>;
+export type UpdateSettingsReply = Static<typeof UpdateSettingsReplySchema>;
+export type UpdateBrandingReply = Static<typeof UpdateBrandingReplySchema>;
+export type BrandingReply = Static<typeof BrandingReplySchema>;
+export type EndpointsReply = Static<typeof EndpointsReplySchema>;
+export type CreateEndpointReply = Static<typeof CreateEndpointReplySchema>;
+export type SendReply = Static<typeof SendReplySchema>;
+export type DeliveriesReply = Static<typeof DeliveriesReplySchema>;
+export type DomainsReply = Static<typeof DomainsReplySchema>;
+export type AddDomainReply = Static<typeof AddDomainReplySchema>;
+export type UpdateDomainReply = Static<typeof UpdateDomainReplySchema>;
+export type ListsReply = Static<typeof ListsReplySchema>;
+export type UpdateMappingsReply = Static<typeof UpdateMappingsReplySchema>;
+export type AuditLogListReply = Static<typeof AuditLogListReplySchema>;
+
+// Checkout and upsell pages
+export type InitializeResponse = Static<typeof InitializeResponseSchema>;
+export type CompleteResponse = Static<typeof CompleteResponseSchema>;
+export type CurrentOfferResponse = Static<typeof CurrentOfferResponseSchema>;
+export type AcceptOfferResponse = Static<typeof AcceptOfferResponseSchema>;
+export type DeclineOfferResponse = Static<typeof DeclineOfferResponseSchema>;
