@@ -127,6 +127,21 @@ function post(agent, url, path, body) {
   });
 }
 
+/**
+ * One buyer's five steps back to back over `agent`, each answer fed to `onAnswer(step, answer)`;
+ * stops at the first answer that is not 200. Resolves with whether the whole flow succeeded.
+ */
+export async function runFlow(agent, url, item, onAnswer) {
+  const ctx = { order: item.order };
+  for (const step of FLOW_STEPS) {
+    const answer = await post(agent, url, STEP_PATH(step), step === "initialize" ? item.body : JSON.stringify(NEXT_BODY[step](ctx)));
+    onAnswer(step, answer);
+    if (answer.status !== 200) return false;
+    ctx[step] = JSON.parse(answer.body);
+  }
+  return true;
+}
+
 const percentileOf = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : null);
 
 /**
@@ -144,22 +159,18 @@ async function flowsAtRate({ urls, pool, rate }) {
   let non2xx = 0;
   let errors = 0;
   const flow = async (item, url) => {
-    const ctx = { order: item.order };
     const started = performance.now();
-    for (const step of FLOW_STEPS) {
-      const answer = await post(agent, url, STEP_PATH(step), step === "initialize" ? item.body : JSON.stringify(NEXT_BODY[step](ctx)));
+    const done = await runFlow(agent, url, item, (step, answer) => {
       requestMs.push(answer.ms);
-      if (answer.status !== 200) {
+      if (answer.status === 200) ok++;
+      else {
         if (answer.status === 0) errors++;
         else non2xx++;
         const key = `${step} ${answer.status || "connection error"}`;
         failedAt[key] = (failedAt[key] ?? 0) + 1;
-        return;
       }
-      ok++;
-      ctx[step] = JSON.parse(answer.body);
-    }
-    flowMs.push(performance.now() - started);
+    });
+    if (done) flowMs.push(performance.now() - started);
   };
   const started = performance.now();
   const running = [];

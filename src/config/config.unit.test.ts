@@ -50,6 +50,15 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ DATABASE_URL: "postgres://db/x", CHECKOUT_TOKEN_SECRET: SECRET })).toThrow(/ENCRYPTION_KEY must be set/);
   });
 
+  it("reads the PostgreSQL pool size and per-connection timeouts, and refuses a pool of none", () => {
+    const postgres = { DATABASE_URL: "postgres://db/x", CHECKOUT_TOKEN_SECRET: SECRET, ENCRYPTION_KEY: "ab".repeat(32) };
+    expect(loadConfig(postgres).database.pool).toEqual({ size: 10, statementTimeoutMs: 15_000, idleInTransactionTimeoutMs: 15_000 });
+    const set = loadConfig({ ...postgres, DATABASE_POOL_SIZE: "25", DATABASE_STATEMENT_TIMEOUT_MS: "0", DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "60000" });
+    expect(set.database.pool).toEqual({ size: 25, statementTimeoutMs: 0, idleInTransactionTimeoutMs: 60_000 });
+    expect(() => loadConfig({ ...postgres, DATABASE_POOL_SIZE: "0" })).toThrow(/DATABASE_POOL_SIZE must be an integer >= 1/);
+    expect(() => loadConfig({ ...postgres, DATABASE_STATEMENT_TIMEOUT_MS: "5s" })).toThrow(/DATABASE_STATEMENT_TIMEOUT_MS/);
+  });
+
   it("refuses a short token secret and a malformed encryption key", () => {
     expect(() => loadConfig({ DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: "short" })).toThrow(ConfigError);
     expect(() => loadConfig({ DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: SECRET, ENCRYPTION_KEY: "abc" })).toThrow(/32 bytes/);

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
 import { FAULT_POINTS, type FaultPoint } from "../lib/fault-points.js";
+import { POOL_DEFAULTS, type PoolSettings } from "../db/pool-settings.js";
 
 export type DatabaseKind = "pglite-file" | "pglite-memory" | "postgres";
 export type RegistrationMode = "open" | "disabled" | "maintenance";
@@ -22,7 +23,8 @@ export interface Config {
   host: string;
   publicBaseUrl: string;
   dataDir: string;
-  database: { kind: DatabaseKind; url: string | null };
+  /** `pool`: PostgreSQL only (DATABASE_POOL_SIZE and the per-connection timeouts). */
+  database: { kind: DatabaseKind; url: string | null; pool?: PoolSettings };
   /** Signs every new checkout token and token webhook. */
   checkoutTokenSecret: string;
   /** CHECKOUT_TOKEN_SECRET_PREVIOUS: still verify tokens and still sign token webhooks during a rotation. */
@@ -125,7 +127,14 @@ function databaseOf(env: Env): Config["database"] {
   const raw = env.DATABASE_URL;
   if (raw === undefined || raw === "") return { kind: "pglite-file", url: null };
   if (raw === "memory://") return { kind: "pglite-memory", url: raw };
-  if (/^postgres(ql)?:\/\//.test(raw)) return { kind: "postgres", url: raw };
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    const pool: PoolSettings = {
+      size: integer(env, "DATABASE_POOL_SIZE", POOL_DEFAULTS.size, 1),
+      statementTimeoutMs: integer(env, "DATABASE_STATEMENT_TIMEOUT_MS", POOL_DEFAULTS.statementTimeoutMs),
+      idleInTransactionTimeoutMs: integer(env, "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", POOL_DEFAULTS.idleInTransactionTimeoutMs),
+    };
+    return { kind: "postgres", url: raw, pool };
+  }
   throw new ConfigError(`DATABASE_URL must be unset, memory:// or a postgres:// URL, got "${raw}"`);
 }
 

@@ -7,8 +7,10 @@ import { sql } from "drizzle-orm";
 import pg from "pg";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type { Config } from "../config/index.js";
+import { POOL_DEFAULTS } from "./pool-settings.js";
 import * as schema from "./schema/index.js";
 
 export type Schema = typeof schema;
@@ -23,7 +25,13 @@ export interface Database {
   close(): Promise<void>;
   /** The pg pool (PostgreSQL only): for metrics and the raw-SQL benchmark replicas. */
   pool?: pg.Pool;
+  /**
+   * PostgreSQL only: `listener` gets the seconds every query or transaction waited for a pool
+   * connection (opening a new one included; a wait that timed out too). For /metrics.
+   */
+  onConnectionWait?(listener: (seconds: number) => void): void;
 }
+
 
 // Two levels below the package root from both src/db and dist/db, so this resolves in both.
 const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src/db/migrations");
@@ -34,7 +42,10 @@ const MIGRATION_LOCK = 727_272;
 pg.types.setTypeParser(20, (value) => Number(value));
 
 export interface OpenOptions {
+  /** Overrides the configured pool size (tests). */
   poolSize?: number;
+  /** How long a query waits for a pool connection before it fails (default 5 s); tests shorten it. */
+  connectionTimeoutMillis?: number;
   /** Seconds a PostgreSQL connection lives before it is replaced (see openDatabase); tests shorten it. */
   connectionLifetimeSeconds?: number;
   /** In-memory PGlite only: start from this data directory dump (tests reuse one migrated database). */
@@ -43,10 +54,15 @@ export interface OpenOptions {
 
 export async function openDatabase(config: Config["database"], dataDir: string, options: OpenOptions = {}): Promise<Database> {
   if (config.kind === "postgres") {
+    const settings = config.pool ?? POOL_DEFAULTS;
     const pool = new pg.Pool({
       connectionString: config.url!,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: 5_000,
+      max: options.poolSize ?? settings.size,
+      connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
+      // Sent when each connection opens (0 is PostgreSQL's "none"): no statement, and no transaction
+      // left waiting on the application, holds a connection for longer.
+      statement_timeout: settings.statementTimeoutMs,
+      idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
       idleTimeoutMillis: 30_000,
       // Hot statements are prepared per connection, and PostgreSQL keeps the generic plan it made
       // on their sixth run. Made while tables were empty (a fresh deployment), such a plan can pick
@@ -57,11 +73,13 @@ export async function openDatabase(config: Config["database"], dataDir: string, 
     });
     // An idle client losing its connection (database restart) must not crash the process.
     pool.on("error", () => {});
+    const waits = timeConnectionWaits(pool);
     const db = drizzlePg(pool, { schema });
     return {
       db,
       kind: config.kind,
       pool,
+      onConnectionWait: (listener) => void waits.add(listener),
       ping: async () => void (await pool.query("select 1")),
       close: () => pool.end(),
     };
@@ -84,6 +102,31 @@ export async function openDatabase(config: Config["database"], dataDir: string, 
   };
 }
 
+/**
+ * Times every wait for a connection of `pool`: pool.query and drizzle's transactions both go through
+ * pool.connect, which is wrapped on this instance. Returns the set of listeners to tell.
+ */
+function timeConnectionWaits(pool: pg.Pool): Set<(seconds: number) => void> {
+  const listeners = new Set<(seconds: number) => void>();
+  const connect = pool.connect.bind(pool) as (callback: (err: Error | undefined, client?: pg.PoolClient, done?: unknown) => void) => void;
+  const wrapped = (callback?: (err: Error | undefined, client?: pg.PoolClient, done?: unknown) => void) => {
+    const started = performance.now();
+    const answer = new Promise<pg.PoolClient>((resolve, reject) =>
+      connect((err, client, done) => {
+        const seconds = (performance.now() - started) / 1000;
+        for (const listener of listeners) listener(seconds);
+        if (callback) callback(err, client, done);
+        else if (err) reject(err);
+        else resolve(client!);
+      }),
+    );
+    if (callback) return undefined;
+    return answer;
+  };
+  pool.connect = wrapped as typeof pool.connect;
+  return listeners;
+}
+
 /** Applies the committed SQL migrations. On PostgreSQL an advisory lock lets many instances start at once. */
 export async function migrateDatabase(database: Database): Promise<void> {
   if (database.kind !== "postgres") {
@@ -92,10 +135,14 @@ export async function migrateDatabase(database: Database): Promise<void> {
   }
   const client = await database.pool!.connect();
   try {
+    // Waiting for another instance's migrations, or building an index, may outlast the timeouts.
+    await client.query("set statement_timeout = 0; set idle_in_transaction_session_timeout = 0");
     await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
     await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS });
   } finally {
     await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
+    // Back to the connection's own timeouts (those it opened with) before others use it.
+    await client.query("reset statement_timeout; reset idle_in_transaction_session_timeout").catch(() => {});
     client.release();
   }
 }

@@ -59,7 +59,8 @@ function validationBody(error: FastifyError, request: FastifyRequest): ErrorBody
   return { error: `Invalid request: ${describe(issue, field)}`, code: "VALIDATION_ERROR", details: field || error.validationContext };
 }
 
-const CONNECTION_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01", "57P02", "57P03", "08000", "08003", "08006"]);
+// 57014 and 25P03: our statement and idle-in-transaction timeouts (docs/configuration.md "Database pool").
+const CONNECTION_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01", "57P02", "57P03", "08000", "08003", "08006", "57014", "25P03"]);
 
 /** A database that is down or restarting: the request is answered 503, the process carries on. */
 export function isDatabaseUnavailable(error: unknown): boolean {

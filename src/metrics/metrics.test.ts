@@ -114,6 +114,24 @@ describe("/metrics", () => {
     expect(sample(text, "db_pool_waiting_requests")).toBe(0);
   });
 
+  it.runIf(testEngine === "postgres")("shows a wait for a pool connection: waiting while it lasts, then in the wait histogram", async () => {
+    const pool = t.deps.database.pool!;
+    const count = (text: string) => sample(text, "db_pool_wait_seconds_count") ?? 0;
+    const before = count(await scrape(t));
+    const held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
+    const queued = pool.query("select 1");
+    const scraping = scrape(t); // its outbox read waits for a connection too
+    while (pool.waitingCount < 2) await new Promise((resolve) => setImmediate(resolve));
+    held.forEach((client) => client.release());
+    const during = await scraping;
+    await queued;
+    expect(sample(during, "db_pool_waiting_requests")).toBeGreaterThanOrEqual(1);
+    const after = await scrape(t);
+    // The held connections, the queued query and the first scrape's read, at least.
+    expect(count(after)).toBeGreaterThanOrEqual(before + pool.options.max + 2);
+    expect(sample(after, "db_pool_wait_seconds_bucket", { le: "+Inf" })).toBe(count(after));
+  });
+
   it.runIf(testEngine === "pglite")("has no pool series on the embedded database (one in-process connection)", async () => {
     expect(sample(await scrape(t), "db_pool_connections")).toBeUndefined();
   });

@@ -7,6 +7,9 @@ import type { RedisFallback } from "../lib/redis-fallback.js";
 /** Latency buckets in seconds: the hot routes answer in a few ms, provider calls can take seconds. */
 const BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** A connection is normally handed out at once; the pool gives up waiting after 5 s. */
+const POOL_WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
 /** What a webhook attempt ended as (docs/operations.md "Alerts"). */
 export type DeliveryOutcome = "succeeded" | "retrying" | "failed";
 
@@ -95,6 +98,13 @@ export class Metrics {
       new Gauge({ name: "db_pool_connections", help: "PostgreSQL pool connections open", registers, collect() { this.set(pool.totalCount); } });
       new Gauge({ name: "db_pool_idle_connections", help: "PostgreSQL pool connections open and idle", registers, collect() { this.set(pool.idleCount); } });
       new Gauge({ name: "db_pool_waiting_requests", help: "Queries waiting for a pool connection", registers, collect() { this.set(pool.waitingCount); } });
+      const waits = new Histogram({
+        name: "db_pool_wait_seconds",
+        help: "Seconds each query or transaction waited for a pool connection, opening one included; a wait that hit the 5-s timeout counts above le=5",
+        buckets: POOL_WAIT_BUCKETS,
+        registers,
+      });
+      database.onConnectionWait?.((seconds) => waits.observe(seconds));
     }
 
     const guard = sources.rateLimitRedis;

@@ -70,18 +70,24 @@ export const SETTINGS_CACHE_MS = 5_000;
 export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
   const cacheMs = deps.cacheMs ?? SETTINGS_CACHE_MS;
   const keyring = deps.config.encryptionKeyring;
-  const cache = new Map<string, { at: number; settings: Promise<StoredSettings[]> }>();
+  const cache = new Map<string, { at: number; settings: Promise<StoredSettings[]>; settled: boolean }>();
 
   // Read with the caller's handle: inside a transaction a query on another connection could wait on
-  // it (PGlite has one connection, so it would wait forever).
+  // it (PGlite has one connection, so it would wait forever). For the same reason a caller with its
+  // own handle (a transaction, holding a pool connection) never waits on a read still in flight: a
+  // read started on the pool may be queued for the very connections such callers hold, and with all
+  // of them held so, every one failed at the pool's 5-s timeout (issue 23, docs/performance.md).
   const settingsOf = (brandId: string, db: Db | undefined): Promise<StoredSettings[]> => {
     const now = deps.clock.now();
     const hit = cache.get(brandId);
-    if (hit && now - hit.at < cacheMs) return hit.settings;
-    const settings = loadBrandSettings(db ?? deps.db, brandId);
-    cache.set(brandId, { at: now, settings });
-    settings.catch(() => cache.delete(brandId));
-    return settings;
+    if (hit && now - hit.at < cacheMs) {
+      if (hit.settled || !db) return hit.settings;
+      return loadBrandSettings(db, brandId);
+    }
+    const entry = { at: now, settings: loadBrandSettings(db ?? deps.db, brandId), settled: false };
+    cache.set(brandId, entry);
+    entry.settings.then(() => (entry.settled = true), () => cache.get(brandId) === entry && cache.delete(brandId));
+    return entry.settings;
   };
 
   const callFor = (db: Db | undefined, credentials: Record<string, unknown> | null): ProviderCall => ({
