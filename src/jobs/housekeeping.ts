@@ -10,7 +10,7 @@ const DAY_MS = 24 * 3_600_000;
 /** Rows deleted per statement (and transaction): a large backlog never holds one long transaction. */
 export const PRUNE_BATCH = 1_000;
 // Any fixed number (the migration lock is 727_272): one instance runs a housekeeping batch at a time.
-const HOUSEKEEPING_LOCK = 727_273;
+export const HOUSEKEEPING_LOCK = 727_273;
 
 /** A table that only grows, and how to delete up to `limit` of its rows older than `before` (Unix ms). */
 interface Prune {
