@@ -27,6 +27,9 @@ import { registerCrmAdminRoutes } from "./admin/crm/routes.js";
 import { registerWebhookRoutes } from "./webhooks/routes.js";
 import { registerIncomingWebhookRoutes } from "./webhooks/incoming/routes.js";
 import { WebhookWorker } from "./webhooks/worker.js";
+import { MailSender } from "./identity/mail.js";
+import { JobRunner } from "./jobs/runner.js";
+import { housekeepingJob } from "./jobs/housekeeping.js";
 import { registerDomainRoutes } from "./domains/routes.js";
 import { registerMarketingRoutes } from "./marketing/routes.js";
 import { registerWebRoutes } from "./web/routes.js";
@@ -36,14 +39,17 @@ import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.j
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
   /**
-   * The webhook delivery worker runs in every process (`background`, the default). Tests pass
-   * `manual` and drive it with `app.webhookWorker.deliverDue()` and their clock instead of timers.
+   * The background jobs (webhook delivery, mail, housekeeping) run in every process (`background`, the
+   * default). Tests pass `manual` and drive them with `app.webhookWorker.deliverDue()` or
+   * `app.jobs.trigger(name)` and their clock instead of timers.
    */
-  webhookWorker?: "background" | "manual";
+  jobs?: "background" | "manual";
 }
 
 declare module "fastify" {
   interface FastifyInstance {
+    /** The background job runner (src/jobs/runner.ts). */
+    jobs: JobRunner;
     webhookWorker: WebhookWorker;
     metrics: Metrics;
   }
@@ -106,6 +112,19 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerRateLimit(app, { store: options.rateLimitStore, clock: deps.clock, anonymous: deps.config.rateLimit.anonymous, authenticated: deps.config.rateLimit.authenticated });
   registerIdempotency(app, { db: deps.database.db, clock: deps.clock });
 
+  // Before the routes: identity routes trigger the mail job, webhook routes use the worker.
+  const jobs = new JobRunner(deps);
+  const worker = new WebhookWorker(deps, jobs.signal, metrics);
+  const mail = new MailSender({ db: deps.database.db, config: deps.config, clock: deps.clock, log: deps.log });
+  jobs.add(worker.job).add(mail.job).add(housekeepingJob(deps.database.db, deps.config.retentionDays));
+  app.decorate("jobs", jobs);
+  app.decorate("webhookWorker", worker);
+  if ((options.jobs ?? "background") === "background") app.addHook("onReady", async () => jobs.start());
+  app.addHook("onClose", async () => {
+    await jobs.stop();
+    mail.close();
+  });
+
   registerCheckoutRoutes(app, deps);
   registerProviderRoutes(app, deps);
   registerIdentityRoutes(app, deps);
@@ -121,12 +140,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerDomainRoutes(app, deps);
   registerMarketingRoutes(app, deps);
 
-  const worker = new WebhookWorker(deps, metrics);
-  app.decorate("webhookWorker", worker);
   registerWebhookRoutes(app, deps, worker);
   await registerIncomingWebhookRoutes(app, deps);
-  if ((options.webhookWorker ?? "background") === "background") app.addHook("onReady", async () => worker.start());
-  app.addHook("onClose", async () => worker.stop());
   await registerWebRoutes(app, deps);
 
   return app;

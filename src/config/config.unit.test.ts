@@ -23,6 +23,7 @@ describe("loadConfig", () => {
       trustProxy: false,
       paymentMode: "test",
       checkoutCompletionGraceSeconds: 3600,
+      retentionDays: 30,
       declineLimit: 5,
       declineWindowSeconds: 600,
       session: { idleMinutes: 30, maxHours: 12 },
@@ -77,6 +78,8 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ DATABASE_URL: "memory://", PAYMENT_MODE: "prod" })).toThrow(/PAYMENT_MODE/);
     expect(() => loadConfig({ DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL/);
     expect(() => loadConfig({ DATABASE_URL: "memory://", TRUST_PROXY: "yes" })).toThrow(/TRUST_PROXY/);
+    expect(() => loadConfig({ DATABASE_URL: "memory://", RETENTION_DAYS: "0" })).toThrow(/RETENTION_DAYS/);
+    expect(() => loadConfig({ DATABASE_URL: "memory://", RETENTION_DAYS: "7.5" })).toThrow(/RETENTION_DAYS/);
     expect(() => loadConfig({ DATABASE_URL: "memory://", SOCIAL_A_CLIENT_ID: "id" })).toThrow(/SOCIAL_A_AUTHORIZATION_URL/);
   });
 

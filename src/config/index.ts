@@ -51,6 +51,8 @@ export interface Config {
   /** How long a call to the hosting platform or a marketing integration may take (CONTRACT: 10 s). */
   integrationTimeoutMs: number;
   session: { idleMinutes: number; maxHours: number };
+  /** RETENTION_DAYS: delivered webhooks, dispatched outbox events and sent mails older than this are deleted. */
+  retentionDays: number;
   logLevel: string;
   /** FAULT_POINT: a named crash point for the fault tests (src/lib/fault-points.ts); null in production. */
   faultPoint: FaultPoint | null;
@@ -259,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     dnsServers,
     integrationTimeoutMs: integer(env, "INTEGRATION_TIMEOUT_MS", 10_000, 1),
     session: { idleMinutes: integer(env, "SESSION_IDLE_MINUTES", 30, 1), maxHours: integer(env, "SESSION_MAX_HOURS", 12, 1) },
+    retentionDays: integer(env, "RETENTION_DAYS", 30, 1),
     logLevel: oneOf(env, "LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
     faultPoint,
     warnings,

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { and, eq, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { idempotencyKeys } from "../db/schema/index.js";
 import type { Clock } from "../lib/clock.js";
 import { sha256 } from "../lib/crypto.js";
+import { clearStaleKey, completeKey, deleteKey, findKey, reserveKey } from "./idempotency-store.js";
 
 const KEEP_MS = 24 * 60 * 60 * 1000;
 /** A `running` reservation older than this belongs to a request that died (crash, kill): it may be taken over. */
@@ -56,31 +55,12 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     const now = deps.clock.now();
 
     // Clear an expired or abandoned reservation for this key, then try to reserve it.
-    await deps.db
-      .delete(idempotencyKeys)
-      .where(
-        and(
-          eq(idempotencyKeys.scope, scope),
-          eq(idempotencyKeys.key, key),
-          or(
-            lt(idempotencyKeys.expiresAt, new Date(now)),
-            and(eq(idempotencyKeys.state, "running"), lt(idempotencyKeys.createdAt, new Date(now - ABANDONED_MS))),
-          ),
-        ),
-      );
-    const reserved = await deps.db
-      .insert(idempotencyKeys)
-      .values({ scope, key, requestHash, state: "running", createdAt: new Date(now), expiresAt: new Date(now + KEEP_MS) })
-      .onConflictDoNothing()
-      .returning({ key: idempotencyKeys.key });
-    if (reserved.length === 1) {
+    await clearStaleKey(deps.db, { scope, key }, { now, abandonedBefore: now - ABANDONED_MS });
+    if (await reserveKey(deps.db, { scope, key, requestHash, createdAt: new Date(now), expiresAt: new Date(now + KEEP_MS) })) {
       request.idempotency = { scope, key };
       return;
     }
-    const [first] = await deps.db
-      .select()
-      .from(idempotencyKeys)
-      .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
+    const first = await findKey(deps.db, { scope, key });
     if (!first) return errorReply(reply, 409, "Request in progress", "REQUEST_IN_PROGRESS");
     if (first.requestHash !== requestHash) {
       return errorReply(reply, 422, "Idempotency key reused with different parameters", "IDEMPOTENCY_KEY_REUSED");
@@ -94,26 +74,16 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     const held = request.idempotency;
     if (!held) return payload;
     request.idempotency = undefined;
-    const where = and(eq(idempotencyKeys.scope, held.scope), eq(idempotencyKeys.key, held.key));
     if (reply.statusCode >= 500) {
-      await deps.db.delete(idempotencyKeys).where(where);
+      await deleteKey(deps.db, held);
       return payload;
     }
     const cacheControl = reply.getHeader("cache-control");
-    await deps.db
-      .update(idempotencyKeys)
-      .set({
-        state: "done",
-        statusCode: reply.statusCode,
-        responseBody: typeof payload === "string" ? payload : String(payload ?? ""),
-        responseHeaders: cacheControl ? { "cache-control": String(cacheControl) } : {},
-      })
-      .where(where);
+    await completeKey(deps.db, held, {
+      statusCode: reply.statusCode,
+      responseBody: typeof payload === "string" ? payload : String(payload ?? ""),
+      responseHeaders: cacheControl ? { "cache-control": String(cacheControl) } : {},
+    });
     return payload;
   });
-}
-
-/** Removes expired keys; called by the periodic housekeeping. */
-export async function purgeExpiredIdempotencyKeys(db: Db, now: number): Promise<void> {
-  await db.execute(sql`delete from idempotency_keys where expires_at < ${new Date(now)}`);
 }

@@ -5,7 +5,6 @@ import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { loginWithPassword } from "./login.js";
-import { MailSender } from "./mail.js";
 import { MAGIC_LINK_MESSAGE, requestMagicLink, verifyMagicLink } from "./magic-link.js";
 import { MAGIC_LINK_MIN_RESPONSE_MS, PENDING_LOGIN_COOKIE, SESSION_COOKIE, SOCIAL_STATE_COOKIE, SOCIAL_STATE_MS } from "./policy.js";
 import { assertRegistrationOpen, registerUser } from "./register.js";
@@ -35,22 +34,15 @@ import { confirmTwoFactor, setupTwoFactor, verifyTwoFactor } from "./two-factor.
 
 const AUTH = ["Authentication"];
 const ADMIN_AUTH = ["Administration: authentication"];
-const MAIL_RETRY_MS = 30_000;
 
 /** Where the login page continues a pending (2FA) login. */
 const pendingLoginLocation = (userId: string) => `/login?step=2fa&userId=${encodeURIComponent(userId)}`;
 
 export function registerIdentityRoutes(app: App, deps: Deps): void {
   const { config } = deps;
-  const mail = new MailSender({ db: deps.database.db, config, clock: deps.clock, log: deps.log });
+  // Mail goes out from the job runner (src/jobs, started by app.ts); a queued magic link is sent at once.
+  const mail = { kick: () => app.jobs.trigger("mail") };
   const throttle = deps.redis ? new RedisLoginThrottle(deps.redis, deps.log) : null;
-  const retry = setInterval(() => void mail.kick(), MAIL_RETRY_MS);
-  retry.unref();
-  app.addHook("onClose", async () => {
-    clearInterval(retry);
-    await mail.kick();
-    mail.close();
-  });
 
   const setSession = (reply: FastifyReply, outcome: LoginOutcome) => {
     if (outcome.kind === "session") {

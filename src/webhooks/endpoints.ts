@@ -21,7 +21,8 @@ import {
 } from "./schemas.js";
 import { generateSecret, maskSecret, secretProblem } from "./signer.js";
 import { checkWebhookUrl, UrlRefused } from "./url-guard.js";
-import { CLAIM_LEASE_MS, isReservedHeader, type ClaimedRow, type WebhookWorker } from "./worker.js";
+import type { ClaimedRow } from "./store.js";
+import { CLAIM_LEASE_MS, isReservedHeader, type WebhookWorker } from "./worker.js";
 
 type Verb<I> = { ctx: Ctx; scope: AdminScope; input: I };
 type SendVerb<I> = Verb<I> & { worker: WebhookWorker };
@@ -167,7 +168,7 @@ export async function testEndpoint({ ctx, scope, input, worker }: SendVerb<{ id:
   const now = ctx.clock.now();
   const eventId = newId("evt");
   const body = JSON.stringify({ type: "webhook.test", timestamp: new Date(now).toISOString(), data: { endpointId: endpoint.id, message: "This is a test payload." } });
-  const claimed: ClaimedRow = { id: newId("msg"), event_id: eventId, target: endpoint.id, endpoint_id: endpoint.id, brand_id: endpoint.brandId, event_type: "webhook.test", url: endpoint.url, body, attempts: 1 };
+  const claimed: ClaimedRow = { id: newId("msg"), eventId, target: endpoint.id, endpointId: endpoint.id, brandId: endpoint.brandId, eventType: "webhook.test", url: endpoint.url, body, attempts: 1 };
   await withTransaction(ctx.db, async (tx) => {
     await tx.insert(webhookDeliveries).values({
       id: claimed.id,
@@ -238,9 +239,8 @@ export async function resendDelivery({ ctx, scope, input, worker }: SendVerb<{ d
     return row;
   });
   // A resend starts a fresh retry series (attempts counts from 1 again; the attempt log keeps all).
-  const row: ClaimedRow = { id: claimed.id, event_id: claimed.eventId, target: claimed.target, endpoint_id: claimed.endpointId, brand_id: claimed.brandId, event_type: claimed.eventType, url: claimed.url, body: claimed.body, attempts: claimed.attempts };
-  const results = await worker.process([row]);
-  return { success: true, delivered: results.get(row.id)!.success, delivery: await deliveryView(ctx, row.id) };
+  const results = await worker.process([claimed]);
+  return { success: true, delivered: results.get(claimed.id)!.success, delivery: await deliveryView(ctx, claimed.id) };
 }
 
 async function attemptsOf(ctx: Ctx, deliveryIds: string[]): Promise<Map<string, AttemptView[]>> {

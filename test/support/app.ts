@@ -25,7 +25,7 @@ export interface TestApp {
  * Builds the real app on a fresh database. Rate limits are high unless a test sets them, so only
  * the rate-limit tests meet them. `env` overrides any CONTRACT.md variable.
  */
-export async function buildTestApp(options: { env?: Record<string, string>; clock?: ManualClock; webhookWorker?: "background" | "manual" } = {}): Promise<TestApp> {
+export async function buildTestApp(options: { env?: Record<string, string>; clock?: ManualClock; jobs?: "background" | "manual" } = {}): Promise<TestApp> {
   const database = await freshDatabaseUrl();
   const config = loadConfig({
     CHECKOUT_TOKEN_SECRET: TEST_TOKEN_SECRET,
@@ -47,8 +47,8 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
   const log = createLogger(config.logLevel, sink);
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
   const runtime = await createRuntime(config, clock, log, { poolSize: 5, pgliteSnapshot: testEngine === "pglite" ? await pgliteSnapshot() : undefined });
-  // The webhook worker is driven by the tests (app.webhookWorker.deliverDue() and the clock), not by timers.
-  const app = await buildApp(runtime.deps, { rateLimitStore: runtime.rateLimitStore, webhookWorker: options.webhookWorker ?? "manual" });
+  // Background jobs are driven by the tests (app.webhookWorker.deliverDue(), app.jobs.trigger() and the clock), not by timers.
+  const app = await buildApp(runtime.deps, { rateLimitStore: runtime.rateLimitStore, jobs: options.jobs ?? "manual" });
   await app.ready();
   return {
     app,
