@@ -5,7 +5,7 @@ import type { Db } from "../db/client.js";
 import { brands, type OrganizationRole } from "../db/schema/index.js";
 import type { SessionView } from "../identity/store.js";
 import { AppError, forbidden, unauthorized } from "../lib/errors.js";
-import { ctxOf } from "./ctx.js";
+import { ANONYMOUS, ctxOf } from "./ctx.js";
 
 // Who is calling, and may they. Routes resolve the caller (callerCtx) and hand the verb its Ctx; the
 // verb calls assertRole first, so a verb called from a worker or another route checks the same.
@@ -22,8 +22,6 @@ const sessionCaller: CallerResolver = (request) => (request.adminSession ? actor
  * Merchant API keys (`Authorization: Bearer sk_…`, actor type `api`) plug in here from src/http/api-key.ts.
  */
 const CALLER_RESOLVERS: readonly CallerResolver[] = [sessionCaller];
-
-const ANONYMOUS: Actor = { type: "anonymous" };
 
 export function resolveCaller(request: FastifyRequest): Actor {
   for (const resolve of CALLER_RESOLVERS) {
@@ -60,7 +58,6 @@ export function actorOfSession(session: SessionView): Actor {
  * Every administration query is scoped by these ids, so another organization's id is a not-found.
  */
 export interface CallerScope {
-  actor: Actor;
   userId: string;
   organizationId: string;
   brandId: string | null;
@@ -84,7 +81,7 @@ export function assertRole(ctx: Pick<Ctx, "actor">, least: OrganizationRole): Ca
   if (actor.type !== "user" || !actor.id) throw forbidden("Your role does not allow this");
   if (!actor.organizationId || !isOrganizationRole(actor.role)) throw new AppError("NO_ORGANIZATION", "No organization selected");
   if (RANK[actor.role] < RANK[least]) throw forbidden("Your role does not allow this");
-  return { actor, userId: actor.id, organizationId: actor.organizationId, brandId: actor.brandId ?? null, role: actor.role };
+  return { userId: actor.id, organizationId: actor.organizationId, brandId: actor.brandId ?? null, role: actor.role };
 }
 
 export const noBrandSelected = () => new AppError("NO_BRAND", "No brand selected");
