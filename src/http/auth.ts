@@ -84,7 +84,7 @@ export function assertRole(ctx: Pick<Ctx, "actor">, least: OrganizationRole): Ca
   return { userId: actor.id, organizationId: actor.organizationId, brandId: actor.brandId ?? null, role: actor.role };
 }
 
-export const noBrandSelected = () => new AppError("NO_BRAND", "No brand selected");
+const noBrandSelected = () => new AppError("NO_BRAND", "No brand selected");
 
 /** The caller's selected brand id without a database check; 400 `No brand selected` when none. */
 export function selectedBrand(scope: Pick<CallerScope, "brandId">): string {
