@@ -5,7 +5,7 @@ import type { Database, Db } from "./db/client.js";
 import type { Clock } from "./lib/clock.js";
 import type { ProviderRegistry } from "./providers/registry.js";
 
-/** Who is acting. Administration verbs check it; audit records name it. */
+/** Who is acting: resolved by src/http/auth.ts, checked inside verbs by its assertRole; audit records name it. */
 export interface Actor {
   type: "user" | "salesperson" | "api" | "system" | "anonymous";
   id?: string;

@@ -3,16 +3,16 @@ import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
+import { assertRole, type CallerScope } from "../http/auth.js";
 import { brandAccess, brands, DEFAULT_BRAND_ID, sessions } from "../db/schema/index.js";
 import { newId } from "../lib/ids.js";
 import { forbidden, validationError } from "../lib/errors.js";
-import type { AdminScope } from "./access.js";
 import { brandNotFound, defaultTenant, lastBrand } from "./directory-errors.js";
 import { insertWithSlug, type DeletedFilter } from "./organizations.js";
 import { checkExplicitSlug, slugFromName } from "./slug.js";
 
 // Brands of the session's organization (SPEC "Administration: organizations and brands";
-// docs/admin.md "Brands"). Every query carries scope.organizationId: another organization's brand is a 404.
+// docs/admin.md "Brands"). Every query carries the caller's organization: another organization's brand is a 404.
 
 export interface BrandView {
   id: string;
@@ -25,7 +25,8 @@ const brandColumns = { id: brands.id, name: brands.name, slug: brands.slug, orga
 const toView = ({ id, name, slug, organizationId }: BrandView): BrandView => ({ id, name, slug, organizationId });
 
 /** Owners and admins see every brand of the organization, members the brands granted to them. */
-export async function listBrands({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: DeletedFilter }) {
+export async function listBrands({ ctx, input }: { ctx: Ctx; input: DeletedFilter }) {
+  const scope = assertRole(ctx, "member");
   if ((input.deletedOnly || input.includeDeleted) && scope.role !== "owner") throw forbidden("Only owners can list deleted brands");
   const inOrg = eq(brands.organizationId, scope.organizationId);
   const granted = scope.role === "member" ? inArray(brands.id, ctx.db.select({ id: brandAccess.brandId }).from(brandAccess).where(eq(brandAccess.userId, scope.userId))) : undefined;
@@ -43,7 +44,8 @@ export async function listBrands({ ctx, scope, input }: { ctx: Ctx; scope: Admin
   };
 }
 
-export async function createBrand({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: { name: string; slug?: string } }): Promise<BrandView> {
+export async function createBrand({ ctx, input }: { ctx: Ctx; input: { name: string; slug?: string } }): Promise<BrandView> {
+  const scope = assertRole(ctx, "admin");
   const name = input.name.trim();
   if (!name) throw validationError("Missing required fields", "name");
   if (name.length > 200) throw validationError("Name too long", "name");
@@ -64,7 +66,7 @@ export async function createBrand({ ctx, scope, input }: { ctx: Ctx; scope: Admi
   });
 }
 
-async function scopedBrand(tx: Db, scope: AdminScope, brandId: string, deleted: boolean) {
+async function scopedBrand(tx: Db, scope: CallerScope, brandId: string, deleted: boolean) {
   const [row] = await tx
     .select(brandColumns)
     .from(brands)
@@ -79,7 +81,8 @@ async function scopedBrand(tx: Db, scope: AdminScope, brandId: string, deleted: 
  * belong to it) and an organization's last live brand are refused (409). Sessions on the brand
  * lose their brand selection; they keep the organization.
  */
-export async function deleteBrand({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: { brandId: string } }): Promise<BrandView> {
+export async function deleteBrand({ ctx, input }: { ctx: Ctx; input: { brandId: string } }): Promise<BrandView> {
+  const scope = assertRole(ctx, "admin");
   return withTransaction(ctx.db, async (tx) => {
     // Locks the organization's live brands first, in one order: two concurrent deletes cannot remove
     // the last two, and cannot deadlock on each other's rows.
@@ -99,7 +102,8 @@ export async function deleteBrand({ ctx, scope, input }: { ctx: Ctx; scope: Admi
   });
 }
 
-export async function restoreBrand({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: { brandId: string } }): Promise<BrandView> {
+export async function restoreBrand({ ctx, input }: { ctx: Ctx; input: { brandId: string } }): Promise<BrandView> {
+  const scope = assertRole(ctx, "admin");
   return withTransaction(ctx.db, async (tx) => {
     const brand = await scopedBrand(tx, scope, input.brandId, true);
     await tx.update(brands).set({ deletedAt: null }).where(eq(brands.id, brand.id));

@@ -1,9 +1,7 @@
-import type { FastifyRequest } from "fastify";
 import type { Deps } from "../ctx.js";
+import { callerCtx } from "../http/auth.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
-import type { OrganizationRole } from "../db/schema/index.js";
-import { adminRequest, ROLES } from "./access.js";
 import { createBrand, deleteBrand, listBrands, restoreBrand } from "./brands.js";
 import {
   BrandReply,
@@ -31,10 +29,16 @@ const TENANTS = ["Administration: organizations and brands"];
 
 /** Users, organizations and brands administration (SPEC "Administration: users", "… organizations and brands"). */
 export function registerDirectoryRoutes(app: App, deps: Deps): void {
-  const admin = (request: FastifyRequest, roles: readonly OrganizationRole[]) => adminRequest(deps, request, roles);
+  registerUserRoutes(app, deps);
+  registerOrganizationRoutes(app, deps);
+  registerBrandRoutes(app, deps);
+}
 
+// Each verb asserts the role it needs (src/http/auth.ts); the summaries name it for the OpenAPI reader.
+
+function registerUserRoutes(app: App, deps: Deps): void {
   app.get("/api/admin/users", { schema: { tags: USERS, summary: "Users of the session's organization (admin or owner)", response: { 200: UsersReply, ...errorResponses(401, 403) } } }, async (request) =>
-    listUsers(admin(request, ROLES.adminOrOwner)),
+    listUsers({ ctx: callerCtx(deps, request) }),
   );
 
   app.post(
@@ -49,13 +53,13 @@ export function registerDirectoryRoutes(app: App, deps: Deps): void {
         response: { 200: CreateUserReply, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => ({ success: true, ...(await createUser({ ...admin(request, ROLES.adminOrOwner), input: request.body })) }),
+    async (request) => ({ success: true, ...(await createUser({ ctx: callerCtx(deps, request), input: request.body })) }),
   );
 
   app.get(
     "/api/admin/users/:userId",
     { schema: { tags: USERS, summary: "A user of the session's organization with brandAccess (any role)", params: UserIdParams, response: { 200: UserReply, ...errorResponses(401, 403, 404) } } },
-    async (request) => getUser({ ...admin(request, ROLES.session), input: request.params }),
+    async (request) => getUser({ ctx: callerCtx(deps, request), input: request.params }),
   );
 
   app.put(
@@ -69,7 +73,7 @@ export function registerDirectoryRoutes(app: App, deps: Deps): void {
         response: { 200: UserChangeReply, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => ({ success: true, ...(await updateUserRole({ ...admin(request, ROLES.adminOrOwner), input: { userId: request.params.userId, role: request.body.role } })) }),
+    async (request) => ({ success: true, ...(await updateUserRole({ ctx: callerCtx(deps, request), input: { userId: request.params.userId, role: request.body.role } })) }),
   );
 
   app.delete(
@@ -82,13 +86,16 @@ export function registerDirectoryRoutes(app: App, deps: Deps): void {
         response: { 200: RemoveUserReply, ...errorResponses(401, 403, 404, 409) },
       },
     },
-    async (request) => ({ success: true, ...(await removeUser({ ...admin(request, ROLES.owner), input: request.params })) }),
+    async (request) => ({ success: true, ...(await removeUser({ ctx: callerCtx(deps, request), input: request.params })) }),
   );
 
+}
+
+function registerOrganizationRoutes(app: App, deps: Deps): void {
   app.get(
     "/api/admin/organizations",
     { schema: { tags: TENANTS, summary: "The caller's organizations (owner)", querystring: DeletedQuery, response: { 200: OrganizationsReply, ...errorResponses(400, 401, 403) } } },
-    async (request) => listOrganizations({ ...admin(request, ROLES.owner), input: request.query }),
+    async (request) => listOrganizations({ ctx: callerCtx(deps, request), input: request.query }),
   );
 
   app.post(
@@ -103,7 +110,7 @@ export function registerDirectoryRoutes(app: App, deps: Deps): void {
         response: { 200: CreateOrganizationReply, ...errorResponses(400, 401, 403, 409) },
       },
     },
-    async (request) => ({ success: true, ...(await createOrganization({ ...admin(request, ROLES.owner), input: request.body })) }),
+    async (request) => ({ success: true, ...(await createOrganization({ ctx: callerCtx(deps, request), input: request.body })) }),
   );
 
   app.delete(
@@ -116,15 +123,18 @@ export function registerDirectoryRoutes(app: App, deps: Deps): void {
         response: { 200: OrganizationReply, ...errorResponses(401, 403, 404, 409) },
       },
     },
-    async (request) => ({ success: true, ...(await deleteOrganization({ ...admin(request, ROLES.session), input: { organizationId: request.params.id } })) }),
+    async (request) => ({ success: true, ...(await deleteOrganization({ ctx: callerCtx(deps, request), input: { organizationId: request.params.id } })) }),
   );
 
   app.post(
     "/api/admin/organizations/:id/restore",
     { schema: { tags: TENANTS, summary: "Restore a soft-deleted organization the caller owns", params: IdParams, response: { 200: OrganizationReply, ...errorResponses(401, 403, 404) } } },
-    async (request) => ({ success: true, ...(await restoreOrganization({ ...admin(request, ROLES.session), input: { organizationId: request.params.id } })) }),
+    async (request) => ({ success: true, ...(await restoreOrganization({ ctx: callerCtx(deps, request), input: { organizationId: request.params.id } })) }),
   );
 
+}
+
+function registerBrandRoutes(app: App, deps: Deps): void {
   app.get(
     "/api/admin/brands",
     {
@@ -135,7 +145,7 @@ export function registerDirectoryRoutes(app: App, deps: Deps): void {
         response: { 200: BrandsReply, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => listBrands({ ...admin(request, ROLES.session), input: request.query }),
+    async (request) => listBrands({ ctx: callerCtx(deps, request), input: request.query }),
   );
 
   app.post(
@@ -144,7 +154,7 @@ export function registerDirectoryRoutes(app: App, deps: Deps): void {
       config: { idempotent: true },
       schema: { tags: TENANTS, summary: "Create a brand in the session's organization (admin or owner)", body: CreateTenantBody, response: { 200: BrandReply, ...errorResponses(400, 401, 403, 409) } },
     },
-    async (request) => ({ success: true, ...(await createBrand({ ...admin(request, ROLES.adminOrOwner), input: request.body })) }),
+    async (request) => ({ success: true, ...(await createBrand({ ctx: callerCtx(deps, request), input: request.body })) }),
   );
 
   app.delete(
@@ -157,12 +167,12 @@ export function registerDirectoryRoutes(app: App, deps: Deps): void {
         response: { 200: BrandReply, ...errorResponses(401, 403, 404, 409) },
       },
     },
-    async (request) => ({ success: true, ...(await deleteBrand({ ...admin(request, ROLES.adminOrOwner), input: { brandId: request.params.id } })) }),
+    async (request) => ({ success: true, ...(await deleteBrand({ ctx: callerCtx(deps, request), input: { brandId: request.params.id } })) }),
   );
 
   app.post(
     "/api/admin/brands/:id/restore",
     { schema: { tags: TENANTS, summary: "Restore a soft-deleted brand of the session's organization (admin or owner)", params: IdParams, response: { 200: BrandReply, ...errorResponses(401, 403, 404) } } },
-    async (request) => ({ success: true, ...(await restoreBrand({ ...admin(request, ROLES.adminOrOwner), input: { brandId: request.params.id } })) }),
+    async (request) => ({ success: true, ...(await restoreBrand({ ctx: callerCtx(deps, request), input: { brandId: request.params.id } })) }),
   );
 }

@@ -1,26 +1,24 @@
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
-import { AppError, notFound } from "../lib/errors.js";
+import { assertRole, selectedBrand } from "../http/auth.js";
+import { notFound } from "../lib/errors.js";
 import { randomToken } from "../lib/ids.js";
 import { issueCheckoutLink } from "../checkout/checkout-link.js";
 import { findSalespersonInOrganization } from "../salespeople/store.js";
-import type { AdminScope } from "./access.js";
 
 // The wire schemas live in link-schemas.ts (the web pages import their types from there).
 export { GenerateLinkBody, GenerateLinkReply } from "./link-schemas.js";
 import type { GenerateLinkBody, GenerateLinkReply } from "./link-schemas.js";
-
-export const noBrandSelected = () => new AppError("NO_BRAND", "No brand selected");
 
 /**
  * `POST /api/admin/tools/generate-link`: a checkout token of the session's brand with
  * `salesAttribution` for a salesperson of the organization (another organization's salesperson
  * is not found), one hour of validity, and its short link. Works in live mode too (CONTRACT §22).
  */
-export async function generateSalesLink({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: GenerateLinkBody }): Promise<GenerateLinkReply> {
-  const brandId = scope.brandId;
-  if (!brandId) throw noBrandSelected();
+export async function generateSalesLink({ ctx, input }: { ctx: Ctx; input: GenerateLinkBody }): Promise<GenerateLinkReply> {
+  const scope = assertRole(ctx, "admin");
+  const brandId = selectedBrand(scope);
   const salesperson = await findSalespersonInOrganization(ctx.db, scope.organizationId, input.salespersonId);
   if (!salesperson) throw notFound("Salesperson not found");
   const { orderInfo } = input;

@@ -1,7 +1,7 @@
 import type { Deps } from "../ctx.js";
+import { callerCtx } from "../http/auth.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
-import { adminRequest, ROLES } from "./access.js";
 import { GenerateLinkBody, GenerateLinkReply, generateSalesLink } from "./generate-link.js";
 
 export function registerLinkRoutes(app: App, deps: Deps): void {
@@ -17,7 +17,7 @@ export function registerLinkRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => {
-      return generateSalesLink({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.body });
+      return generateSalesLink({ ctx: callerCtx(deps, request), input: request.body });
     },
   );
 }

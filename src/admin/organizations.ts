@@ -3,10 +3,10 @@ import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
+import { assertRole, type CallerScope } from "../http/auth.js";
 import { brandAccess, brands, DEFAULT_ORGANIZATION_ID, memberships, organizations, sessions } from "../db/schema/index.js";
 import { newId } from "../lib/ids.js";
 import { forbidden, validationError } from "../lib/errors.js";
-import type { AdminScope } from "./access.js";
 import { currentOrganization, defaultTenant, organizationNotFound, slugTaken } from "./directory-errors.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { checkExplicitSlug, firstFreeSlug, slugFromName } from "./slug.js";
@@ -28,7 +28,8 @@ export interface DeletedFilter {
 
 const toView = (row: { id: string; name: string; slug: string; createdAt: Date }): OrganizationView => ({ id: row.id, name: row.name, slug: row.slug, createdAt: row.createdAt.getTime() });
 
-export async function listOrganizations({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: DeletedFilter }) {
+export async function listOrganizations({ ctx, input }: { ctx: Ctx; input: DeletedFilter }) {
+  const scope = assertRole(ctx, "owner");
   const rows = await ctx.db
     .select({ id: organizations.id, name: organizations.name, slug: organizations.slug, createdAt: organizations.createdAt, deletedAt: organizations.deletedAt })
     .from(memberships)
@@ -64,7 +65,8 @@ export async function insertWithSlug(
 }
 
 /** Creates an organization with the caller as owner and a default brand the caller administers. */
-export async function createOrganization({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: { name: string; slug?: string } }) {
+export async function createOrganization({ ctx, input }: { ctx: Ctx; input: { name: string; slug?: string } }) {
+  const scope = assertRole(ctx, "owner");
   const name = input.name.trim();
   if (!name) throw validationError("Missing required fields", "name");
   if (name.length > 200) throw validationError("Name too long", "name");
@@ -89,7 +91,7 @@ export async function createOrganization({ ctx, scope, input }: { ctx: Ctx; scop
 }
 
 /** The caller's organization (locked), live or deleted as asked; 404 without a membership, 403 unless owner. */
-async function ownedOrganization(tx: Db, scope: AdminScope, organizationId: string, deleted: boolean) {
+async function ownedOrganization(tx: Db, scope: CallerScope, organizationId: string, deleted: boolean) {
   const [row] = await tx
     .select({ id: organizations.id, name: organizations.name, slug: organizations.slug, createdAt: organizations.createdAt, role: memberships.role })
     .from(memberships)
@@ -105,7 +107,9 @@ async function ownedOrganization(tx: Db, scope: AdminScope, organizationId: stri
  * Soft-deletes an organization the caller owns. The session's own organization and the platform
  * default are refused (409); every session pointing at the deleted organization ends.
  */
-export async function deleteOrganization({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: { organizationId: string } }) {
+export async function deleteOrganization({ ctx, input }: { ctx: Ctx; input: { organizationId: string } }) {
+  // Any member may ask: ownership of the organization named is what counts (ownedOrganization).
+  const scope = assertRole(ctx, "member");
   return withTransaction(ctx.db, async (tx) => {
     const org = await ownedOrganization(tx, scope, input.organizationId, false);
     if (org.id === scope.organizationId) throw currentOrganization();
@@ -117,7 +121,8 @@ export async function deleteOrganization({ ctx, scope, input }: { ctx: Ctx; scop
   });
 }
 
-export async function restoreOrganization({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: { organizationId: string } }) {
+export async function restoreOrganization({ ctx, input }: { ctx: Ctx; input: { organizationId: string } }) {
+  const scope = assertRole(ctx, "member");
   return withTransaction(ctx.db, async (tx) => {
     const org = await ownedOrganization(tx, scope, input.organizationId, true);
     await tx.update(organizations).set({ deletedAt: null }).where(eq(organizations.id, org.id));

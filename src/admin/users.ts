@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
+import { assertRole } from "../http/auth.js";
 import { withTransaction } from "../db/transaction.js";
 import { brandAccess, brands, memberships, sessions, users, type BrandRole, type OrganizationRole } from "../db/schema/index.js";
 import { missingRequiredFields } from "../identity/errors.js";
@@ -10,12 +11,11 @@ import { isEmail, normalizeEmail } from "../identity/register.js";
 import { findUserByEmail } from "../identity/store.js";
 import { newId } from "../lib/ids.js";
 import { validationError } from "../lib/errors.js";
-import type { AdminScope } from "./access.js";
 import { alreadyMember, brandNotFound, lastOwner, ownerRequired, userNotFound } from "./directory-errors.js";
 import { isUniqueViolation } from "../db/errors.js";
 
 // Users of the session's organization (SPEC "Administration: users"; docs/admin.md "Users").
-// Every query is scoped by scope.organizationId: a user of another organization is a 404.
+// Every query is scoped by the caller's organization: a user of another organization is a 404.
 
 export interface OrgUser {
   id: string;
@@ -30,7 +30,7 @@ export interface BrandAccessView {
   role: BrandRole;
 }
 
-type Args<I = undefined> = { ctx: Ctx; scope: AdminScope } & (I extends undefined ? { input?: undefined } : { input: I });
+type Args<I = undefined> = { ctx: Ctx } & (I extends undefined ? { input?: undefined } : { input: I });
 
 /** Org roles map to the brand role a user gets on the brands granted to them. */
 const brandRoleOf = (role: OrganizationRole): BrandRole => (role === "member" ? "member" : "admin");
@@ -72,7 +72,8 @@ async function lockOwners(tx: Db, organizationId: string): Promise<number> {
   return rows.length;
 }
 
-export async function listUsers({ ctx, scope }: Args): Promise<{ users: OrgUser[]; organizationId: string }> {
+export async function listUsers({ ctx }: Args): Promise<{ users: OrgUser[]; organizationId: string }> {
+  const scope = assertRole(ctx, "admin");
   const rows = await ctx.db
     .select(userColumns)
     .from(memberships)
@@ -82,7 +83,8 @@ export async function listUsers({ ctx, scope }: Args): Promise<{ users: OrgUser[
   return { users: rows.map(toOrgUser), organizationId: scope.organizationId };
 }
 
-export async function getUser({ ctx, scope, input }: Args<{ userId: string }>): Promise<{ user: Omit<OrgUser, "createdAt">; brandAccess: BrandAccessView[] }> {
+export async function getUser({ ctx, input }: Args<{ userId: string }>): Promise<{ user: Omit<OrgUser, "createdAt">; brandAccess: BrandAccessView[] }> {
+  const scope = assertRole(ctx, "member");
   const user = await findOrgUser(ctx.db, scope.organizationId, input.userId);
   if (!user) throw userNotFound();
   return { user: { id: user.id, email: user.email, name: user.name, role: user.role }, brandAccess: await brandAccessIn(ctx.db, scope.organizationId, user.id) };
@@ -101,7 +103,8 @@ export interface CreateUserInput {
  * than they hold: only an owner creates an owner. An email already registered elsewhere gets the
  * membership and keeps its own password and name; one already in this organization is 400.
  */
-export async function createUser({ ctx, scope, input }: Args<CreateUserInput>): Promise<OrgUser & { brandAccess: BrandAccessView[]; existingUser: boolean }> {
+export async function createUser({ ctx, input }: Args<CreateUserInput>): Promise<OrgUser & { brandAccess: BrandAccessView[]; existingUser: boolean }> {
+  const scope = assertRole(ctx, "admin");
   const email = normalizeEmail(input.email);
   const name = input.name.trim();
   if (!email || !name || !input.password) throw missingRequiredFields();
@@ -170,7 +173,8 @@ export async function createUser({ ctx, scope, input }: Args<CreateUserInput>): 
  * Changes a user's role in the session's organization. Only an owner grants or changes the owner
  * role; the last owner stays an owner. Brand access rows of this organization follow the new role.
  */
-export async function updateUserRole({ ctx, scope, input }: Args<{ userId: string; role: OrganizationRole }>): Promise<OrgUser> {
+export async function updateUserRole({ ctx, input }: Args<{ userId: string; role: OrganizationRole }>): Promise<OrgUser> {
+  const scope = assertRole(ctx, "admin");
   return withTransaction(ctx.db, async (tx) => {
     const owners = await lockOwners(tx, scope.organizationId);
     const user = await findOrgUser(tx, scope.organizationId, input.userId, true);
@@ -202,7 +206,8 @@ export async function updateUserRole({ ctx, scope, input }: Args<{ userId: strin
  * Removes a user from the session's organization: membership, brand access to its brands, and at
  * once every session of that user pointing at it. The user's other organizations stay.
  */
-export async function removeUser({ ctx, scope, input }: Args<{ userId: string }>): Promise<OrgUser & { sessionsEnded: number }> {
+export async function removeUser({ ctx, input }: Args<{ userId: string }>): Promise<OrgUser & { sessionsEnded: number }> {
+  const scope = assertRole(ctx, "owner");
   return withTransaction(ctx.db, async (tx) => {
     const owners = await lockOwners(tx, scope.organizationId);
     const user = await findOrgUser(tx, scope.organizationId, input.userId, true);

@@ -1,8 +1,8 @@
 import { and, count, desc, eq, gte, lte, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import type { AdminScope } from "../admin/access.js";
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { auditLogs } from "../db/schema/index.js";
+import { assertRole, type CallerScope } from "../http/auth.js";
 import { AUDIT_PAGE_SIZE_MAX, type AuditLogListReply, type AuditLogQuery } from "./schemas.js";
 
 /**
@@ -10,7 +10,8 @@ import { AUDIT_PAGE_SIZE_MAX, type AuditLogListReply, type AuditLogQuery } from 
  * filter naming another organization gives an empty page, never its records. Newest first; a page
  * past the end is empty with the real totals.
  */
-export async function listAuditLogs({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: AuditLogQuery }): Promise<AuditLogListReply> {
+export async function listAuditLogs({ ctx, input }: { ctx: Ctx; input: AuditLogQuery }): Promise<AuditLogListReply> {
+  const scope = assertRole(ctx, "admin");
   const page = input.page;
   const limit = Math.min(input.limit, AUDIT_PAGE_SIZE_MAX);
   const queries = auditLogQueries(ctx.db, scope, input);
@@ -57,7 +58,7 @@ export async function listAuditLogs({ ctx, scope, input }: { ctx: Ctx; scope: Ad
 export const EXACT_COUNT_LIMIT = 1_000;
 
 /** The listing's statements, unexecuted: the plan test EXPLAINs exactly these. */
-export function auditLogQueries(db: Db, scope: Pick<AdminScope, "organizationId">, input: AuditLogQuery) {
+export function auditLogQueries(db: Db, scope: Pick<CallerScope, "organizationId">, input: AuditLogQuery) {
   const limit = Math.min(input.limit, AUDIT_PAGE_SIZE_MAX);
   const where = and(...conditionsOf(scope, input));
   const matches = db.select({ one: sql`1` }).from(auditLogs).where(where);
@@ -88,8 +89,8 @@ async function estimateRows(db: Db, query: SQLWrapper): Promise<number> {
   return Math.round(plan[0].Plan["Plan Rows"]);
 }
 
-function conditionsOf(scope: Pick<AdminScope, "organizationId">, input: AuditLogQuery): SQL[] {
-  // The tenant condition comes from the session, never from the query (src/admin/access.ts).
+function conditionsOf(scope: Pick<CallerScope, "organizationId">, input: AuditLogQuery): SQL[] {
+  // The tenant condition comes from the caller, never from the query (src/http/auth.ts).
   const conditions: SQL[] = [eq(auditLogs.organizationId, scope.organizationId)];
   if (input.organizationId !== undefined && input.organizationId !== scope.organizationId) conditions.push(sql`false`);
   if (input.brandId !== undefined) conditions.push(eq(auditLogs.brandId, input.brandId));

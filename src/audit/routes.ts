@@ -1,5 +1,5 @@
 import type { Deps } from "../ctx.js";
-import { adminRequest, ROLES } from "../admin/access.js";
+import { callerCtx } from "../http/auth.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { listAuditLogs } from "./list.js";
@@ -17,7 +17,7 @@ export function registerAuditRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => {
-      return listAuditLogs({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.query });
+      return listAuditLogs({ ctx: callerCtx(deps, request), input: request.query });
     },
   );
 }

@@ -1,9 +1,9 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { AdminScope } from "../admin/access.js";
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import { commissions } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
+import { assertRole } from "../http/auth.js";
 import type { CommissionBulkBody, CommissionBulkReply } from "./schemas.js";
 import { transitionCommission, type CommissionAction } from "./transitions.js";
 
@@ -15,7 +15,8 @@ const AUDIT_ACTION = { approve: "commission.approve", cancel: "commission.cancel
  * transition table allows it and is audited with the notes; the others are reported back unchanged.
  * Ids of another brand or organization are reported exactly like unknown ids.
  */
-export async function bulkUpdateCommissions({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: CommissionBulkBody }): Promise<CommissionBulkReply> {
+export async function bulkUpdateCommissions({ ctx, input }: { ctx: Ctx; input: CommissionBulkBody }): Promise<CommissionBulkReply> {
+  const scope = assertRole(ctx, "admin");
   const ids = [...new Set(input.commissionIds)];
   const now = new Date(ctx.clock.now());
   return withTransaction(ctx.db, async (tx) => {

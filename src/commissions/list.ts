@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
-import type { AdminScope } from "../admin/access.js";
 import type { Ctx } from "../ctx.js";
 import { commissions } from "../db/schema/index.js";
+import { assertRole, type CallerScope } from "../http/auth.js";
 import { COMMISSION_STATUSES } from "./transitions.js";
 import { COMMISSION_PAGE_SIZE_MAX, type CommissionListQuery, type CommissionListReply, type CommissionReport, type Totals } from "./schemas.js";
 
@@ -11,7 +11,8 @@ const sumOf = (column: typeof commissions.commissionAmountCents | typeof commiss
  * `GET /api/admin/commissions`: the commissions of the session's brand (and organization), newest
  * first. A session without a brand sees none. `report` totals cover every filtered commission, not the page.
  */
-export async function listCommissions({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: CommissionListQuery }): Promise<CommissionListReply> {
+export async function listCommissions({ ctx, input }: { ctx: Ctx; input: CommissionListQuery }): Promise<CommissionListReply> {
+  const scope = assertRole(ctx, "member");
   const pageSize = Math.min(input.pageSize, COMMISSION_PAGE_SIZE_MAX);
   const where = and(...conditionsOf(scope, input));
   const [{ total }] = await ctx.db.select({ total: count() }).from(commissions).where(where);
@@ -78,8 +79,8 @@ function addTo(sum: Totals, row: Totals): void {
   sum.orderAmount += row.orderAmount;
 }
 
-function conditionsOf(scope: AdminScope, input: CommissionListQuery): SQL[] {
-  // Tenant from the session only (src/admin/access.ts); no brand selected: nothing.
+function conditionsOf(scope: CallerScope, input: CommissionListQuery): SQL[] {
+  // Tenant from the caller only (src/http/auth.ts); no brand selected: nothing.
   const conditions: SQL[] = [eq(commissions.organizationId, scope.organizationId), scope.brandId ? eq(commissions.brandId, scope.brandId) : sql`false`];
   if (input.status !== undefined) conditions.push(eq(commissions.status, input.status));
   if (input.salespersonId !== undefined) conditions.push(eq(commissions.salespersonId, input.salespersonId));

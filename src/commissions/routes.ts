@@ -1,5 +1,5 @@
 import type { Deps } from "../ctx.js";
-import { adminRequest, ROLES } from "../admin/access.js";
+import { callerCtx } from "../http/auth.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { bulkUpdateCommissions } from "./bulk-update.js";
@@ -20,7 +20,7 @@ export function registerCommissionRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => {
-      return listCommissions({ ...adminRequest(deps, request, ROLES.session), input: request.query });
+      return listCommissions({ ctx: callerCtx(deps, request), input: request.query });
     },
   );
 
@@ -35,7 +35,7 @@ export function registerCommissionRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => {
-      return bulkUpdateCommissions({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.body });
+      return bulkUpdateCommissions({ ctx: callerCtx(deps, request), input: request.body });
     },
   );
 }

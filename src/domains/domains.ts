@@ -3,8 +3,7 @@ import type { Config } from "../config/index.js";
 import type { DomainChallenge } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { recordAudit } from "../audit/record.js";
-import { brandOfScope } from "../admin/settings/settings.js";
-import type { AdminScope } from "../admin/access.js";
+import { assertRole, brandOfScope, type CallerScope } from "../http/auth.js";
 import { AppError, notFound } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
 import { checkRecords, createResolver, expectedRecords, instructionsOf, missingRecordsError } from "./dns.js";
@@ -45,10 +44,11 @@ export function domainView(row: DomainRow, hosting: Config["hosting"]): DomainVi
 }
 
 /** Where a change of the session's brand is recorded. */
-const auditScope = (scope: AdminScope, brandId: string) => ({ organizationId: scope.organizationId, brandId });
+const auditScope = (scope: CallerScope, brandId: string) => ({ organizationId: scope.organizationId, brandId });
 
 /** GET /api/admin/domains */
-export async function listDomains({ ctx, scope }: { ctx: Ctx; scope: AdminScope }): Promise<DomainsReply> {
+export async function listDomains({ ctx }: { ctx: Ctx }): Promise<DomainsReply> {
+  const scope = assertRole(ctx, "member");
   const brandId = await brandOfScope(ctx.db, scope);
   requireHosting(ctx.config, { domains: [], configured: false });
   const rows = await listBrandDomains(ctx.db, brandId);
@@ -56,7 +56,8 @@ export async function listDomains({ ctx, scope }: { ctx: Ctx; scope: AdminScope 
 }
 
 /** POST /api/admin/domains: adds the domain to the platform's project, then stores it for the brand. */
-export async function addDomain({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: AddDomainBody }): Promise<{ success: true; domain: DomainView }> {
+export async function addDomain({ ctx, input }: { ctx: Ctx; input: AddDomainBody }): Promise<{ success: true; domain: DomainView }> {
+  const scope = assertRole(ctx, "admin");
   const brandId = await brandOfScope(ctx.db, scope);
   const hosting = requireHosting(ctx.config);
   const name = parseDomainName(input.domain);
@@ -104,7 +105,8 @@ async function brandDomain(ctx: Ctx, brandId: string, domain: unknown): Promise<
 }
 
 /** DELETE /api/admin/domains?domain=: removes it from the platform, then from the brand. */
-export async function removeDomain({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: { domain?: string } }): Promise<{ success: true }> {
+export async function removeDomain({ ctx, input }: { ctx: Ctx; input: { domain?: string } }): Promise<{ success: true }> {
+  const scope = assertRole(ctx, "admin");
   const brandId = await brandOfScope(ctx.db, scope);
   const hosting = requireHosting(ctx.config);
   const row = await brandDomain(ctx, brandId, input.domain);
@@ -118,7 +120,8 @@ export async function removeDomain({ ctx, scope, input }: { ctx: Ctx; scope: Adm
 }
 
 /** PUT /api/admin/domains: `verify` or `setPrimary`. */
-export async function updateDomainAction({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: UpdateDomainBody }): Promise<VerifyReply | { success: true }> {
+export async function updateDomainAction({ ctx, input }: { ctx: Ctx; input: UpdateDomainBody }): Promise<VerifyReply | { success: true }> {
+  const scope = assertRole(ctx, "admin");
   const brandId = await brandOfScope(ctx.db, scope);
   const hosting = requireHosting(ctx.config);
   const row = await brandDomain(ctx, brandId, input.domain);
@@ -126,7 +129,7 @@ export async function updateDomainAction({ ctx, scope, input }: { ctx: Ctx; scop
   return verifyDomain(ctx, scope, brandId, row, hosting);
 }
 
-async function setPrimary(ctx: Ctx, scope: AdminScope, brandId: string, row: DomainRow, primary: boolean): Promise<{ success: true }> {
+async function setPrimary(ctx: Ctx, scope: CallerScope, brandId: string, row: DomainRow, primary: boolean): Promise<{ success: true }> {
   await withTransaction(ctx.db, async (tx) => {
     if (primary) await clearOtherPrimaries(tx, brandId, row.id);
     await updateDomain(tx, row.id, { primary });
@@ -139,7 +142,7 @@ async function setPrimary(ctx: Ctx, scope: AdminScope, brandId: string, row: Dom
  * Verify: our own DNS lookups first, so the answer names the missing record; then the platform's
  * ownership check and its view of the DNS. Verified only when all hold (CONTRACT item 33).
  */
-async function verifyDomain(ctx: Ctx, scope: AdminScope, brandId: string, row: DomainRow, hosting: HostingClient): Promise<VerifyReply> {
+async function verifyDomain(ctx: Ctx, scope: CallerScope, brandId: string, row: DomainRow, hosting: HostingClient): Promise<VerifyReply> {
   const hostingConfig = ctx.config.hosting;
   if (row.verified) {
     const config = await hosting.getConfig(row.domain);

@@ -1,7 +1,7 @@
 import type { Deps } from "../ctx.js";
+import { callerCtx } from "../http/auth.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
-import { adminRequest, ROLES } from "../admin/access.js";
 import { addDomain, listDomains, removeDomain, updateDomainAction } from "./domains.js";
 import { AddDomainBody, AddDomainReply, DomainExistsReply, DomainQuery, DomainsReply, SuccessReply, UpdateDomainBody, UpdateDomainReply } from "./schemas.js";
 
@@ -12,7 +12,7 @@ export function registerDomainRoutes(app: App, deps: Deps): void {
   app.get(
     "/api/admin/domains",
     { schema: { tags, summary: "The brand's custom domains (400 with success: false and domains: [] when the hosting platform is not configured)", response: { 200: DomainsReply, ...errorResponses(400, 401, 403) } } },
-    async (request) => listDomains(adminRequest(deps, request, ROLES.session)),
+    async (request) => listDomains({ ctx: callerCtx(deps, request) }),
   );
 
   app.post(
@@ -26,13 +26,13 @@ export function registerDomainRoutes(app: App, deps: Deps): void {
         response: { 200: AddDomainReply, 409: DomainExistsReply, ...errorResponses(400, 401, 403, 502) },
       },
     },
-    async (request) => addDomain({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.body }),
+    async (request) => addDomain({ ctx: callerCtx(deps, request), input: request.body }),
   );
 
   app.delete(
     "/api/admin/domains",
     { schema: { tags, summary: "Remove a custom domain (from the hosting platform too)", querystring: DomainQuery, response: { 200: SuccessReply, ...errorResponses(400, 401, 403, 404, 502) } } },
-    async (request) => removeDomain({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.query }),
+    async (request) => removeDomain({ ctx: callerCtx(deps, request), input: request.query }),
   );
 
   app.put(
@@ -45,6 +45,6 @@ export function registerDomainRoutes(app: App, deps: Deps): void {
         response: { 200: UpdateDomainReply, ...errorResponses(400, 401, 403, 404, 502) },
       },
     },
-    async (request) => updateDomainAction({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.body }),
+    async (request) => updateDomainAction({ ctx: callerCtx(deps, request), input: request.body }),
   );
 }

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from "fastify";
 import type { Actor, Ctx, Deps } from "../ctx.js";
 
-const ANONYMOUS: Actor = { type: "anonymous" };
+/** The actor of a request that proves nobody (src/http/auth.ts resolves the others). */
+export const ANONYMOUS: Actor = { type: "anonymous" };
 
 /** The verb context for one request. */
 export function ctxOf(deps: Deps, request: FastifyRequest, actor: Actor = ANONYMOUS): Ctx {

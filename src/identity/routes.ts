@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Config } from "../config/index.js";
 import { Type } from "typebox";
 import type { Deps } from "../ctx.js";
+import { actorOfSession, requireSession } from "../http/auth.js";
 import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
@@ -25,7 +27,6 @@ import {
   TwoFactorSetupReply,
   TwoFactorVerifyBody,
 } from "./schemas.js";
-import { actorOfSession, requireSession } from "./session-hook.js";
 import { pendingCookieOptions, sessionCookieOptions, type LoginOutcome } from "./sessions.js";
 import { finishSocialSignIn, SOCIAL_PROVIDERS, startSocialSignIn } from "./social.js";
 import { describeSession, logout, switchBrand, switchOrganization } from "./tenant.js";
@@ -44,19 +45,31 @@ export function registerIdentityRoutes(app: App, deps: Deps): void {
   const mail = { kick: () => app.jobs.trigger("mail") };
   const throttle = deps.redis ? new RedisLoginThrottle(deps.redis, deps.log) : null;
 
-  const setSession = (reply: FastifyReply, outcome: LoginOutcome) => {
-    if (outcome.kind === "session") {
-      reply.setCookie(SESSION_COOKIE, outcome.sessionId, sessionCookieOptions(config));
-      reply.clearCookie(PENDING_LOGIN_COOKIE, { path: "/" });
-    } else {
-      reply.setCookie(PENDING_LOGIN_COOKIE, outcome.pendingId, pendingCookieOptions(config));
-    }
-  };
-  const sessionCtx = (request: FastifyRequest, extra?: Record<string, unknown>) => {
-    const session = requireSession(request, extra);
-    return { session, ctx: ctxOf(deps, request, actorOfSession(session)) };
-  };
+  registerLoginRoutes(app, deps, throttle);
+  registerSessionRoutes(app, deps);
+  registerTwoFactorRoutes(app, deps);
+  registerMagicLinkRoutes(app, deps, mail);
+  registerSocialRoutes(app, deps);
+}
 
+/** Sets the session cookie of a finished login, or the pending-login cookie of one that needs its 2FA code. */
+function setSession(reply: FastifyReply, config: Config, outcome: LoginOutcome): void {
+  if (outcome.kind === "session") {
+    reply.setCookie(SESSION_COOKIE, outcome.sessionId, sessionCookieOptions(config));
+    reply.clearCookie(PENDING_LOGIN_COOKIE, { path: "/" });
+  } else {
+    reply.setCookie(PENDING_LOGIN_COOKIE, outcome.pendingId, pendingCookieOptions(config));
+  }
+}
+
+/** The session (401 without one) and the verb context acting as its user. */
+function sessionRequest(deps: Deps, request: FastifyRequest, extra?: Record<string, unknown>) {
+  const session = requireSession(request, extra);
+  return { session, ctx: ctxOf(deps, request, actorOfSession(session)) };
+}
+
+/** Registration and password login. */
+function registerLoginRoutes(app: App, deps: Deps, throttle: RedisLoginThrottle | null): void {
   app.post(
     "/api/auth/register",
     {
@@ -67,7 +80,7 @@ export function registerIdentityRoutes(app: App, deps: Deps): void {
     },
     async (request, reply) => {
       const session = await registerUser({ ctx: ctxOf(deps, request), input: request.body });
-      setSession(reply, session);
+      setSession(reply, deps.config, session);
       return { success: true };
     },
   );
@@ -80,27 +93,26 @@ export function registerIdentityRoutes(app: App, deps: Deps): void {
     },
     async (request, reply) => {
       const outcome = await loginWithPassword({ ctx: ctxOf(deps, request), input: request.body, throttle });
-      setSession(reply, outcome);
+      setSession(reply, deps.config, outcome);
       if (outcome.kind === "pending") return { success: true, requires2FA: true, userId: outcome.userId };
       return { success: true, session: { userId: outcome.userId, email: outcome.email, name: outcome.name, role: outcome.role } };
     },
   );
+}
 
+/** The current session: its state, logout, and switching organization or brand. */
+function registerSessionRoutes(app: App, deps: Deps): void {
   app.get(
     "/api/admin/auth",
     { schema: { tags: ADMIN_AUTH, summary: "The current session, organizations and brands", response: { 200: AuthStateReply, ...errorResponses(401) } } },
-    async (request) => {
-      const { ctx, session } = sessionCtx(request, { authenticated: false });
-      return describeSession({ ctx, session });
-    },
+    async (request) => describeSession(sessionRequest(deps, request, { authenticated: false })),
   );
 
   app.delete(
     "/api/admin/auth",
     { schema: { tags: ADMIN_AUTH, summary: "Log out", response: { 200: SuccessReply, ...errorResponses(401, 403) } } },
     async (request, reply) => {
-      const { ctx, session } = sessionCtx(request);
-      await logout({ ctx, session });
+      await logout(sessionRequest(deps, request));
       reply.clearCookie(SESSION_COOKIE, { path: "/" });
       return { success: true };
     },
@@ -110,9 +122,8 @@ export function registerIdentityRoutes(app: App, deps: Deps): void {
     "/api/admin/auth/switch-org",
     { schema: { tags: ADMIN_AUTH, summary: "Switch to another organization of the user (new session id)", body: SwitchOrgBody, response: { 200: SwitchReply, ...errorResponses(400, 401, 403) } } },
     async (request, reply) => {
-      const { ctx, session } = sessionCtx(request);
-      const issued = await switchOrganization({ ctx, session, organizationId: request.body.organizationId });
-      setSession(reply, issued);
+      const issued = await switchOrganization({ ...sessionRequest(deps, request), organizationId: request.body.organizationId });
+      setSession(reply, deps.config, issued);
       return { success: true, organizationId: issued.organizationId, brandId: issued.brandId };
     },
   );
@@ -121,29 +132,27 @@ export function registerIdentityRoutes(app: App, deps: Deps): void {
     "/api/admin/auth/switch-brand",
     { schema: { tags: ADMIN_AUTH, summary: "Switch to another brand of the current organization (new session id)", body: SwitchBrandBody, response: { 200: SwitchReply, ...errorResponses(400, 401, 403) } } },
     async (request, reply) => {
-      const { ctx, session } = sessionCtx(request);
-      const issued = await switchBrand({ ctx, session, brandId: request.body.brandId });
-      setSession(reply, issued);
+      const issued = await switchBrand({ ...sessionRequest(deps, request), brandId: request.body.brandId });
+      setSession(reply, deps.config, issued);
       return { success: true, organizationId: issued.organizationId, brandId: issued.brandId };
     },
   );
+}
 
+/** TOTP: setup and confirm with a session, verify to finish a pending login. */
+function registerTwoFactorRoutes(app: App, deps: Deps): void {
   app.get(
     "/api/auth/2fa/setup",
     { schema: { tags: AUTH, summary: "Start TOTP setup: secret and otpauth_url (or enabled: true)", response: { 200: TwoFactorSetupReply, ...errorResponses(401) } } },
-    async (request) => {
-      const { ctx, session } = sessionCtx(request);
-      return setupTwoFactor({ ctx, session });
-    },
+    async (request) => setupTwoFactor(sessionRequest(deps, request)),
   );
 
   app.post(
     "/api/auth/2fa/confirm",
     { schema: { tags: AUTH, summary: "Enable TOTP with a valid code (new session id)", body: TwoFactorConfirmBody, response: { 200: SuccessReply, ...errorResponses(400, 401, 403) } } },
     async (request, reply) => {
-      const { ctx, session } = sessionCtx(request);
-      const issued = await confirmTwoFactor({ ctx, session, input: request.body });
-      setSession(reply, issued);
+      const issued = await confirmTwoFactor({ ...sessionRequest(deps, request), input: request.body });
+      setSession(reply, deps.config, issued);
       return { success: true };
     },
   );
@@ -156,11 +165,13 @@ export function registerIdentityRoutes(app: App, deps: Deps): void {
     },
     async (request, reply) => {
       const issued = await verifyTwoFactor({ ctx: ctxOf(deps, request), pendingId: request.cookies[PENDING_LOGIN_COOKIE], input: request.body ?? {} });
-      setSession(reply, issued);
+      setSession(reply, deps.config, issued);
       return { success: true };
     },
   );
+}
 
+function registerMagicLinkRoutes(app: App, deps: Deps, mail: MailSender): void {
   app.post(
     "/api/auth/magic-link",
     { schema: { tags: AUTH, summary: "Mail a sign-in link (same answer for unknown emails)", body: MagicLinkBody, response: { 200: MagicLinkReply, ...errorResponses(400) } } },
@@ -185,12 +196,15 @@ export function registerIdentityRoutes(app: App, deps: Deps): void {
     async (request, reply) => {
       const result = await verifyMagicLink({ ctx: ctxOf(deps, request), token: request.query.token });
       if (!result.ok) return reply.redirect(`/login?error=${result.error}`, 302);
-      setSession(reply, result.outcome);
+      setSession(reply, deps.config, result.outcome);
       return reply.redirect(result.outcome.kind === "session" ? "/admin" : pendingLoginLocation(result.outcome.userId), 302);
     },
   );
   app.head("/api/auth/magic-link/verify", { schema: { hide: true } }, async (_request, reply) => reply.code(200).header("cache-control", "no-store").send());
+}
 
+function registerSocialRoutes(app: App, deps: Deps): void {
+  const { config } = deps;
   app.get(
     "/api/auth/social-providers",
     { schema: { tags: AUTH, summary: "Which social sign-in providers are configured (for the login page's buttons; not in SPEC)", response: { 200: SocialProvidersReply } } },
@@ -217,7 +231,7 @@ export function registerIdentityRoutes(app: App, deps: Deps): void {
         const result = await finishSocialSignIn({ ctx: ctxOf(deps, request), provider, query, stateCookie: request.cookies[SOCIAL_STATE_COOKIE] });
         reply.clearCookie(SOCIAL_STATE_COOKIE, { path: "/api/auth" });
         if (!result.ok) return reply.redirect(`/login?error=${result.error}`, 302);
-        setSession(reply, result.outcome);
+        setSession(reply, deps.config, result.outcome);
         return reply.redirect(result.outcome.kind === "session" ? "/admin" : pendingLoginLocation(result.outcome.userId), 302);
       },
     );

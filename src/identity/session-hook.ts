@@ -1,8 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Actor, Deps } from "../ctx.js";
-import { AppError } from "../lib/errors.js";
+import type { Deps } from "../ctx.js";
 import { sha256 } from "../lib/crypto.js";
-import { unauthorizedSession } from "./errors.js";
 import { LAST_SEEN_GRANULARITY_MS, SESSION_COOKIE } from "./policy.js";
 import { deleteSession, findSession, touchSession, type SessionView } from "./store.js";
 
@@ -60,21 +58,4 @@ export function registerSessionResolution(app: FastifyInstance, deps: Deps): voi
     request.adminSession = session;
     request.rateLimitSubject = { key: idHash, authenticated: true };
   });
-}
-
-/** The session of a request that needs one; 401 `Unauthorized` otherwise (SPEC "Session cookie" 2). */
-export function requireSession(request: FastifyRequest, extra?: Record<string, unknown>): SessionView {
-  if (!request.adminSession) throw extra ? new AppError("UNAUTHORIZED", "Unauthorized", undefined, extra) : unauthorizedSession();
-  return request.adminSession;
-}
-
-/** The verb actor for a request with a session. */
-export function actorOfSession(session: SessionView): Actor {
-  return {
-    type: "user",
-    id: session.userId,
-    organizationId: session.organizationId ?? undefined,
-    brandId: session.brandId ?? undefined,
-    role: session.role ?? undefined,
-  };
 }

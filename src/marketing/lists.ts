@@ -3,9 +3,8 @@ import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { listMappings } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
+import { assertRole, brandOfScope, type CallerScope } from "../http/auth.js";
 import { recordAudit } from "../audit/record.js";
-import type { AdminScope } from "../admin/access.js";
-import { brandOfScope } from "../admin/settings/settings.js";
 import { AppError } from "../lib/errors.js";
 import { PROVIDER_SETTINGS } from "../providers/catalog.js";
 import { findProviderSettings, readableValuesOf } from "../providers/settings-store.js";
@@ -17,7 +16,7 @@ const MAX_MAPPINGS = 1000;
 const MAX_NAME = 200;
 
 /** SPEC rule 4: the session's live brand, else 400 `No brand context`. */
-async function brandOf(ctx: Ctx, scope: AdminScope): Promise<string> {
+async function brandOf(ctx: Ctx, scope: CallerScope): Promise<string> {
   try {
     return await brandOfScope(ctx.db, scope);
   } catch (error) {
@@ -44,7 +43,8 @@ async function credentialsOf(ctx: Ctx, brandId: string, source: ListSource): Pro
 }
 
 /** GET /api/admin/<source>/lists: the integration's lists with the brand's display names. */
-export async function getLists({ ctx, scope, source }: { ctx: Ctx; scope: AdminScope; source: ListSource }): Promise<ListsReply> {
+export async function getLists({ ctx, source }: { ctx: Ctx; source: ListSource }): Promise<ListsReply> {
+  const scope = assertRole(ctx, "member");
   const brandId = await brandOf(ctx, scope);
   const credentials = await credentialsOf(ctx, brandId, source);
   if ("missing" in credentials) {
@@ -84,7 +84,8 @@ function mappingsOf(input: unknown): [string, string][] {
  * PUT /api/admin/<source>/lists: stores the display names; an empty one removes the custom name
  * (SPEC rule 2). `updated` counts rows that changed: added, renamed or removed.
  */
-export async function updateMappings({ ctx, scope, source, input }: { ctx: Ctx; scope: AdminScope; source: ListSource; input: { mappings?: unknown } }): Promise<UpdateMappingsReply> {
+export async function updateMappings({ ctx, source, input }: { ctx: Ctx; source: ListSource; input: { mappings?: unknown } }): Promise<UpdateMappingsReply> {
+  const scope = assertRole(ctx, "admin");
   const brandId = await brandOf(ctx, scope);
   const entries = mappingsOf(input.mappings);
   const now = new Date(ctx.clock.now());

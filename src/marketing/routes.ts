@@ -1,7 +1,7 @@
 import type { Deps } from "../ctx.js";
+import { callerCtx } from "../http/auth.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
-import { adminRequest, ROLES } from "../admin/access.js";
 import { getLists, updateMappings } from "./lists.js";
 import { ListsReply, UpdateMappingsBody, UpdateMappingsReply } from "./schemas.js";
 import { LIST_SOURCES } from "./sources.js";
@@ -20,7 +20,7 @@ export function registerMarketingRoutes(app: App, deps: Deps): void {
           response: { 200: ListsReply, ...errorResponses(400, 401, 403, 500) },
         },
       },
-      async (request) => getLists({ ...adminRequest(deps, request, ROLES.session), source }),
+      async (request) => getLists({ ctx: callerCtx(deps, request), source }),
     );
 
     app.put(
@@ -29,7 +29,7 @@ export function registerMarketingRoutes(app: App, deps: Deps): void {
         config: { missingFields: { fields: ["mappings"], message: "Invalid mappings" } },
         schema: { tags, summary: `Set display names of ${source} lists (admin or owner)`, body: UpdateMappingsBody, response: { 200: UpdateMappingsReply, ...errorResponses(400, 401, 403) } },
       },
-      async (request) => updateMappings({ ...adminRequest(deps, request, ROLES.adminOrOwner), source, input: request.body }),
+      async (request) => updateMappings({ ctx: callerCtx(deps, request), source, input: request.body }),
     );
   }
 }

@@ -1,7 +1,7 @@
-import type { AdminScope } from "../admin/access.js";
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
+import { assertRole } from "../http/auth.js";
 import { emailAlreadyExists } from "../identity/errors.js";
 import { checkPasswordPolicy, hashPassword } from "../identity/password.js";
 import { normalizeEmail } from "../identity/register.js";
@@ -13,7 +13,8 @@ import { insertSalesperson, listSalespeopleOf } from "./store.js";
  * `POST /api/admin/salespeople` (CONTRACT §12): an account in the session's organization (and its
  * brand), password under the rules of CONTRACT §23, hashed with argon2id like users' passwords.
  */
-export async function createSalesperson({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: CreateSalespersonBody }): Promise<{ success: true; salesperson: SalespersonSummary }> {
+export async function createSalesperson({ ctx, input }: { ctx: Ctx; input: CreateSalespersonBody }): Promise<{ success: true; salesperson: SalespersonSummary }> {
+  const scope = assertRole(ctx, "admin");
   checkPasswordPolicy(input.password);
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
@@ -45,7 +46,8 @@ export async function createSalesperson({ ctx, scope, input }: { ctx: Ctx; scope
 }
 
 /** `GET /api/admin/salespeople`: the organization's salespeople, oldest first. */
-export async function listSalespeople({ ctx, scope }: { ctx: Ctx; scope: AdminScope }): Promise<ListSalespeopleReply> {
+export async function listSalespeople({ ctx }: { ctx: Ctx }): Promise<ListSalespeopleReply> {
+  const scope = assertRole(ctx, "admin");
   const rows = await listSalespeopleOf(ctx.db, scope.organizationId);
   return {
     organizationId: scope.organizationId,

@@ -1,5 +1,5 @@
 import type { Deps } from "../ctx.js";
-import { adminRequest, ROLES } from "../admin/access.js";
+import { callerCtx } from "../http/auth.js";
 import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
@@ -31,7 +31,7 @@ export function registerSalespeopleRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => {
-      return createSalesperson({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.body });
+      return createSalesperson({ ctx: callerCtx(deps, request), input: request.body });
     },
   );
 
@@ -39,7 +39,7 @@ export function registerSalespeopleRoutes(app: App, deps: Deps): void {
     "/api/admin/salespeople",
     { schema: { tags: ADMIN_TAGS, summary: "The organization's salespeople (admin or owner)", response: { 200: ListSalespeopleReply, ...errorResponses(401, 403) } } },
     async (request) => {
-      return listSalespeople(adminRequest(deps, request, ROLES.adminOrOwner));
+      return listSalespeople({ ctx: callerCtx(deps, request) });
     },
   );
 

@@ -1,9 +1,9 @@
 import { and, asc, count, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
-import type { AdminScope } from "../admin/access.js";
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
+import { assertRole, selectedBrand, type CallerScope } from "../http/auth.js";
 import { encrypt } from "../lib/crypto.js";
 import { AppError, notFound } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
@@ -24,16 +24,12 @@ import { checkWebhookUrl, UrlRefused } from "./url-guard.js";
 import type { ClaimedRow } from "./store.js";
 import { CLAIM_LEASE_MS, isReservedHeader, type WebhookWorker } from "./worker.js";
 
-type Verb<I> = { ctx: Ctx; scope: AdminScope; input: I };
+type Verb<I> = { ctx: Ctx; input: I };
 type SendVerb<I> = Verb<I> & { worker: WebhookWorker };
 
-/** Endpoints are per brand: a session without a selected brand gets 400 `No brand selected` (docs/webhooks.md). */
-function brandOf(scope: AdminScope): string {
-  if (!scope.brandId) throw new AppError("NO_BRAND", "No brand selected");
-  return scope.brandId;
-}
+// Endpoints are per brand: a caller without a selected brand gets 400 `No brand selected` (docs/webhooks.md).
 
-const scoped = (scope: AdminScope, brandId: string) =>
+const scoped = (scope: CallerScope, brandId: string) =>
   and(eq(webhookEndpoints.organizationId, scope.organizationId), eq(webhookEndpoints.brandId, brandId), isNull(webhookEndpoints.deletedAt));
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -59,8 +55,9 @@ function viewOf(row: EndpointRow, counts: Counts | undefined): EndpointView {
 }
 
 /** `GET /api/admin/webhooks`: the brand's endpoints (secrets masked), delivery stats, the seven events. */
-export async function listEndpoints({ ctx, scope }: Omit<Verb<unknown>, "input">): Promise<EndpointsReply> {
-  const brandId = brandOf(scope);
+export async function listEndpoints({ ctx }: Omit<Verb<unknown>, "input">): Promise<EndpointsReply> {
+  const scope = assertRole(ctx, "member");
+  const brandId = selectedBrand(scope);
   const rows = await ctx.db.select().from(webhookEndpoints).where(scoped(scope, brandId)).orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
   const byEndpoint = new Map<string, Counts>();
   if (rows.length > 0) {
@@ -81,8 +78,9 @@ export async function listEndpoints({ ctx, scope }: Omit<Verb<unknown>, "input">
 }
 
 /** `POST /api/admin/webhooks` (admin or owner): checks the URL (SSRF guard) and the secret, stores the secret sealed. */
-export async function createEndpoint({ ctx, scope, input }: Verb<CreateEndpointBody>): Promise<EndpointView & { secret: string }> {
-  const brandId = brandOf(scope);
+export async function createEndpoint({ ctx, input }: Verb<CreateEndpointBody>): Promise<EndpointView & { secret: string }> {
+  const scope = assertRole(ctx, "admin");
+  const brandId = selectedBrand(scope);
   let url: URL;
   try {
     url = await checkWebhookUrl(input.url, ctx.config.allowPrivateWebhookUrls);
@@ -129,15 +127,16 @@ export async function createEndpoint({ ctx, scope, input }: Verb<CreateEndpointB
   return { ...viewOf(created, undefined), secret };
 }
 
-async function endpointInScope(ctx: Ctx, scope: AdminScope, id: string): Promise<EndpointRow> {
-  const brandId = brandOf(scope);
+async function endpointInScope(ctx: Ctx, scope: CallerScope, id: string): Promise<EndpointRow> {
+  const brandId = selectedBrand(scope);
   const [row] = await ctx.db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), scoped(scope, brandId)));
   if (!row) throw notFound("Webhook endpoint not found");
   return row;
 }
 
 /** `DELETE /api/admin/webhooks/<id>`: soft delete (its delivery history stays); pending deliveries end as failed. */
-export async function deleteEndpoint({ ctx, scope, input }: Verb<{ id: string }>): Promise<{ id: string }> {
+export async function deleteEndpoint({ ctx, input }: Verb<{ id: string }>): Promise<{ id: string }> {
+  const scope = assertRole(ctx, "admin");
   const endpoint = await endpointInScope(ctx, scope, input.id);
   const now = new Date(ctx.clock.now());
   await withTransaction(ctx.db, async (tx) => {
@@ -163,7 +162,8 @@ export async function deleteEndpoint({ ctx, scope, input }: Verb<{ id: string }>
  * `POST /api/admin/webhooks/<id>/test`: sends a signed `webhook.test` payload now, through the same
  * path as real events (guard, signature, custom headers), and answers with the recorded attempt.
  */
-export async function testEndpoint({ ctx, scope, input, worker }: SendVerb<{ id: string }>): Promise<SendReply> {
+export async function testEndpoint({ ctx, input, worker }: SendVerb<{ id: string }>): Promise<SendReply> {
+  const scope = assertRole(ctx, "admin");
   const endpoint = await endpointInScope(ctx, scope, input.id);
   const now = ctx.clock.now();
   const eventId = newId("evt");
@@ -192,7 +192,8 @@ export async function testEndpoint({ ctx, scope, input, worker }: SendVerb<{ id:
 }
 
 /** `GET /api/admin/webhooks/<id>/deliveries`: newest first, each with its attempts. */
-export async function listDeliveries({ ctx, scope, input }: Verb<{ id: string; query: DeliveriesQuery }>): Promise<DeliveriesReply> {
+export async function listDeliveries({ ctx, input }: Verb<{ id: string; query: DeliveriesQuery }>): Promise<DeliveriesReply> {
+  const scope = assertRole(ctx, "member");
   const endpoint = await endpointInScope(ctx, scope, input.id);
   const limit = Math.min(input.query.limit, DELIVERIES_PAGE_SIZE_MAX);
   const page = input.query.page;
@@ -217,8 +218,9 @@ export async function listDeliveries({ ctx, scope, input }: Verb<{ id: string; q
  * `POST /api/admin/webhooks/deliveries/<deliveryId>/resend`: sends a finished (failed or succeeded)
  * delivery again now, with the same webhook-id; a failure puts it back on the retry schedule.
  */
-export async function resendDelivery({ ctx, scope, input, worker }: SendVerb<{ deliveryId: string }>): Promise<SendReply> {
-  const brandId = brandOf(scope);
+export async function resendDelivery({ ctx, input, worker }: SendVerb<{ deliveryId: string }>): Promise<SendReply> {
+  const scope = assertRole(ctx, "admin");
+  const brandId = selectedBrand(scope);
   const [found] = await ctx.db
     .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints })
     .from(webhookDeliveries)

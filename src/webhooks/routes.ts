@@ -1,8 +1,5 @@
-import type { FastifyRequest } from "fastify";
-import { requireAdmin, ROLES } from "../admin/access.js";
 import type { Deps } from "../ctx.js";
-import type { OrganizationRole } from "../db/schema/index.js";
-import { ctxOf } from "../http/ctx.js";
+import { callerCtx } from "../http/auth.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, testEndpoint } from "./endpoints.js";
@@ -23,15 +20,10 @@ const TAGS = ["Administration: webhook endpoints"];
 
 /** SPEC "Administration: webhook endpoints", plus the deliveries listing and resend (docs/webhooks.md). */
 export function registerWebhookRoutes(app: App, deps: Deps, worker: WebhookWorker): void {
-  const admin = (request: FastifyRequest, roles: readonly OrganizationRole[]) => {
-    const scope = requireAdmin(request, roles);
-    return { scope, ctx: ctxOf(deps, request, scope.actor) };
-  };
-
   app.get(
     "/api/admin/webhooks",
     { schema: { tags: TAGS, summary: "The brand's endpoints (secrets masked), delivery stats and availableEvents (any role)", response: { 200: EndpointsReply, ...errorResponses(400, 401, 403) } } },
-    async (request) => listEndpoints(admin(request, ROLES.session)),
+    async (request) => listEndpoints({ ctx: callerCtx(deps, request) }),
   );
 
   app.post(
@@ -45,7 +37,7 @@ export function registerWebhookRoutes(app: App, deps: Deps, worker: WebhookWorke
         response: { 200: CreateEndpointReply, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => ({ success: true as const, ...(await createEndpoint({ ...admin(request, ROLES.adminOrOwner), input: request.body })) }),
+    async (request) => ({ success: true as const, ...(await createEndpoint({ ctx: callerCtx(deps, request), input: request.body })) }),
   );
 
   app.post(
@@ -58,13 +50,13 @@ export function registerWebhookRoutes(app: App, deps: Deps, worker: WebhookWorke
         response: { 200: SendReply, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => testEndpoint({ ...admin(request, ROLES.adminOrOwner), input: request.params, worker }),
+    async (request) => testEndpoint({ ctx: callerCtx(deps, request), input: request.params, worker }),
   );
 
   app.delete(
     "/api/admin/webhooks/:id",
     { schema: { tags: TAGS, summary: "Delete an endpoint (admin or owner)", params: EndpointIdParams, response: { 200: DeleteEndpointReply, ...errorResponses(400, 401, 403, 404) } } },
-    async (request) => ({ success: true as const, ...(await deleteEndpoint({ ...admin(request, ROLES.adminOrOwner), input: request.params })) }),
+    async (request) => ({ success: true as const, ...(await deleteEndpoint({ ctx: callerCtx(deps, request), input: request.params })) }),
   );
 
   app.get(
@@ -78,7 +70,7 @@ export function registerWebhookRoutes(app: App, deps: Deps, worker: WebhookWorke
         response: { 200: DeliveriesReply, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => listDeliveries({ ...admin(request, ROLES.session), input: { id: request.params.id, query: request.query } }),
+    async (request) => listDeliveries({ ctx: callerCtx(deps, request), input: { id: request.params.id, query: request.query } }),
   );
 
   app.post(
@@ -91,6 +83,6 @@ export function registerWebhookRoutes(app: App, deps: Deps, worker: WebhookWorke
         response: { 200: SendReply, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => resendDelivery({ ...admin(request, ROLES.adminOrOwner), input: request.params, worker }),
+    async (request) => resendDelivery({ ctx: callerCtx(deps, request), input: request.params, worker }),
   );
 }

@@ -2,18 +2,18 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import type { Ctx } from "../../ctx.js";
 import { brands, orderLineItems, orders } from "../../db/schema/index.js";
 import { withTransaction } from "../../db/transaction.js";
+import { assertRole, brandOfScope } from "../../http/auth.js";
 import { recordAudit } from "../../audit/record.js";
 import { recordOrderInCrm } from "../../checkout/record-in-crm.js";
 import { crmFailed } from "../../checkout/errors.js";
 import { AppError, notFound, validationError } from "../../lib/errors.js";
 import { isCrmProvider } from "../../providers/catalog.js";
 import { CRM_PROVIDERS, ProviderError, type AddressInput, type CrmProviderType } from "../../providers/types.js";
-import type { AdminScope } from "../access.js";
-import { brandOfScope } from "../settings/settings.js";
 import type { CrmRetryBody, CrmRetryReply, TestCrmBody, TestCrmReply } from "./schemas.js";
 
 /** POST /api/admin/test-crm: the session brand's CRM adapter checks its connection; demo answers demo. */
-export async function testCrm({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: TestCrmBody }): Promise<TestCrmReply> {
+export async function testCrm({ ctx, input }: { ctx: Ctx; input: TestCrmBody }): Promise<TestCrmReply> {
+  const scope = assertRole(ctx, "admin");
   if (!isCrmProvider(input.provider)) throw validationError(`Invalid request: provider must be one of: ${CRM_PROVIDERS.join(", ")}`, "provider");
   const brandId = await brandOfScope(ctx.db, scope);
   const { adapter, call } = await ctx.providers.crm(input.provider, brandId);
@@ -35,7 +35,8 @@ export async function testCrm({ ctx, scope, input }: { ctx: Ctx; scope: AdminSco
  * recording failed or was skipped. Idempotent: an order recorded already answers its crmOrderId.
  * The order row is locked for the call, so two retries record it once.
  */
-export async function retryCrm({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: CrmRetryBody }): Promise<CrmRetryReply> {
+export async function retryCrm({ ctx, input }: { ctx: Ctx; input: CrmRetryBody }): Promise<CrmRetryReply> {
+  const scope = assertRole(ctx, "admin");
   const outcome = await withTransaction(ctx.db, async (tx) => {
     // Tenancy: only orders of the session's organization; the session's brand first when the orderId repeats.
     const [order] = await tx

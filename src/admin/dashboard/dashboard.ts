@@ -1,9 +1,8 @@
 import { and, asc, eq, gte, sql } from "drizzle-orm";
 import type { Ctx } from "../../ctx.js";
 import { orders } from "../../db/schema/index.js";
+import { assertRole, brandOfScope } from "../../http/auth.js";
 import { offerStatsOfBrand } from "../../upsell/store.js";
-import type { AdminScope } from "../access.js";
-import { brandOfScope } from "../settings/settings.js";
 import type { DashboardQuery, DashboardReply } from "./schemas.js";
 
 const DAY_MS = 86_400_000;
@@ -16,7 +15,8 @@ const revenue = sql<string>`coalesce(sum(case when ${paid} then ${orders.amountC
  * GET /api/admin/dashboard: the session brand's orders and revenue per currency over the last
  * `days` days (UTC), per day, and the upsell take rate per offer from the running counters.
  */
-export async function getDashboard({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: DashboardQuery }): Promise<DashboardReply> {
+export async function getDashboard({ ctx, input }: { ctx: Ctx; input: DashboardQuery }): Promise<DashboardReply> {
+  const scope = assertRole(ctx, "member");
   const brandId = await brandOfScope(ctx.db, scope);
   const now = ctx.clock.now();
   const from = Math.floor(now / DAY_MS) * DAY_MS - (input.days - 1) * DAY_MS;

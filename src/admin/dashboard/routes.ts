@@ -1,7 +1,7 @@
 import type { Deps } from "../../ctx.js";
+import { callerCtx } from "../../http/auth.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
-import { adminRequest, ROLES } from "../access.js";
 import { getDashboard } from "./dashboard.js";
 import { DashboardQuery, DashboardReply } from "./schemas.js";
 
@@ -16,6 +16,6 @@ export function registerDashboardRoutes(app: App, deps: Deps): void {
         response: { 200: DashboardReply, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => getDashboard({ ...adminRequest(deps, request, ROLES.session), input: request.query }),
+    async (request) => getDashboard({ ctx: callerCtx(deps, request), input: request.query }),
   );
 }

@@ -2,12 +2,11 @@ import { eq } from "drizzle-orm";
 import type { Ctx } from "../../ctx.js";
 import { brands } from "../../db/schema/index.js";
 import { withTransaction } from "../../db/transaction.js";
+import { assertRole, brandOfScope } from "../../http/auth.js";
 import { brandForHost as brandForDomainHost } from "../../domains/host-brand.js";
 import { recordAudit } from "../../audit/record.js";
 import { validationError } from "../../lib/errors.js";
-import type { AdminScope } from "../access.js";
 import type { BrandingReply, UpdateBrandingBody } from "./schemas.js";
-import { brandOfScope } from "./settings.js";
 
 /** The brand a host serves: a verified custom domain's brand, else the default brand (src/domains/host-brand.ts). */
 export async function brandForHost(ctx: Ctx, host: string | undefined): Promise<string> {
@@ -61,7 +60,8 @@ function checkedStyle(input: UpdateBrandingBody): Style {
  * PUT /api/admin/branding (not in SPEC): the session brand's logo URL and colour, merged into
  * brands.style (omitted keeps, empty string removes). Audited as brand.style_update.
  */
-export async function updateBranding({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: UpdateBrandingBody }): Promise<BrandingReply & { success: true }> {
+export async function updateBranding({ ctx, input }: { ctx: Ctx; input: UpdateBrandingBody }): Promise<BrandingReply & { success: true }> {
+  const scope = assertRole(ctx, "admin");
   const brandId = await brandOfScope(ctx.db, scope);
   const changes = checkedStyle(input);
   return withTransaction(ctx.db, async (tx) => {

@@ -1,8 +1,8 @@
 import type { Deps } from "../../ctx.js";
+import { callerCtx } from "../../http/auth.js";
 import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
-import { adminRequest, ROLES } from "../access.js";
 import { getBranding, updateBranding } from "./branding.js";
 import { BrandingReply, SettingsReply, UpdateBrandingBody, UpdateBrandingReply, UpdateSettingsBody, UpdateSettingsReply } from "./schemas.js";
 import { getSettings, updateSettings } from "./settings.js";
@@ -13,7 +13,7 @@ export function registerSettingsRoutes(app: App, deps: Deps): void {
   app.get(
     "/api/admin/settings",
     { schema: { tags, summary: "The session brand's provider settings (secrets masked), status per provider", response: { 200: SettingsReply, ...errorResponses(400, 401, 403) } } },
-    async (request) => getSettings(adminRequest(deps, request, ROLES.session)),
+    async (request) => getSettings({ ctx: callerCtx(deps, request) }),
   );
 
   app.post(
@@ -26,7 +26,7 @@ export function registerSettingsRoutes(app: App, deps: Deps): void {
         response: { 200: UpdateSettingsReply, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => updateSettings({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.body }),
+    async (request) => updateSettings({ ctx: callerCtx(deps, request), input: request.body }),
   );
 
   app.get(
@@ -45,6 +45,6 @@ export function registerSettingsRoutes(app: App, deps: Deps): void {
         response: { 200: UpdateBrandingReply, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => updateBranding({ ...adminRequest(deps, request, ROLES.adminOrOwner), input: request.body }),
+    async (request) => updateBranding({ ctx: callerCtx(deps, request), input: request.body }),
   );
 }

@@ -1,28 +1,11 @@
-import { and, eq, isNull } from "drizzle-orm";
 import type { Ctx } from "../../ctx.js";
-import type { Db } from "../../db/client.js";
-import { brands } from "../../db/schema/index.js";
 import { withTransaction } from "../../db/transaction.js";
+import { assertRole, brandOfScope } from "../../http/auth.js";
 import { recordAudit } from "../../audit/record.js";
-import { AppError, validationError } from "../../lib/errors.js";
+import { validationError } from "../../lib/errors.js";
 import { CATEGORIES, isConfigured, isSettingsProvider, keysOf, PROVIDER_SETTINGS, providerCategories, SETTINGS_PROVIDERS, type SettingsProvider } from "../../providers/catalog.js";
 import { findProviderSettings, loadBrandSettings, readableValuesOf, splitForStorage, upsertProviderSettings, type StoredSettings } from "../../providers/settings-store.js";
-import type { AdminScope } from "../access.js";
 import type { SettingsReply, UpdateSettingsBody, UpdateSettingsReply } from "./schemas.js";
-
-export const noBrandSelected = () => new AppError("NO_BRAND", "No brand selected");
-
-/** The session's brand, live and of the session's organization; 400 `No brand selected` otherwise. */
-export async function brandOfScope(db: Db, scope: AdminScope): Promise<string> {
-  if (!scope.brandId) throw noBrandSelected();
-  const [brand] = await db
-    .select({ id: brands.id })
-    .from(brands)
-    .where(and(eq(brands.id, scope.brandId), eq(brands.organizationId, scope.organizationId), isNull(brands.deletedAt)))
-    .limit(1);
-  if (!brand) throw noBrandSelected();
-  return brand.id;
-}
 
 /**
  * A hint of a secret, never the secret (CONTRACT §15): its `xx_` prefix when it has one and its last
@@ -49,7 +32,8 @@ const statusOf = (provider: SettingsProvider, stored: StoredSettings | undefined
   stored && isConfigured(provider, readableValuesOf(stored, keyring).values) ? ("configured" as const) : ("not_configured" as const);
 
 /** GET /api/admin/settings: every provider of the session's brand, secrets masked. */
-export async function getSettings({ ctx, scope }: { ctx: Ctx; scope: AdminScope }): Promise<SettingsReply> {
+export async function getSettings({ ctx }: { ctx: Ctx }): Promise<SettingsReply> {
+  const scope = assertRole(ctx, "member");
   const brandId = await brandOfScope(ctx.db, scope);
   const keyring = ctx.config.encryptionKeyring;
   const stored = new Map((await loadBrandSettings(ctx.db, brandId)).map((s) => [s.provider, s]));
@@ -100,7 +84,8 @@ function isHttpUrl(value: string): boolean {
  * stay, an empty string removes a key), seals the secrets, audits the names of what changed (never
  * values of secrets) and drops this process's cached settings so the provider leaves demo mode at once.
  */
-export async function updateSettings({ ctx, scope, input }: { ctx: Ctx; scope: AdminScope; input: UpdateSettingsBody }): Promise<UpdateSettingsReply> {
+export async function updateSettings({ ctx, input }: { ctx: Ctx; input: UpdateSettingsBody }): Promise<UpdateSettingsReply> {
+  const scope = assertRole(ctx, "admin");
   const brandId = await brandOfScope(ctx.db, scope);
   if (!isSettingsProvider(input.provider)) throw validationError(`Invalid request: unknown provider ${input.provider}`, "provider");
   const provider = input.provider;

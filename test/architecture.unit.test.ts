@@ -1,0 +1,140 @@
+// Imports inside src/ go the allowed directions (docs/architecture.md): the table below is the rule
+// book, and a second test proves the check catches imports that break it.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+/**
+ * A file matching `from` (and none of `notFrom`) may not import a file matching `to` (and none of
+ * `notTo`). Globs are over repository paths: `*` stays inside one folder, `**` crosses folders.
+ * Test-only files (TEST_ONLY) are not checked as importers: tests may reach anything.
+ */
+interface Rule {
+  why: string;
+  from: string[];
+  notFrom?: string[];
+  to: string[];
+  notTo?: string[];
+}
+
+const ROUTES = ["src/**/routes.ts", "src/**/*-routes.ts"];
+const STORES = ["src/**/store.ts", "src/**/*-store.ts"];
+/** Compiled for tests only (tsconfig.build.json leaves them out of dist/). */
+const TEST_ONLY = ["test/**", "src/**/*.test.ts", "src/**/fake-*.ts", "src/lib/testing/**"];
+
+export const RULES: Rule[] = [
+  { why: "lib/ holds helpers with no feature knowledge", from: ["src/lib/**"], to: ["src/**"], notTo: ["src/lib/**"] },
+  { why: "config/ reads the environment and knows no feature", from: ["src/config/**"], to: ["src/**"], notTo: ["src/config/**", "src/lib/**"] },
+  { why: "db/ (client, schema, migrations) knows no feature", from: ["src/db/**"], to: ["src/**"], notTo: ["src/db/**", "src/config/**", "src/lib/**"] },
+  {
+    why: "http/ is cross-cutting: it knows no feature (exceptions below)",
+    from: ["src/http/**"],
+    to: ["src/**"],
+    notTo: ["src/http/**", "src/db/**", "src/config/**", "src/lib/**", "src/ctx.ts"],
+  },
+  { why: "access and tenancy live in http/auth.ts: no feature imports admin/", from: ["src/**"], notFrom: ["src/admin/**", "src/app.ts"], to: ["src/admin/**"] },
+  { why: "routes are registered by app.ts (or by a routes file gathering its sub-folders')", from: ["src/**"], notFrom: ["src/app.ts", ...ROUTES], to: ROUTES },
+  { why: "a store holds its feature's queries: no routes, no HTTP", from: STORES, to: [...ROUTES, "src/http/**"] },
+  { why: "production code imports no test file, test helper or fake server", from: ["src/**"], to: TEST_ONLY },
+];
+
+/** Single imports a rule allows after all, each with its reason. */
+export const EXCEPTIONS: { from: string; to: string; why: string }[] = [
+  { from: "src/http/auth.ts", to: "src/identity/store.ts", why: "the session's shape (SessionView), set on the request by identity's session hook" },
+  { from: "src/http/errors.ts", to: "src/providers/**", why: "ProviderError is rendered as 502/503 by the one error handler" },
+];
+
+function globToRegExp(glob: string): RegExp {
+  let source = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (glob.startsWith("**/", i)) {
+      source += "(?:.*/)?";
+      i += 2;
+    } else if (glob.startsWith("**", i)) {
+      source += ".*";
+      i += 1;
+    } else if (c === "*") source += "[^/]*";
+    else source += c.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${source}$`);
+}
+
+const matcher = (globs: string[] = []) => {
+  const patterns = globs.map(globToRegExp);
+  return (file: string) => patterns.some((p) => p.test(file));
+};
+
+/** The repository paths a file imports (relative specifiers only; packages are not rules' business). */
+function importsOf(file: string, text: string): string[] {
+  const { importedFiles } = ts.preProcessFile(text, true, true);
+  return importedFiles
+    .map((i) => i.fileName)
+    .filter((spec) => spec.startsWith("."))
+    .map((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, ".ts"));
+}
+
+/** Every import of `files` (path → text) that breaks a rule, as "importer -> imported: why". */
+export function violations(files: Map<string, string>): string[] {
+  const isTestOnly = matcher(TEST_ONLY);
+  const rules = RULES.map((r) => ({ why: r.why, from: matcher(r.from), notFrom: matcher(r.notFrom), to: matcher(r.to), notTo: matcher(r.notTo) }));
+  const exceptions = EXCEPTIONS.map((e) => ({ from: matcher([e.from]), to: matcher([e.to]) }));
+  const found: string[] = [];
+  for (const [file, text] of files) {
+    if (isTestOnly(file)) continue;
+    for (const imported of importsOf(file, text)) {
+      if (exceptions.some((e) => e.from(file) && e.to(imported))) continue;
+      for (const rule of rules) {
+        if (rule.from(file) && !rule.notFrom(file) && rule.to(imported) && !rule.notTo(imported)) found.push(`${file} -> ${imported}: ${rule.why}`);
+      }
+    }
+  }
+  return found;
+}
+
+function sourceFiles(root: string, dir = "src"): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+    const relative = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) for (const [f, t] of sourceFiles(root, relative)) files.set(f, t);
+    else if (/\.tsx?$/.test(entry.name)) files.set(relative, readFileSync(path.join(root, relative), "utf8"));
+  }
+  return files;
+}
+
+describe("import directions", () => {
+  it("every import in src/ goes an allowed direction", () => {
+    const root = path.resolve(import.meta.dirname, "..");
+    const files = sourceFiles(root);
+    expect(files.size).toBeGreaterThan(100);
+    expect(violations(files)).toEqual([]);
+  });
+
+  it("catches imports that go against the rules", () => {
+    const broken = new Map([
+      ["src/marketing/lists.ts", 'import type { AdminScope } from "../admin/access.js";'],
+      ["src/domains/store.ts", 'import { registerDomainRoutes } from "./routes.js";\nimport { callerCtx } from "../http/auth.js";'],
+      ["src/lib/ids.ts", 'export { verifyCheckoutToken } from "../checkout/token.js";'],
+      ["src/db/client.ts", 'const events = await import("../webhooks/events.js");'],
+      ["src/deps.ts", 'import { startFakeHosting } from "./domains/fake-hosting.js";\nimport { buildTestApp } from "../test/support/app.js";'],
+      ["src/upsell/accept-offer.ts", 'import { registerUpsellRoutes } from "./routes.js";'],
+      ["src/http/rate-limit.ts", 'import { findSession } from "../identity/store.js";'],
+      // Allowed: tests reach anything; a feature uses http/, db/, lib/ and another feature's verbs.
+      ["src/marketing/lists.test.ts", 'import { registerDirectoryRoutes } from "../admin/directory-routes.js";'],
+      ["src/marketing/sources.ts", 'import { assertRole } from "../http/auth.js";\nimport { recordAudit } from "../audit/record.js";'],
+    ]);
+    expect(violations(broken)).toEqual([
+      "src/marketing/lists.ts -> src/admin/access.ts: access and tenancy live in http/auth.ts: no feature imports admin/",
+      "src/domains/store.ts -> src/domains/routes.ts: routes are registered by app.ts (or by a routes file gathering its sub-folders')",
+      "src/domains/store.ts -> src/domains/routes.ts: a store holds its feature's queries: no routes, no HTTP",
+      "src/domains/store.ts -> src/http/auth.ts: a store holds its feature's queries: no routes, no HTTP",
+      "src/lib/ids.ts -> src/checkout/token.ts: lib/ holds helpers with no feature knowledge",
+      "src/db/client.ts -> src/webhooks/events.ts: db/ (client, schema, migrations) knows no feature",
+      "src/deps.ts -> src/domains/fake-hosting.ts: production code imports no test file, test helper or fake server",
+      "src/deps.ts -> test/support/app.ts: production code imports no test file, test helper or fake server",
+      "src/upsell/accept-offer.ts -> src/upsell/routes.ts: routes are registered by app.ts (or by a routes file gathering its sub-folders')",
+      "src/http/rate-limit.ts -> src/identity/store.ts: http/ is cross-cutting: it knows no feature (exceptions below)",
+    ]);
+  });
+});
