@@ -171,7 +171,7 @@ function registerTwoFactorRoutes(app: App, deps: Deps): void {
   );
 }
 
-function registerMagicLinkRoutes(app: App, deps: Deps, mail: MailSender): void {
+function registerMagicLinkRoutes(app: App, deps: Deps, mail: { kick(): unknown }): void {
   app.post(
     "/api/auth/magic-link",
     { schema: { tags: AUTH, summary: "Mail a sign-in link (same answer for unknown emails)", body: MagicLinkBody, response: { 200: MagicLinkReply, ...errorResponses(400) } } },
