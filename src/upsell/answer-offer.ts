@@ -5,16 +5,15 @@ import { withTransaction } from "../db/transaction.js";
 import { AppError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
-import { assertCountsUnderDeclineLimit, declineWindowStart, paymentFailed } from "../providers/payment-attempts.js";
+import { assertCountsUnderDeclineLimit, declineWindowStart, paymentFailed, recordDecline } from "../payments/declines.js";
 import { ProviderError, type PaymentProviderType } from "../providers/types.js";
-import { enqueueEvents, outboxRows, type NewEvent } from "../webhooks/events.js";
+import { outboxRows, type NewEvent } from "../webhooks/events.js";
 import { offerAlreadyAnswered, offerNotFound, sessionCompleted, sessionExpired } from "./errors.js";
 import { answerOffer, type Answers } from "./machine.js";
 import type { AcceptOfferResponse, AnswerOfferBody, DeclineOfferResponse } from "./schemas.js";
 import { answersOf, checkAnswerable, flowSteps, statusOf } from "./session.js";
 import {
   findSessionForAnswer,
-  insertDecline,
   lockSessionForAnswer,
   releaseOfferResult,
   reserveOfferResult,
@@ -109,14 +108,15 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
         // One click cannot run a 3-D Secure step: for an upsell it is a refusal.
         const reason = charge.status === "declined" ? charge.reason : "authentication_required";
         await releaseOfferResult(tx, session.id, offer.id);
-        await insertDecline(tx, { id: newId("dcl"), orderId: session.orderId, clientAddress: ctx.clientAddress ?? null, reason, createdAt: at });
-        await enqueueEvents(tx, now, [
-          {
-            ...eventBase(session),
-            type: "payment.failed",
-            data: { orderId: session.orderId, originalOrderId: session.originalOrderId, sessionId: session.id, offerId: offer.id, provider, reason, amount: offer.priceCents, currency: session.currency },
-          },
-        ]);
+        await recordDecline(ctx, tx, {
+          provider,
+          orderId: session.orderId,
+          reason,
+          amountCents: offer.priceCents,
+          currency: session.currency,
+          owner: eventBase(session),
+          details: { originalOrderId: session.originalOrderId, sessionId: session.id, offerId: offer.id },
+        });
         return { declined: reason };
       }
 

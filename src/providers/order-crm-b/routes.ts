@@ -4,7 +4,7 @@ import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
 import { PROVIDER } from "./adapter.js";
-import { payCrmBOrder } from "./operations.js";
+import { payCrmBOrder } from "../../payments/endpoints/order-crm-b.js";
 import { CrmBPaymentBody, CrmBPaymentReply } from "./schemas.js";
 
 export function registerOrderCrmBRoutes(app: App, deps: Deps): void {

@@ -1,8 +1,8 @@
 import type { Ctx } from "../../ctx.js";
-import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../payment-attempts.js";
-import { cardOf } from "../schemas.js";
-import { PROVIDER } from "./adapter.js";
-import type { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "./schemas.js";
+import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
+import { cardOf } from "../../providers/schemas.js";
+import { PROVIDER } from "../../providers/cart-gateway/adapter.js";
+import type { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "../../providers/cart-gateway/schemas.js";
 
 export async function createCart(ctx: Ctx, body: CreateCartBody): Promise<CreateCartReply> {
   const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });

@@ -1,8 +1,8 @@
 import type { Ctx } from "../../ctx.js";
-import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../payment-attempts.js";
-import { cardOf } from "../schemas.js";
-import { PROVIDER } from "./adapter.js";
-import type { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "./schemas.js";
+import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
+import { cardOf } from "../../providers/schemas.js";
+import { PROVIDER } from "../../providers/order-crm-a/adapter.js";
+import type { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "../../providers/order-crm-a/schemas.js";
 
 export async function createCrmAOrder(ctx: Ctx, body: CreateCrmAOrderBody): Promise<CreateCrmAOrderReply> {
   const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });

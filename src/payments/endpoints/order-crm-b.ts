@@ -1,8 +1,8 @@
 import type { Ctx } from "../../ctx.js";
-import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../payment-attempts.js";
-import { cardOf } from "../schemas.js";
-import { PROVIDER } from "./adapter.js";
-import type { CrmBPaymentBody, CrmBPaymentReply } from "./schemas.js";
+import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
+import { cardOf } from "../../providers/schemas.js";
+import { PROVIDER } from "../../providers/order-crm-b/adapter.js";
+import type { CrmBPaymentBody, CrmBPaymentReply } from "../../providers/order-crm-b/schemas.js";
 
 /** Creates the CRM order from the line items and charges its total by card. */
 export async function payCrmBOrder(ctx: Ctx, body: CrmBPaymentBody): Promise<CrmBPaymentReply> {

@@ -1,9 +1,10 @@
 import type { Ctx } from "../../ctx.js";
 import { AppError, validationError } from "../../lib/errors.js";
-import { attemptPayment, paymentFailed, resolvePayment } from "../payment-attempts.js";
-import { optionalCardOf } from "../schemas.js";
-import { PROVIDER, type PaymentIntentView } from "./adapter.js";
-import type { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "./schemas.js";
+import { attemptPayment, resolvePayment } from "../attempts.js";
+import { paymentFailed } from "../declines.js";
+import { optionalCardOf } from "../../providers/schemas.js";
+import { PROVIDER, type PaymentIntentView } from "../../providers/intent-gateway/adapter.js";
+import type { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "../../providers/intent-gateway/schemas.js";
 
 const declineOfIntent = (intent: PaymentIntentView) =>
   intent.status === "failed" ? { reason: intent.declineReason ?? "card_declined", amountCents: intent.amountCents, currency: intent.currency } : null;
