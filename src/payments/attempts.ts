@@ -9,11 +9,13 @@ import { orderContextOf } from "./store.js";
 
 export type { OrderContext } from "./store.js";
 
-/** Where a provider verb starts: whose order it is, and that brand's adapter (503 in live mode without credentials). */
+/**
+ * Where a provider verb starts: whose order it is, and that brand's adapter (503 in live mode without
+ * credentials); `within(tx)` is that adapter for the calls of a payment attempt's transaction.
+ */
 export async function resolvePayment<P extends PaymentProviderType>(ctx: Ctx, provider: P, where: Parameters<typeof orderContextOf>[1]) {
   const order = await orderContextOf(ctx.db, where);
-  const { adapter, call } = await ctx.providers.payment(provider, order.brandId);
-  return { order, adapter, call };
+  return { order, ...(await ctx.providers.payment(provider, order.brandId)) };
 }
 
 /** A charge the adapter reports as neither succeeded nor declined where only those two can happen. */

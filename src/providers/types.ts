@@ -1,5 +1,4 @@
 import type { Logger } from "pino";
-import type { Db } from "../db/client.js";
 import type { Clock } from "../lib/clock.js";
 
 export const PAYMENT_PROVIDERS = [
@@ -46,8 +45,6 @@ export interface ProviderCall {
   credentials: Record<string, unknown> | null;
   clock: Clock;
   log: Logger;
-  /** The demo ledger lives in our database; real adapters never touch it. */
-  db: Db;
   publicBaseUrl: string;
   idempotencyKey?: string;
 }
@@ -113,8 +110,8 @@ export interface CrmRecordInput {
 /**
  * One interface for every payment provider (STYLE "Providers"). Adapters are factories returning
  * plain objects checked with `satisfies`. They translate provider statuses, ids and token formats;
- * nothing outside providers/<name>/ knows a provider's field names. They never touch our tables
- * (the demo ledger is the demo provider's own storage).
+ * nothing outside providers/<name>/ knows a provider's field names. They hold no database handle
+ * and never touch our tables: a demo adapter keeps its state in the DemoLedger the registry hands it.
  */
 export interface PaymentProvider {
   readonly id: PaymentProviderType;

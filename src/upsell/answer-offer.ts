@@ -101,7 +101,7 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
       const charge = await adapter.chargeSaved(
         { paymentMethodToken: session.paymentMethodToken, amountCents: offer.priceCents, currency: session.currency, orderId: session.orderId, originalOrderId: session.originalOrderId },
         // A real provider dedupes on this key should we die between its charge and our commit.
-        { ...call, db: tx, log: ctx.log, idempotencyKey: `upsell:${session.id}:${offer.id}` },
+        { ...call, log: ctx.log, idempotencyKey: `upsell:${session.id}:${offer.id}` },
       );
       faultPoint(ctx.config, "charge.after-provider");
       if (charge.status !== "succeeded") {

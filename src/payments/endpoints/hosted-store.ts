@@ -16,11 +16,11 @@ export async function createHostedCheckout(ctx: Ctx, body: CreateHostedCheckoutB
 
 /** complete-checkout: the customer paid on the hosted page; the draft becomes a paid order. */
 export async function completeHostedCheckout(ctx: Ctx, body: StoreOrderBody): Promise<CompleteHostedCheckoutReply> {
-  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   const charge = await attemptPayment(ctx, {
     provider: PROVIDER,
     orderId: body.orderId,
-    charge: (tx) => adapter.completeCheckout(body, { ...call, db: tx }),
+    charge: (tx) => within(tx).completeCheckout(body, call),
     declineOf: declineOfCharge,
   });
   const { transactionId, paymentMethodToken } = succeededCharge(charge.outcome);

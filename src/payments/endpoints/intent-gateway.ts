@@ -11,7 +11,7 @@ const declineOfIntent = (intent: PaymentIntentView) =>
 
 /** create-intent: a payment intent for the order; with card fields (demo) it is confirmed at once. */
 export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Promise<CreateIntentReply> {
-  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   const card = optionalCardOf(body);
   const input = { orderId: body.orderId, amountCents: body.amount, currency: body.currency.toUpperCase(), customer: body.customer, metadata: body.metadata, shippingAddress: body.shippingAddress };
   const intent = card
@@ -19,7 +19,7 @@ export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Pro
         provider: PROVIDER,
         orderId: body.orderId,
         card,
-        charge: (tx) => adapter.createIntent({ ...input, card }, { ...call, db: tx }),
+        charge: (tx) => within(tx).createIntent({ ...input, card }, call),
         declineOf: declineOfIntent,
       })
     : await adapter.createIntent(input, call);
@@ -28,7 +28,7 @@ export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Pro
 
 /** confirm: with card fields (demo) a payment attempt; without, the intent's current status. */
 export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): Promise<ConfirmIntentReply> {
-  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { provider: PROVIDER, providerOrderId: body.paymentIntentId });
+  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { provider: PROVIDER, providerOrderId: body.paymentIntentId });
   const card = optionalCardOf(body);
   const existing = await adapter.retrieveIntent(body.paymentIntentId, call);
   if (!existing) throw new AppError("NOT_FOUND", "Payment intent not found", "paymentIntentId");
@@ -38,7 +38,7 @@ export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): P
         provider: PROVIDER,
         orderId: existing.orderId,
         card,
-        charge: (tx) => adapter.confirmIntent({ paymentIntentId: body.paymentIntentId, card }, { ...call, db: tx }),
+        charge: (tx) => within(tx).confirmIntent({ paymentIntentId: body.paymentIntentId, card }, call),
         declineOf: declineOfIntent,
       })
     : await adapter.confirmIntent({ paymentIntentId: body.paymentIntentId }, call);

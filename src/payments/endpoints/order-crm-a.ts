@@ -13,13 +13,13 @@ export async function createCrmAOrder(ctx: Ctx, body: CreateCrmAOrderBody): Prom
 
 /** Charges the CRM order's total with the card. */
 export async function payCrmAOrder(ctx: Ctx, body: CrmAPaymentBody): Promise<CrmAPaymentReply> {
-  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   const card = cardOf(body);
   const charge = await attemptPayment(ctx, {
     provider: PROVIDER,
     orderId: body.orderId,
     card,
-    charge: (tx) => adapter.processPayment({ crmAOrderId: body.crmAOrderId, orderId: body.orderId, card }, { ...call, db: tx }),
+    charge: (tx) => within(tx).processPayment({ crmAOrderId: body.crmAOrderId, orderId: body.orderId, card }, call),
     declineOf: declineOfCharge,
   });
   return { success: true, transactionId: succeededCharge(charge.outcome).transactionId, crmAOrderId: charge.providerOrderId };

@@ -6,7 +6,7 @@ import type { CrmBPaymentBody, CrmBPaymentReply } from "../../providers/order-cr
 
 /** Creates the CRM order from the line items and charges its total by card. */
 export async function payCrmBOrder(ctx: Ctx, body: CrmBPaymentBody): Promise<CrmBPaymentReply> {
-  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   const card = cardOf(body);
   const input = {
     orderId: body.orderId,
@@ -22,7 +22,7 @@ export async function payCrmBOrder(ctx: Ctx, body: CrmBPaymentBody): Promise<Crm
     provider: PROVIDER,
     orderId: body.orderId,
     card,
-    charge: (tx) => adapter.processPayment(input, { ...call, db: tx }),
+    charge: (tx) => within(tx).processPayment(input, call),
     declineOf: declineOfCharge,
   });
   const { transactionId, paymentMethodToken } = succeededCharge(charge.outcome);

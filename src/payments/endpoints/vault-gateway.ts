@@ -15,13 +15,13 @@ export interface VaultPaymentReply {
 
 /** process-payment of both vault gateways: charge the card and vault it for one-click upsells. */
 export async function processVaultPayment(ctx: Ctx, provider: VaultGatewayId, input: Omit<VaultPaymentInput, "card"> & { card: CardInput }): Promise<VaultPaymentReply> {
-  const { adapter, call } = await resolvePayment(ctx, provider, { orderId: input.orderId });
+  const { adapter, call, within } = await resolvePayment(ctx, provider, { orderId: input.orderId });
   const currency = input.currency.toUpperCase();
   const outcome = await attemptPayment(ctx, {
     provider,
     orderId: input.orderId,
     card: input.card,
-    charge: (tx) => adapter.processPayment({ ...input, currency }, { ...call, db: tx }),
+    charge: (tx) => within(tx).processPayment({ ...input, currency }, call),
     declineOf: (o) => (o.status === "declined" ? { reason: o.reason, amountCents: input.amountCents, currency } : null),
   });
   const { transactionId, paymentMethodToken } = succeededCharge(outcome);
@@ -32,7 +32,7 @@ const UPSELL_PROVIDER = "vault_gateway_a";
 
 /** process-upsell: a one-click charge of the method vaulted for `originalOrderId`. */
 export async function processVaultUpsell(ctx: Ctx, body: VaultUpsellBody): Promise<VaultUpsellReply> {
-  const { adapter, call } = await resolvePayment(ctx, UPSELL_PROVIDER, { orderId: body.originalOrderId });
+  const { adapter, call, within } = await resolvePayment(ctx, UPSELL_PROVIDER, { orderId: body.originalOrderId });
   // CONTRACT §8: a token is usable only for upsells of the order it was issued for; anything else charges nothing.
   const original = await adapter.findTokenPayment(body.paymentMethodToken, call);
   if (!original || original.status !== "succeeded" || original.orderId !== body.originalOrderId) {
@@ -42,7 +42,7 @@ export async function processVaultUpsell(ctx: Ctx, body: VaultUpsellBody): Promi
   const outcome = await attemptPayment(ctx, {
     provider: UPSELL_PROVIDER,
     orderId: body.orderId,
-    charge: (tx) => adapter.chargeSaved(input, { ...call, db: tx }),
+    charge: (tx) => within(tx).chargeSaved(input, call),
     declineOf: (o) => (o.status === "declined" ? { reason: o.reason, amountCents: input.amountCents, currency: input.currency } : null),
   });
   const { transactionId } = succeededCharge(outcome);

@@ -1,4 +1,5 @@
 import { createDemoCrm } from "../demo/crm.js";
+import type { DemoLedger } from "../demo/ledger.js";
 import { createDemoOrderGateway, type OrderCharge } from "../demo/order-gateway.js";
 import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
 
@@ -19,8 +20,8 @@ export interface CartGatewayAdapter extends PaymentProvider {
   processPayment(input: { cartOrderId: string; orderId: string; card: CardInput }, call: ProviderCall): Promise<OrderCharge>;
 }
 
-export function createDemoCartGateway() {
-  const gateway = createDemoOrderGateway(PROVIDER, PREFIX, "cartOrderId");
+export function createDemoCartGateway(ledger: DemoLedger) {
+  const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "cartOrderId");
   return {
     id: PROVIDER,
     demo: true,
@@ -40,4 +41,4 @@ export function createDemoCartGateway() {
   } satisfies CartGatewayAdapter;
 }
 
-export const createDemoCartGatewayCrm = () => createDemoCrm(PROVIDER, PREFIX.order);
+export const createDemoCartGatewayCrm = (ledger: DemoLedger) => createDemoCrm(ledger, PROVIDER, PREFIX.order);

@@ -1,3 +1,4 @@
+import type { DemoLedger } from "../demo/ledger.js";
 import { createDemoOrderGateway, type OrderCharge, type OrderConfirmation } from "../demo/order-gateway.js";
 import type { PaymentProvider, ProviderCall } from "../types.js";
 
@@ -24,8 +25,8 @@ export interface HostedStoreAdapter extends PaymentProvider {
 /** Demo: the hosted page lives under our own base URL. */
 const checkoutUrlOf = (call: ProviderCall, storeOrderId: string) => `${call.publicBaseUrl}/demo/hosted-store/${storeOrderId}`;
 
-export function createDemoHostedStore() {
-  const gateway = createDemoOrderGateway(PROVIDER, PREFIX, "storeOrderId");
+export function createDemoHostedStore(ledger: DemoLedger) {
+  const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "storeOrderId");
   return {
     id: PROVIDER,
     demo: true,

@@ -2,7 +2,7 @@ import { AppError, validationError } from "../../lib/errors.js";
 import { newId, randomToken } from "../../lib/ids.js";
 import { cardLast4, DECLINE_SAVED_CHARGES, testCardBehaviour } from "../demo/cards.js";
 import { chargeDemoSavedMethod, findDemoPayment } from "../demo/charges.js";
-import { findLatestForOrder, findRecord, insertRecord, updateRecord, type LedgerRecord } from "../demo/ledger.js";
+import type { DemoLedger, LedgerRecord } from "../demo/ledger.js";
 import type { AddressInput, CardInput, PaymentProvider, ProviderCall } from "../types.js";
 
 export const PROVIDER = "intent_gateway";
@@ -60,19 +60,19 @@ function viewOf(row: LedgerRecord): PaymentIntentView {
 }
 
 /** Runs a card against an intent following CONTRACT §25; the 3-D Secure card leaves it `requires_action`. */
-async function attachAndConfirm(call: ProviderCall, intent: LedgerRecord, card: CardInput): Promise<LedgerRecord> {
+async function attachAndConfirm(ledger: DemoLedger, call: ProviderCall, intent: LedgerRecord, card: CardInput): Promise<LedgerRecord> {
   const behaviour = testCardBehaviour(card.cardNumber);
   const paymentMethodId = newId(PREFIX.paymentMethod);
   const data = { ...intent.data, paymentMethodId };
   const common = { cardLast4: cardLast4(card.cardNumber) };
   switch (behaviour.kind) {
     case "decline":
-      return updateRecord(call.db, call.clock.now(), intent.id, { ...common, status: "failed", paymentMethodToken: null, data: { ...data, reason: behaviour.reason } });
+      return ledger.update(call.clock.now(), intent.id, { ...common, status: "failed", paymentMethodToken: null, data: { ...data, reason: behaviour.reason } });
     case "requires_action":
-      return updateRecord(call.db, call.clock.now(), intent.id, { ...common, status: "requires_action", data });
+      return ledger.update(call.clock.now(), intent.id, { ...common, status: "requires_action", data });
     case "succeed": {
       const customerId = (intent.data as { customerId: string }).customerId;
-      return updateRecord(call.db, call.clock.now(), intent.id, {
+      return ledger.update(call.clock.now(), intent.id, {
         ...common,
         status: "succeeded",
         paymentMethodToken: intentToken(paymentMethodId, customerId),
@@ -83,10 +83,10 @@ async function attachAndConfirm(call: ProviderCall, intent: LedgerRecord, card: 
   }
 }
 
-export function createDemoIntentGateway() {
+export function createDemoIntentGateway(ledger: DemoLedger) {
   const newIntent = (call: ProviderCall, input: Omit<CreateIntentInput, "card">) => {
     const id = newId(PREFIX.intent);
-    return insertRecord(call.db, call.clock.now(), {
+    return ledger.insert(call.clock.now(), {
       id,
       provider: PROVIDER,
       kind: "payment_intent",
@@ -112,7 +112,7 @@ export function createDemoIntentGateway() {
 
     async initialize(input, call) {
       // A reloaded checkout page initializes again: reuse the open intent instead of piling them up.
-      const open = await findLatestForOrder(call.db, PROVIDER, "payment_intent", input.orderId, ["requires_payment_method"]);
+      const open = await ledger.findLatestForOrder(PROVIDER, "payment_intent", input.orderId, ["requires_payment_method"]);
       const intent =
         open && open.amountCents === input.amountCents && open.currency === input.currency
           ? open
@@ -121,29 +121,29 @@ export function createDemoIntentGateway() {
     },
 
     // The payment intent id is the transaction id (and the providerOrderId).
-    findPayment: async ({ transactionId }, call) => findDemoPayment(call, PROVIDER, transactionId, ["payment_intent"]),
+    findPayment: async ({ transactionId }, call) => findDemoPayment(ledger, PROVIDER, transactionId, ["payment_intent"]),
 
-    chargeSaved: async (input, call) => chargeDemoSavedMethod(call, { provider: PROVIDER, transactionPrefix: PREFIX.intent, kind: "payment_intent" }, input),
+    chargeSaved: async (input, call) => chargeDemoSavedMethod(ledger, call, { provider: PROVIDER, transactionPrefix: PREFIX.intent, kind: "payment_intent" }, input),
 
     async createIntent(input, call) {
       const intent = await newIntent(call, input);
-      return viewOf(input.card ? await attachAndConfirm(call, intent, input.card) : intent);
+      return viewOf(input.card ? await attachAndConfirm(ledger, call, intent, input.card) : intent);
     },
 
     async retrieveIntent(paymentIntentId, call) {
-      const row = await findRecord(call.db, PROVIDER, paymentIntentId, ["payment_intent"]);
+      const row = await ledger.find(PROVIDER, paymentIntentId, ["payment_intent"]);
       return row ? viewOf(row) : null;
     },
 
     async confirmIntent({ paymentIntentId, card }, call) {
-      const intent = await findRecord(call.db, PROVIDER, paymentIntentId, ["payment_intent"], true);
+      const intent = await ledger.find(PROVIDER, paymentIntentId, ["payment_intent"], true);
       if (!intent) throw new AppError("NOT_FOUND", "Payment intent not found", "paymentIntentId");
       // Never charge twice: a succeeded intent only reports its status.
       if (!card || intent.status === "succeeded") {
         if (intent.status === "requires_payment_method") throw validationError("Invalid request: cardNumber is required to confirm in demo mode", "cardNumber");
         return viewOf(intent);
       }
-      return viewOf(await attachAndConfirm(call, intent, card));
+      return viewOf(await attachAndConfirm(ledger, call, intent, card));
     },
   } satisfies IntentGatewayAdapter;
 }

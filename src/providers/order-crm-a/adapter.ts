@@ -1,4 +1,5 @@
 import { createDemoCrm } from "../demo/crm.js";
+import type { DemoLedger } from "../demo/ledger.js";
 import { createDemoOrderGateway, type OrderCharge, type OrderConfirmation } from "../demo/order-gateway.js";
 import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
 
@@ -29,8 +30,8 @@ export interface OrderCrmAAdapter extends PaymentProvider {
   confirmOrder(input: { crmAOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderConfirmation>;
 }
 
-export function createDemoOrderCrmA() {
-  const gateway = createDemoOrderGateway(PROVIDER, PREFIX, "crmAOrderId");
+export function createDemoOrderCrmA(ledger: DemoLedger) {
+  const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "crmAOrderId");
   return {
     id: PROVIDER,
     demo: true,
@@ -51,4 +52,4 @@ export function createDemoOrderCrmA() {
   } satisfies OrderCrmAAdapter;
 }
 
-export const createDemoOrderCrmACrm = () => createDemoCrm(PROVIDER, PREFIX.order);
+export const createDemoOrderCrmACrm = (ledger: DemoLedger) => createDemoCrm(ledger, PROVIDER, PREFIX.order);

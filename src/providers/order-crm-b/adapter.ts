@@ -1,6 +1,6 @@
 import { conflict } from "../../lib/errors.js";
 import { createDemoCrm } from "../demo/crm.js";
-import { findLatestForOrder } from "../demo/ledger.js";
+import type { DemoLedger } from "../demo/ledger.js";
 import { createDemoOrderGateway, type OrderCharge } from "../demo/order-gateway.js";
 import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
 
@@ -24,8 +24,8 @@ export interface OrderCrmBAdapter extends PaymentProvider {
   processPayment(input: CrmBPaymentInput, call: ProviderCall): Promise<OrderCharge>;
 }
 
-export function createDemoOrderCrmB() {
-  const gateway = createDemoOrderGateway(PROVIDER, PREFIX, "orderId");
+export function createDemoOrderCrmB(ledger: DemoLedger) {
+  const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "orderId");
   return {
     id: PROVIDER,
     demo: true,
@@ -35,7 +35,7 @@ export function createDemoOrderCrmB() {
 
     async processPayment({ card, ...input }, call) {
       // One CRM order per orderId: a paid one is not charged again.
-      if (await findLatestForOrder(call.db, PROVIDER, "provider_order", input.orderId, ["paid", "confirmed"])) throw conflict("Order already paid");
+      if (await ledger.findLatestForOrder(PROVIDER, "provider_order", input.orderId, ["paid", "confirmed"])) throw conflict("Order already paid");
       const amountCents = input.lineItems.reduce((sum, item) => sum + item.price * item.quantity, 0);
       // The order initialize created for this checkout, when the amounts agree; otherwise a new one.
       const order =
@@ -51,4 +51,4 @@ export function createDemoOrderCrmB() {
   } satisfies OrderCrmBAdapter;
 }
 
-export const createDemoOrderCrmBCrm = () => createDemoCrm(PROVIDER, PREFIX.order);
+export const createDemoOrderCrmBCrm = (ledger: DemoLedger) => createDemoCrm(ledger, PROVIDER, PREFIX.order);
