@@ -1,19 +1,9 @@
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock.js";
 
-export const PAYMENT_PROVIDERS = [
-  "intent_gateway",
-  "vault_gateway_a",
-  "order_crm_a",
-  "order_crm_b",
-  "hosted_store",
-  "cart_gateway",
-  "vault_gateway_b",
-] as const;
-export type PaymentProviderType = (typeof PAYMENT_PROVIDERS)[number];
+import type { CrmProviderType, PaymentProviderType } from "./manifest.js";
 
-export const CRM_PROVIDERS = ["order_crm_b", "order_crm_a", "cart_gateway"] as const;
-export type CrmProviderType = (typeof CRM_PROVIDERS)[number];
+export { CRM_PROVIDERS, PAYMENT_PROVIDERS, type CrmProviderType, type PaymentProviderType } from "./manifest.js";
 
 /** Card fields as received. Held only for the length of a provider call: never stored, never logged. */
 export interface CardInput {
