@@ -1,7 +1,7 @@
 import type { Ctx } from "../../ctx.js";
 import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
 import { cardOf } from "../../providers/schemas.js";
-import { PROVIDER } from "../../providers/cart-gateway/adapter.js";
+import { PROVIDER } from "../../providers/cart-gateway/demo.js";
 import type { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "../../providers/cart-gateway/schemas.js";
 
 export async function createCart(ctx: Ctx, body: CreateCartBody): Promise<CreateCartReply> {

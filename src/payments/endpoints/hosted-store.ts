@@ -1,7 +1,7 @@
 import type { Ctx } from "../../ctx.js";
 import { validationError } from "../../lib/errors.js";
 import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
-import { PROVIDER } from "../../providers/hosted-store/adapter.js";
+import { PROVIDER } from "../../providers/hosted-store/demo.js";
 import type { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "../../providers/hosted-store/schemas.js";
 
 /** create-checkout: a draft order for the checkout's amount and the hosted page to pay it on. */

@@ -3,7 +3,7 @@ import { AppError, validationError } from "../../lib/errors.js";
 import { attemptPayment, resolvePayment } from "../attempts.js";
 import { paymentFailed } from "../declines.js";
 import { optionalCardOf } from "../../providers/schemas.js";
-import { PROVIDER, type PaymentIntentView } from "../../providers/intent-gateway/adapter.js";
+import { PROVIDER, type PaymentIntentView } from "../../providers/intent-gateway/demo.js";
 import type { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "../../providers/intent-gateway/schemas.js";
 
 const declineOfIntent = (intent: PaymentIntentView) =>

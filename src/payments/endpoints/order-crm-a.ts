@@ -1,7 +1,7 @@
 import type { Ctx } from "../../ctx.js";
 import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
 import { cardOf } from "../../providers/schemas.js";
-import { PROVIDER } from "../../providers/order-crm-a/adapter.js";
+import { PROVIDER } from "../../providers/order-crm-a/demo.js";
 import type { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "../../providers/order-crm-a/schemas.js";
 
 export async function createCrmAOrder(ctx: Ctx, body: CreateCrmAOrderBody): Promise<CreateCrmAOrderReply> {

@@ -1,11 +1,11 @@
-import { createDemoCartGateway, createDemoCartGatewayCrm } from "../cart-gateway/adapter.js";
-import { createDemoHostedStore } from "../hosted-store/adapter.js";
-import { createDemoIntentGateway } from "../intent-gateway/adapter.js";
-import { createDemoOrderCrmA, createDemoOrderCrmACrm } from "../order-crm-a/adapter.js";
-import { createDemoOrderCrmB, createDemoOrderCrmBCrm } from "../order-crm-b/adapter.js";
+import { createDemoCartGateway, createDemoCartGatewayCrm } from "../cart-gateway/demo.js";
+import { createDemoHostedStore } from "../hosted-store/demo.js";
+import { createDemoIntentGateway } from "../intent-gateway/demo.js";
+import { createDemoOrderCrmA, createDemoOrderCrmACrm } from "../order-crm-a/demo.js";
+import { createDemoOrderCrmB, createDemoOrderCrmBCrm } from "../order-crm-b/demo.js";
 import type { DemoCrmFactories, DemoPaymentFactories } from "../registry.js";
-import { createDemoVaultGatewayA } from "../vault-gateway-a/adapter.js";
-import { createDemoVaultGatewayB } from "../vault-gateway-b/adapter.js";
+import { createDemoVaultGatewayA } from "../vault-gateway-a/demo.js";
+import { createDemoVaultGatewayB } from "../vault-gateway-b/demo.js";
 
 /**
  * The demo adapter of every provider: what the registry returns while a brand has no credentials,
