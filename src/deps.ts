@@ -8,6 +8,7 @@ import type { Clock } from "./lib/clock.js";
 import { demoCrmProviders, demoPaymentProviders } from "./providers/demo/index.js";
 import { realCrmProviders, realPaymentProviders } from "./providers/real.js";
 import { createProviderRegistry } from "./providers/registry.js";
+import { createDemoLedger } from "./payments/demo-ledger.js";
 
 // With the offline queue off, a command sent before the connection is up fails at once and the
 // process counts alone: wait a moment at start-up so the first requests already share counters.
@@ -51,7 +52,7 @@ export async function createRuntime(config: Config, clock: Clock, log: Logger, o
     rateLimitStore = new RedisRateLimitStore(redis, log);
   }
 
-  const providers = createProviderRegistry({ config, db: database.db, clock, log, demoPayment: demoPaymentProviders, demoCrm: demoCrmProviders, realPayment: realPaymentProviders, realCrm: realCrmProviders });
+  const providers = createProviderRegistry({ config, db: database.db, clock, log, demoPayment: demoPaymentProviders, demoCrm: demoCrmProviders, demoLedger: createDemoLedger, realPayment: realPaymentProviders, realCrm: realCrmProviders });
   const deps: Deps = { config, database, clock, log, providers, redis };
   return {
     deps,

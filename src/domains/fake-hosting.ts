@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { sendJson, startHttpFake, type FakeRequest } from "../providers/fake-http.js";
+import { sendJson, startHttpFake, type FakeRequest } from "../lib/testing/fake-http.js";
 
 /**
  * Test support: a fake hosting platform speaking CONTRACT's project-domains API on 127.0.0.1. It

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { sendJson, startHttpFake, type FakeRequest } from "../providers/fake-http.js";
+import { sendJson, startHttpFake, type FakeRequest } from "../lib/testing/fake-http.js";
 
 /**
  * Test support: one real HTTP server speaking the three marketing integrations' wire protocols

@@ -6,7 +6,7 @@ import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { addUser, adminCall, registerOwner } from "../../test/support/admin.js";
 import { auditLogs, listMappings, sessions } from "../db/schema/index.js";
 import { sha256 } from "../lib/crypto.js";
-import { startHttpFake } from "../providers/fake-http.js";
+import { startHttpFake } from "../lib/testing/fake-http.js";
 import { startFakeIntegrations, type FakeIntegrations } from "./fake-integrations.js";
 
 let t: TestApp;

@@ -1,9 +1,10 @@
-import { CRM_PROVIDERS, PAYMENT_PROVIDERS } from "./types.js";
+import { CRM_PROVIDERS, PAYMENT_PROVIDERS, PROVIDER_MANIFEST } from "./manifest.js";
 
 /**
  * The settings of every provider (CONTRACT "Provider and integration settings"): which keys it
  * takes, which are required for `configured`, which are secrets (sealed at rest, masked in answers)
- * and which are booleans. Every provider also takes `enabled` (boolean).
+ * and which are booleans. Every provider also takes `enabled` (boolean). The required keys of the
+ * payment providers are the manifest's (src/providers/manifest.ts).
  */
 export const SETTINGS_PROVIDERS = [...PAYMENT_PROVIDERS, "email_list_a", "email_list_b", "sms_segments"] as const;
 export type SettingsProvider = (typeof SETTINGS_PROVIDERS)[number];
@@ -25,7 +26,7 @@ export interface ProviderSettingsSpec {
 
 const card = (): ProviderSettingsSpec => ({ required: [], optional: ["webhookSecret", "baseUrl"], secrets: ["webhookSecret"], booleans: [], urls: ["baseUrl"], categories: ["payment"] });
 const crm = (): ProviderSettingsSpec => ({
-  required: ["apiUsername", "apiPassword", "campaignId"],
+  required: [],
   optional: ["webhookSecret", "baseUrl", "failOnCrmError"],
   secrets: ["apiPassword", "webhookSecret"],
   booleans: ["failOnCrmError"],
@@ -35,13 +36,13 @@ const crm = (): ProviderSettingsSpec => ({
 const analytics = (): ProviderSettingsSpec => ({ required: ["apiKey"], optional: ["baseUrl"], secrets: ["apiKey"], booleans: [], urls: ["baseUrl"], categories: ["analytics"] });
 
 export const PROVIDER_SETTINGS: Record<SettingsProvider, ProviderSettingsSpec> = {
-  intent_gateway: { ...card(), required: ["publishableKey", "secretKey"], secrets: ["secretKey", "webhookSecret"] },
-  vault_gateway_a: { ...card(), required: ["securityKey"], secrets: ["securityKey", "webhookSecret"] },
-  vault_gateway_b: { ...card(), required: ["securityKey"], secrets: ["securityKey", "webhookSecret"] },
-  order_crm_a: crm(),
-  order_crm_b: crm(),
-  hosted_store: { ...card(), required: ["shopDomain", "accessToken"], secrets: ["accessToken", "webhookSecret"] },
-  cart_gateway: { ...crm(), required: ["apiKey"], optional: ["webhookSecret", "baseUrl", "failOnCrmError"], secrets: ["apiKey", "webhookSecret"] },
+  intent_gateway: { ...card(), required: PROVIDER_MANIFEST.intent_gateway.requiredSettings, secrets: ["secretKey", "webhookSecret"] },
+  vault_gateway_a: { ...card(), required: PROVIDER_MANIFEST.vault_gateway_a.requiredSettings, secrets: ["securityKey", "webhookSecret"] },
+  vault_gateway_b: { ...card(), required: PROVIDER_MANIFEST.vault_gateway_b.requiredSettings, secrets: ["securityKey", "webhookSecret"] },
+  order_crm_a: { ...crm(), required: PROVIDER_MANIFEST.order_crm_a.requiredSettings },
+  order_crm_b: { ...crm(), required: PROVIDER_MANIFEST.order_crm_b.requiredSettings },
+  hosted_store: { ...card(), required: PROVIDER_MANIFEST.hosted_store.requiredSettings, secrets: ["accessToken", "webhookSecret"] },
+  cart_gateway: { ...crm(), required: PROVIDER_MANIFEST.cart_gateway.requiredSettings, optional: ["webhookSecret", "baseUrl", "failOnCrmError"], secrets: ["apiKey", "webhookSecret"] },
   email_list_a: analytics(),
   email_list_b: analytics(),
   sms_segments: analytics(),

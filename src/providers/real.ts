@@ -1,11 +1,11 @@
-import { createCartGateway, createCartGatewayCrm } from "./cart-gateway/client.js";
-import { createHostedStore } from "./hosted-store/client.js";
-import { createIntentGateway } from "./intent-gateway/client.js";
-import { createOrderCrmACrm } from "./order-crm-a/client.js";
-import { createOrderCrmB, createOrderCrmBCrm } from "./order-crm-b/client.js";
+import { createCartGateway, createCartGatewayCrm } from "./cart-gateway/adapter.js";
+import { createHostedStore } from "./hosted-store/adapter.js";
+import { createIntentGateway } from "./intent-gateway/adapter.js";
+import { createOrderCrmACrm } from "./order-crm-a/adapter.js";
+import { createOrderCrmB, createOrderCrmBCrm } from "./order-crm-b/adapter.js";
 import type { CrmAdapters, PaymentAdapters } from "./registry.js";
-import { createVaultGatewayA } from "./vault-gateway-a/client.js";
-import { createVaultGatewayB } from "./vault-gateway-b/client.js";
+import { createVaultGatewayA } from "./vault-gateway-a/adapter.js";
+import { createVaultGatewayB } from "./vault-gateway-b/adapter.js";
 
 /**
  * The real adapters built so far (docs/providers.md). The registry hands one out when the brand's

@@ -3,12 +3,13 @@ import type { Config } from "../config/index.js";
 import type { Db } from "../db/client.js";
 import { AppError } from "../lib/errors.js";
 import type { Clock } from "../lib/clock.js";
-import type { CartGatewayAdapter } from "./cart-gateway/adapter.js";
+import type { CartGatewayAdapter } from "./cart-gateway/demo.js";
+import type { DemoLedger } from "./demo/ledger.js";
 import type { VaultGatewayAdapter } from "./demo/vault-gateway.js";
-import type { HostedStoreAdapter } from "./hosted-store/adapter.js";
-import type { IntentGatewayAdapter } from "./intent-gateway/adapter.js";
-import type { OrderCrmAAdapter } from "./order-crm-a/adapter.js";
-import type { OrderCrmBAdapter } from "./order-crm-b/adapter.js";
+import type { HostedStoreAdapter } from "./hosted-store/demo.js";
+import type { IntentGatewayAdapter } from "./intent-gateway/demo.js";
+import type { OrderCrmAAdapter } from "./order-crm-a/demo.js";
+import type { OrderCrmBAdapter } from "./order-crm-b/demo.js";
 import type { CrmProvider, CrmProviderType, PaymentProviderType, ProviderCall } from "./types.js";
 import { isConfigured, isSettingsProvider } from "./catalog.js";
 import { loadBrandSettings, readableValuesOf, type StoredSettings } from "./settings-store.js";
@@ -29,9 +30,18 @@ export interface PaymentAdapters {
 }
 export type CrmAdapters = Record<CrmProviderType, CrmProvider>;
 
+/** Demo adapters are built over a demo ledger bound to the caller's database handle. */
+export type DemoPaymentFactories = { [P in PaymentProviderType]: (ledger: DemoLedger) => PaymentAdapters[P] };
+export type DemoCrmFactories = Record<CrmProviderType, (ledger: DemoLedger) => CrmProvider>;
+
 export interface ResolvedProvider<P> {
   adapter: P;
   call: ProviderCall;
+  /**
+   * The same adapter for calls inside the caller's transaction `tx`: a demo adapter then keeps its
+   * records (and row locks) in that transaction, as the decline it may lead to; a real one is unchanged.
+   */
+  within(tx: Db): P;
 }
 
 /**
@@ -51,8 +61,10 @@ export interface RegistryDeps {
   db: Db;
   clock: Clock;
   log: Logger;
-  demoPayment: PaymentAdapters;
-  demoCrm: CrmAdapters;
+  demoPayment: DemoPaymentFactories;
+  demoCrm: DemoCrmFactories;
+  /** The demo ledger over our tables, bound to a database handle (src/payments/demo-ledger.ts). */
+  demoLedger: (db: Db) => DemoLedger;
   /** The real adapters built so far; a configured provider without one stays demo (test mode). */
   realPayment?: Partial<PaymentAdapters>;
   realCrm?: Partial<CrmAdapters>;
@@ -90,28 +102,27 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
     return entry.settings;
   };
 
-  const callFor = (db: Db | undefined, credentials: Record<string, unknown> | null): ProviderCall => ({
+  const callFor = (credentials: Record<string, unknown> | null): ProviderCall => ({
     credentials,
     clock: deps.clock,
     log: deps.log,
-    db: db ?? deps.db,
     publicBaseUrl: deps.config.publicBaseUrl,
   });
 
-  async function resolve<P>(provider: string, brandId: string, demo: P, real: P | undefined, db?: Db): Promise<ResolvedProvider<P>> {
+  async function resolve<P>(provider: string, brandId: string, demo: (ledger: DemoLedger) => P, real: P | undefined, db?: Db): Promise<ResolvedProvider<P>> {
     const stored = (await settingsOf(brandId, db)).find((s) => s.provider === provider);
     if (real && stored && stored.enabled && isSettingsProvider(provider)) {
       const { values, secretsReadable } = readableValuesOf(stored, keyring);
       if (!secretsReadable) deps.log.error({ provider, brandId }, "provider secrets cannot be decrypted (ENCRYPTION_KEY changed?); provider treated as not configured");
-      if (isConfigured(provider, values)) return { adapter: real, call: callFor(db, values) };
+      if (isConfigured(provider, values)) return { adapter: real, call: callFor(values), within: () => real };
     }
     if (deps.config.paymentMode === "live") throw new AppError("PROVIDER_NOT_CONFIGURED", "Payment provider not configured");
-    return { adapter: demo, call: callFor(db, null) };
+    return { adapter: demo(deps.demoLedger(db ?? deps.db)), call: callFor(null), within: (tx) => demo(deps.demoLedger(tx)) };
   }
 
   return {
     payment: <P extends PaymentProviderType>(provider: P, brandId: string, db?: Db) =>
-      resolve<PaymentAdapters[P]>(provider, brandId, deps.demoPayment[provider], deps.realPayment?.[provider], db),
+      resolve<PaymentAdapters[P]>(provider, brandId, deps.demoPayment[provider] as (ledger: DemoLedger) => PaymentAdapters[P], deps.realPayment?.[provider], db),
     crm: (provider, brandId, db) => resolve<CrmProvider>(provider, brandId, deps.demoCrm[provider], deps.realCrm?.[provider], db),
     invalidate: (brandId) => {
       cache.delete(brandId);

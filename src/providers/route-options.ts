@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { PaymentProviderType } from "./types.js";
+import { providerTag, type PaymentProviderType } from "./manifest.js";
 
 /**
  * Provider answers carry client secrets, payment method tokens or payment state: no cache may keep
@@ -12,4 +12,4 @@ export async function noStore(_request: FastifyRequest, reply: FastifyReply): Pr
 /** Route options every provider endpoint shares: Idempotency-Key support (CONTRACT §17) and no-store. */
 export const providerRouteOptions = { config: { idempotent: true }, onRequest: noStore } as const;
 
-export const tagsOf = (provider: PaymentProviderType) => [`Payment provider: ${provider}`];
+export const tagsOf = (provider: PaymentProviderType) => [providerTag(provider)];

@@ -12,6 +12,7 @@ import { DEFAULT_BRAND_ID } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { ManualClock } from "../lib/clock.js";
 import { demoCrmProviders, demoPaymentProviders } from "./demo/index.js";
+import { createDemoLedger } from "../payments/demo-ledger.js";
 import { createProviderRegistry } from "./registry.js";
 
 describe.runIf(testEngine === "postgres")("provider settings cache on a full pool", () => {
@@ -32,7 +33,7 @@ describe.runIf(testEngine === "postgres")("provider settings cache on a full poo
 
   it("a transaction asking for a provider does not wait on a read queued for its own connection", async () => {
     const config = loadConfig({ DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: "x".repeat(32), ENCRYPTION_KEY: "ab".repeat(32) });
-    const registry = createProviderRegistry({ config, db: database.db, clock: new ManualClock(), log: pino({ level: "silent" }), demoPayment: demoPaymentProviders, demoCrm: demoCrmProviders });
+    const registry = createProviderRegistry({ config, db: database.db, clock: new ManualClock(), log: pino({ level: "silent" }), demoPayment: demoPaymentProviders, demoCrm: demoCrmProviders, demoLedger: createDemoLedger });
 
     let outside: ReturnType<typeof registry.payment<"vault_gateway_b">> | undefined;
     const inside = await withTransaction(database.db, async (tx) => {
@@ -42,8 +43,8 @@ describe.runIf(testEngine === "postgres")("provider settings cache on a full poo
       outside = registry.payment("vault_gateway_b", DEFAULT_BRAND_ID);
       return registry.payment("vault_gateway_b", DEFAULT_BRAND_ID, tx);
     });
-    expect(inside.adapter).toBe(demoPaymentProviders.vault_gateway_b);
-    expect((await outside!).adapter).toBe(demoPaymentProviders.vault_gateway_b);
+    expect(inside.adapter).toMatchObject({ id: "vault_gateway_b", demo: true });
+    expect((await outside!).adapter).toMatchObject({ id: "vault_gateway_b", demo: true });
     expect(database.pool!.waitingCount).toBe(0);
   });
 });

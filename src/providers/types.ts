@@ -1,20 +1,9 @@
 import type { Logger } from "pino";
-import type { Db } from "../db/client.js";
 import type { Clock } from "../lib/clock.js";
 
-export const PAYMENT_PROVIDERS = [
-  "intent_gateway",
-  "vault_gateway_a",
-  "order_crm_a",
-  "order_crm_b",
-  "hosted_store",
-  "cart_gateway",
-  "vault_gateway_b",
-] as const;
-export type PaymentProviderType = (typeof PAYMENT_PROVIDERS)[number];
+import type { CrmProviderType, PaymentProviderType } from "./manifest.js";
 
-export const CRM_PROVIDERS = ["order_crm_b", "order_crm_a", "cart_gateway"] as const;
-export type CrmProviderType = (typeof CRM_PROVIDERS)[number];
+export { CRM_PROVIDERS, PAYMENT_PROVIDERS, type CrmProviderType, type PaymentProviderType } from "./manifest.js";
 
 /** Card fields as received. Held only for the length of a provider call: never stored, never logged. */
 export interface CardInput {
@@ -46,8 +35,6 @@ export interface ProviderCall {
   credentials: Record<string, unknown> | null;
   clock: Clock;
   log: Logger;
-  /** The demo ledger lives in our database; real adapters never touch it. */
-  db: Db;
   publicBaseUrl: string;
   idempotencyKey?: string;
 }
@@ -113,8 +100,8 @@ export interface CrmRecordInput {
 /**
  * One interface for every payment provider (STYLE "Providers"). Adapters are factories returning
  * plain objects checked with `satisfies`. They translate provider statuses, ids and token formats;
- * nothing outside providers/<name>/ knows a provider's field names. They never touch our tables
- * (the demo ledger is the demo provider's own storage).
+ * nothing outside providers/<name>/ knows a provider's field names. They hold no database handle
+ * and never touch our tables: a demo adapter keeps its state in the DemoLedger the registry hands it.
  */
 export interface PaymentProvider {
   readonly id: PaymentProviderType;

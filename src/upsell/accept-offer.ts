@@ -5,13 +5,13 @@ import { withTransaction } from "../db/transaction.js";
 import { AppError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
-import { assertCountsUnderDeclineLimit, declineWindowStart, paymentFailed } from "../providers/payment-attempts.js";
+import { assertCountsUnderDeclineLimit, declineWindowStart, paymentFailed, recordDecline } from "../payments/declines.js";
 import { ProviderError, type ChargeOutcome, type PaymentProviderType } from "../providers/types.js";
-import { enqueueEvents, outboxRows } from "../webhooks/events.js";
+import { outboxRows } from "../webhooks/events.js";
 import { answerChanges, decide, eventBase, type Decided } from "./answer-offer.js";
 import type { AcceptOfferResponse, AnswerOfferBody } from "./schemas.js";
 import { checkAnswerable } from "./session.js";
-import { findSessionForAnswer, insertDecline, releaseOfferResult, reserveOfferResult, saveAnswer, type Answer, type UpsellSessionRow } from "./store.js";
+import { findSessionForAnswer, releaseOfferResult, reserveOfferResult, saveAnswer, type Answer, type UpsellSessionRow } from "./store.js";
 
 /**
  * SPEC "Upsell" accept: charges the offer's price fixed at creation (CONTRACT §20) to the saved
@@ -38,7 +38,7 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
       if (charge.status !== "succeeded") {
         // One click cannot run a 3-D Secure step: for an upsell it is a refusal.
         const reason = charge.status === "declined" ? charge.reason : "authentication_required";
-        await recordRefusal(ctx, tx, decided, reason, now);
+        await recordRefusal(ctx, tx, decided, reason);
         return { declined: reason };
       }
       const accepted = acceptedAnswer(decided, charge, now);
@@ -64,23 +64,24 @@ async function chargeOffer(ctx: Ctx, tx: Db, session: UpsellSessionRow, offer: S
   const charge = await adapter.chargeSaved(
     { paymentMethodToken: session.paymentMethodToken, amountCents: offer.priceCents, currency: session.currency, orderId: session.orderId, originalOrderId: session.originalOrderId },
     // A real provider dedupes on this key should we die between its charge and our commit.
-    { ...call, db: tx, log: ctx.log, idempotencyKey: `upsell:${session.id}:${offer.id}` },
+    { ...call, log: ctx.log, idempotencyKey: `upsell:${session.id}:${offer.id}` },
   );
   faultPoint(ctx.config, "charge.after-provider");
   return charge;
 }
 
 /** A refused charge: the offer stays open, the decline counts toward the limit, `payment.failed` goes out. */
-async function recordRefusal(ctx: Ctx, tx: Db, { session, offer }: Decided, reason: string, now: number): Promise<void> {
+async function recordRefusal(ctx: Ctx, tx: Db, { session, offer }: Decided, reason: string): Promise<void> {
   await releaseOfferResult(tx, session.id, offer.id);
-  await insertDecline(tx, { id: newId("dcl"), orderId: session.orderId, clientAddress: ctx.clientAddress ?? null, reason, createdAt: new Date(now) });
-  await enqueueEvents(tx, now, [
-    {
-      ...eventBase(session),
-      type: "payment.failed",
-      data: { orderId: session.orderId, originalOrderId: session.originalOrderId, sessionId: session.id, offerId: offer.id, provider: session.provider, reason, amount: offer.priceCents, currency: session.currency },
-    },
-  ]);
+  await recordDecline(ctx, tx, {
+    provider: session.provider as PaymentProviderType,
+    orderId: session.orderId,
+    reason,
+    amountCents: offer.priceCents,
+    currency: session.currency,
+    owner: eventBase(session),
+    details: { originalOrderId: session.originalOrderId, sessionId: session.id, offerId: offer.id },
+  });
 }
 
 /** The answer and the rows of a successful charge: the upsell order and its line item, the result, `upsell.accepted`. */

@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import type { DeclineCounts } from "../providers/payment-attempts.js";
+import type { DeclineCounts } from "../payments/declines.js";
 import type { Db } from "../db/client.js";
 import { hotStatement, rowsAsJson, runHot, selectColumns } from "../db/hot.js";
-import { checkouts, orderLineItems, orders, outboxEvents, paymentDeclines, upsellOfferResults, upsellOfferStats, upsellSessions } from "../db/schema/index.js";
+import { checkouts, orderLineItems, orders, outboxEvents, upsellOfferResults, upsellOfferStats, upsellSessions } from "../db/schema/index.js";
 
 // The upsell feature's queries. Each takes a db handle (client or transaction).
 
@@ -52,10 +52,6 @@ export async function releaseOfferResult(tx: Db, sessionId: string, offerId: str
   await tx
     .delete(upsellOfferResults)
     .where(and(eq(upsellOfferResults.sessionId, sessionId), eq(upsellOfferResults.offerId, offerId), eq(upsellOfferResults.decision, "pending")));
-}
-
-export async function insertDecline(tx: Db, decline: typeof paymentDeclines.$inferInsert): Promise<void> {
-  await tx.insert(paymentDeclines).values(decline);
 }
 
 /** How many counter rows each offer's counters are spread over (see the `shard` column). */

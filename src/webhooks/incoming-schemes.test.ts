@@ -1,6 +1,6 @@
 // Incoming provider notifications signed with each provider's own scheme and the brand's
 // webhookSecret (docs/webhooks.md "Provider schemes"): Stripe-Signature (intent_gateway), NMI
-// Webhook-Signature (vault_gateway_a), X-Shopify-Hmac-Sha256 (hosted_store), Standard Webhooks
+// Webhook-Signature (vault_gateway_a, vault_gateway_b), X-Shopify-Hmac-Sha256 (hosted_store), Standard Webhooks
 // (order_crm_a, order_crm_b, cart_gateway). The signatures here are made as each provider makes them
 // (Standard Webhooks with the `standardwebhooks` library itself), never with our verifier.
 import { createHmac } from "node:crypto";
@@ -15,7 +15,7 @@ import type { SettingsProvider } from "../providers/catalog.js";
 import { splitForStorage, upsertProviderSettings } from "../providers/settings-store.js";
 
 type Status = "succeeded" | "failed" | "refunded";
-type Provider = "intent_gateway" | "vault_gateway_a" | "hosted_store" | "order_crm_a" | "order_crm_b" | "cart_gateway";
+type Provider = "intent_gateway" | "vault_gateway_a" | "vault_gateway_b" | "hosted_store" | "order_crm_a" | "order_crm_b" | "cart_gateway";
 
 let seq = 0;
 const unique = (prefix: string) => `${prefix}_${++seq}_${Math.random().toString(36).slice(2, 8)}`;
@@ -52,6 +52,18 @@ const standardCase = (provider: Provider): ProviderCase => ({
   hasTimestamp: true,
 });
 
+const vaultCase = (provider: Provider): ProviderCase => ({
+  provider,
+  build: (orderId, status, eventId) => ({
+    body: JSON.stringify({ event_id: eventId, event_type: nmiType[status], event_body: { merchant: { id: "1", name: "Shop" }, transaction_id: "9000001", order_id: orderId, action: { amount: "10.00" } } }),
+  }),
+  sign: (body, secret) => {
+    const nonce = unique("nonce");
+    return { "webhook-signature": `t=${nonce},s=${hmac(secret, Buffer.concat([Buffer.from(`${nonce}.`), Buffer.from(body)])).digest("hex")}` };
+  },
+  hasTimestamp: false,
+});
+
 const CASES: ProviderCase[] = [
   {
     provider: "intent_gateway",
@@ -65,17 +77,7 @@ const CASES: ProviderCase[] = [
     sign: (body, secret, ts) => ({ "stripe-signature": `t=${ts},v1=${hmac(secret, Buffer.concat([Buffer.from(`${ts}.`), Buffer.from(body)])).digest("hex")},v0=ignored` }),
     hasTimestamp: true,
   },
-  {
-    provider: "vault_gateway_a",
-    build: (orderId, status, eventId) => ({
-      body: JSON.stringify({ event_id: eventId, event_type: nmiType[status], event_body: { merchant: { id: "1", name: "Shop" }, transaction_id: "9000001", order_id: orderId, action: { amount: "10.00" } } }),
-    }),
-    sign: (body, secret) => {
-      const nonce = unique("nonce");
-      return { "webhook-signature": `t=${nonce},s=${hmac(secret, Buffer.concat([Buffer.from(`${nonce}.`), Buffer.from(body)])).digest("hex")}` };
-    },
-    hasTimestamp: false,
-  },
+  vaultCase("vault_gateway_a"),
   {
     provider: "hosted_store",
     build: (orderId, status, eventId) => ({
@@ -88,11 +90,14 @@ const CASES: ProviderCase[] = [
   standardCase("order_crm_a"),
   standardCase("order_crm_b"),
   standardCase("cart_gateway"),
+  // Last, so the indices the tests below use stay put.
+  vaultCase("vault_gateway_b"),
 ];
 
 const SECRETS: Record<Provider, string> = {
   intent_gateway: "whsec_stripe_style_signing_secret_0001",
   vault_gateway_a: "nmi-signing-key-0123456789",
+  vault_gateway_b: "nmi-b-signing-key-9876543210",
   hosted_store: "shpss_shopify_app_secret_0123456789",
   order_crm_a: "whsec_" + Buffer.alloc(24, 1).toString("base64"),
   order_crm_b: "crm-b-plain-secret-0123456789",

@@ -1,4 +1,4 @@
-import { sendJson, startHttpFake, type FakeRequest } from "../fake-http.js";
+import { sendJson, startHttpFake, type FakeRequest } from "../../lib/testing/fake-http.js";
 
 /**
  * A fake of the cart API at the network boundary (tests): carts, card payment with a saved card,

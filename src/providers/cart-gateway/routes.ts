@@ -3,8 +3,8 @@ import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./adapter.js";
-import { createCart, payCart } from "./operations.js";
+import { PROVIDER } from "./demo.js";
+import { createCart, payCart } from "../../payments/endpoints/cart-gateway.js";
 import { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "./schemas.js";
 
 export function registerCartGatewayRoutes(app: App, deps: Deps): void {

@@ -1,7 +1,7 @@
 import { newId } from "../../lib/ids.js";
 import type { CardInput, ChargeOutcome, PaymentProviderType, PaymentRecord, ProviderCall, SavedChargeInput } from "../types.js";
 import { cardLast4, DECLINE_SAVED_CHARGES, testCardBehaviour } from "./cards.js";
-import { findRecord, findTokenIssuer, insertRecord, toPaymentRecord, type LedgerKind } from "./ledger.js";
+import { toPaymentRecord, type DemoLedger, type LedgerKind } from "./ledger.js";
 
 export interface DemoCardCharge {
   provider: PaymentProviderType;
@@ -20,7 +20,7 @@ export interface DemoCardCharge {
  * A card charge by a direct gateway or CRM in demo mode, following the test cards of CONTRACT §25.
  * The charge is kept (failed ones too, as a provider would) so completion can verify it (§19).
  */
-export async function chargeDemoCard(call: ProviderCall, charge: DemoCardCharge): Promise<ChargeOutcome> {
+export async function chargeDemoCard(ledger: DemoLedger, call: ProviderCall, charge: DemoCardCharge): Promise<ChargeOutcome> {
   const behaviour = testCardBehaviour(charge.card.cardNumber);
   const transactionId = newId(charge.transactionPrefix);
   const base = {
@@ -36,11 +36,11 @@ export async function chargeDemoCard(call: ProviderCall, charge: DemoCardCharge)
   if (behaviour.kind !== "succeed") {
     // CONTRACT §25: outside the intent gateway, the 3-D Secure card is a decline.
     const reason = behaviour.kind === "decline" ? behaviour.reason : "authentication_required";
-    await insertRecord(call.db, call.clock.now(), { ...base, status: "failed", data: { reason } });
+    await ledger.insert(call.clock.now(), { ...base, status: "failed", data: { reason } });
     return { status: "declined", reason };
   }
   const paymentMethodToken = charge.paymentMethodToken(transactionId);
-  await insertRecord(call.db, call.clock.now(), {
+  await ledger.insert(call.clock.now(), {
     ...base,
     status: "succeeded",
     paymentMethodToken,
@@ -54,11 +54,12 @@ export async function chargeDemoCard(call: ProviderCall, charge: DemoCardCharge)
  * one issued by the 4000000000000341 card (CONTRACT §25); otherwise a new succeeded charge.
  */
 export async function chargeDemoSavedMethod(
+  ledger: DemoLedger,
   call: ProviderCall,
   options: { provider: PaymentProviderType; transactionPrefix: string; kind?: LedgerKind },
   input: SavedChargeInput,
 ): Promise<ChargeOutcome> {
-  const issuer = await findTokenIssuer(call.db, options.provider, input.paymentMethodToken);
+  const issuer = await ledger.findTokenIssuer(options.provider, input.paymentMethodToken);
   if (!issuer) return { status: "declined", reason: "card_declined" };
   const transactionId = newId(options.transactionPrefix);
   const base = {
@@ -73,14 +74,14 @@ export async function chargeDemoSavedMethod(
     data: { savedMethodOf: issuer.id, originalOrderId: input.originalOrderId },
   };
   if (issuer.cardBehaviour === DECLINE_SAVED_CHARGES) {
-    await insertRecord(call.db, call.clock.now(), { ...base, status: "failed", data: { ...base.data, reason: "card_declined" } });
+    await ledger.insert(call.clock.now(), { ...base, status: "failed", data: { ...base.data, reason: "card_declined" } });
     return { status: "declined", reason: "card_declined" };
   }
-  await insertRecord(call.db, call.clock.now(), { ...base, status: "succeeded", paymentMethodToken: input.paymentMethodToken });
+  await ledger.insert(call.clock.now(), { ...base, status: "succeeded", paymentMethodToken: input.paymentMethodToken });
   return { status: "succeeded", transactionId, paymentMethodToken: input.paymentMethodToken };
 }
 
-export async function findDemoPayment(call: ProviderCall, provider: PaymentProviderType, transactionId: string, kinds: LedgerKind[] = ["charge"]): Promise<PaymentRecord | null> {
-  const row = await findRecord(call.db, provider, transactionId, kinds);
+export async function findDemoPayment(ledger: DemoLedger, provider: PaymentProviderType, transactionId: string, kinds: LedgerKind[] = ["charge"]): Promise<PaymentRecord | null> {
+  const row = await ledger.find(provider, transactionId, kinds);
   return row ? toPaymentRecord(row) : null;
 }

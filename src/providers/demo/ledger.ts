@@ -1,12 +1,10 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
-import type { Db } from "../../db/client.js";
-import { hotStatement, rowsAsJson, runHot, selectColumns } from "../../db/hot.js";
-import { demoProviderRecords } from "../../db/schema/index.js";
+import type { demoProviderRecords } from "../../db/schema/index.js";
 import type { PaymentProviderType, PaymentRecord } from "../types.js";
 
 /**
- * The demo providers' own storage: what a real provider keeps on its side. Only demo adapters use
- * this module. Rows never hold card numbers or CVVs: at most `cardLast4` and `cardBehaviour`.
+ * The demo providers' own storage: what a real provider keeps on its side. Rows never hold card
+ * numbers or CVVs: at most `cardLast4` and `cardBehaviour`. Demo adapters get a DemoLedger from the
+ * registry (implemented over our tables in src/payments/demo-ledger.ts); they hold no database handle.
  */
 export type LedgerKind =
   /** intent_gateway: a payment intent; it is the transaction too (transactionId = intent id). */
@@ -35,114 +33,35 @@ export interface NewLedgerRecord {
   data?: Record<string, unknown>;
 }
 
-const COLUMNS = selectColumns(demoProviderRecords, "r");
-const INSERT_RECORD = hotStatement(
-  "demo_insert_record",
-  `insert into demo_provider_records as r select * from jsonb_populate_recordset(null::demo_provider_records, $1::jsonb) returning ${COLUMNS}`,
-);
+export type LedgerPatch = Partial<Omit<NewLedgerRecord, "id" | "provider" | "kind">>;
 
-// The demo ledger is on every demo request's path (initialize, payment, complete, upsell accept), so
-// its statements are hot ones (src/db/hot.ts), like the service's own.
-export async function insertRecord(db: Db, now: number, record: NewLedgerRecord): Promise<LedgerRecord> {
-  const at = new Date(now);
-  const [row] = await runHot<LedgerRecord>(db, INSERT_RECORD, [rowsAsJson(demoProviderRecords, [{ ...record, data: record.data ?? {}, createdAt: at, updatedAt: at }])]);
-  return row!;
-}
-
-export async function updateRecord(db: Db, now: number, id: string, patch: Partial<Omit<NewLedgerRecord, "id" | "provider" | "kind">>): Promise<LedgerRecord> {
-  const [row] = await db
-    .update(demoProviderRecords)
-    .set({ ...patch, updatedAt: new Date(now) })
-    .where(eq(demoProviderRecords.id, id))
-    .returning();
-  return row!;
-}
-
-const REUSE_OR_CREATE_PENDING_ORDER = hotStatement(
-  "demo_reuse_or_create_pending_order",
-  `with newest as (
-     select id, amount_cents, currency from demo_provider_records
-     where provider = $2 and order_id = $3 and kind = 'provider_order' and status = 'pending'
-     order by created_at desc limit 1
-   ), reused as (
-     select id from newest where amount_cents = $4 and currency = $5
-   ), created as (
-     insert into demo_provider_records (id, provider, kind, order_id, amount_cents, currency, status, data, created_at, updated_at)
-     select $1, $2, 'provider_order', $3, $4, $5, 'pending', $6::jsonb, $7, $7
-     where not exists (select 1 from reused)
-     returning id
-   )
-   select id from reused union all select id from created`,
-);
-
-/**
- * A provider order for initialize, in one round trip: the newest pending order of this orderId when
- * its amount and currency still match (a reloaded page initializes again), else a new one with `id`.
- */
-export async function reuseOrCreatePendingOrder(
-  db: Db,
-  now: number,
-  order: { id: string; provider: PaymentProviderType; orderId: string; amountCents: number; currency: string; data: Record<string, unknown> },
-): Promise<string> {
-  const [row] = await runHot<{ id: string }>(db, REUSE_OR_CREATE_PENDING_ORDER, [
-    order.id,
-    order.provider,
-    order.orderId,
-    order.amountCents,
-    order.currency,
-    JSON.stringify(order.data),
-    new Date(now),
-  ]);
-  return row!.id;
+/** A new provider order for initialize, unless a pending one of the same orderId, amount and currency exists. */
+export interface PendingOrder {
+  id: string;
+  provider: PaymentProviderType;
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  data: Record<string, unknown>;
 }
 
 /**
- * A record of this provider by id; ids of other providers are unknown here, as they would be.
- * `lock` takes a row lock for the rest of the caller's transaction, so concurrent payments of one
- * order or intent charge once (CONTRACT §7).
+ * The demo ledger as the demo adapters see it, bound to the caller's database handle (its
+ * transaction, when the payment is recorded in one). `lock` keeps the row locked until that
+ * transaction ends, so concurrent payments of one order or intent charge once (CONTRACT §7).
  */
-export async function findRecord(db: Db, provider: PaymentProviderType, id: string, kinds: LedgerKind[], lock = false): Promise<LedgerRecord | null> {
-  const [row] = await runHot<LedgerRecord>(db, lock ? LOCK_RECORD : FIND_RECORD, [id]);
-  return row && row.provider === provider && (kinds as string[]).includes(row.kind) ? row : null;
+export interface DemoLedger {
+  insert(now: number, record: NewLedgerRecord): Promise<LedgerRecord>;
+  update(now: number, id: string, patch: LedgerPatch): Promise<LedgerRecord>;
+  /** The newest pending order of this orderId when amount and currency match, else `order` created; its id. */
+  reuseOrCreatePendingOrder(now: number, order: PendingOrder): Promise<string>;
+  /** A record of this provider by id; ids of other providers are unknown here, as they would be. */
+  find(provider: PaymentProviderType, id: string, kinds: LedgerKind[], lock?: boolean): Promise<LedgerRecord | null>;
+  /** The newest record of a kind for an orderId in one of the given statuses. */
+  findLatestForOrder(provider: PaymentProviderType, kind: LedgerKind, orderId: string, statuses: string[], lock?: boolean): Promise<LedgerRecord | null>;
+  /** The successful payment that first issued a payment method token (its orderId is the original order). */
+  findTokenIssuer(provider: PaymentProviderType, token: string): Promise<LedgerRecord | null>;
 }
-// By primary key alone, provider and kind checked above: with `provider = $2` in the SQL, the generic
-// plan a connection builds while the table is still empty used the (provider, order_id) index and
-// kept it, reading every row of the provider per call as the table grew (10 ms per call at 25 000
-// rows, found by bench/flow-statements.mjs).
-const FIND_RECORD_SQL = `select ${COLUMNS} from demo_provider_records r where r.id = $1`;
-const FIND_RECORD = hotStatement("demo_find_record", FIND_RECORD_SQL);
-const LOCK_RECORD = hotStatement("demo_lock_record", `${FIND_RECORD_SQL} for update`);
-
-/** The newest record of a kind for an orderId in one of the given statuses. */
-export async function findLatestForOrder(db: Db, provider: PaymentProviderType, kind: LedgerKind, orderId: string, statuses: string[], lock = false): Promise<LedgerRecord | null> {
-  const query = db
-    .select()
-    .from(demoProviderRecords)
-    .where(
-      and(
-        eq(demoProviderRecords.provider, provider),
-        eq(demoProviderRecords.kind, kind),
-        eq(demoProviderRecords.orderId, orderId),
-        inArray(demoProviderRecords.status, statuses),
-      ),
-    )
-    .orderBy(desc(demoProviderRecords.createdAt))
-    .limit(1);
-  const [row] = lock ? await query.for("update") : await query;
-  return row ?? null;
-}
-
-/** The successful payment that first issued a payment method token (its orderId is the original order). */
-export async function findTokenIssuer(db: Db, provider: PaymentProviderType, token: string): Promise<LedgerRecord | null> {
-  const [row] = await runHot<LedgerRecord>(db, FIND_TOKEN_ISSUER, [provider, token]);
-  return row ?? null;
-}
-const FIND_TOKEN_ISSUER = hotStatement(
-  "demo_find_token_issuer",
-  `select ${COLUMNS} from demo_provider_records r
-   where r.provider = $1 and r.payment_method_token = $2 and r.status = 'succeeded' and r.kind in ('payment_intent', 'charge')
-   order by r.created_at asc limit 1`,
-);
 
 const PAYMENT_STATUS: Record<string, PaymentRecord["status"]> = {
   succeeded: "succeeded",

@@ -2,7 +2,7 @@ import { AppError, conflict } from "../../lib/errors.js";
 import { newId } from "../../lib/ids.js";
 import type { CardInput, ChargeOutcome, InitializeInput, PaymentProviderType, ProviderCall } from "../types.js";
 import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment } from "./charges.js";
-import { findLatestForOrder, findRecord, insertRecord, reuseOrCreatePendingOrder, updateRecord, type LedgerRecord } from "./ledger.js";
+import type { DemoLedger, LedgerRecord } from "./ledger.js";
 
 /** A card charge against a provider-side order: the outcome plus what was charged. */
 export interface OrderCharge {
@@ -23,9 +23,9 @@ export interface OrderConfirmation {
  * cart_gateway, hosted_store): order `pending` -> `paid` -> `confirmed`, and the payment method token
  * is the provider order id (SPEC "Payment method token formats").
  */
-export function createDemoOrderGateway(provider: PaymentProviderType, prefixes: { order: string; transaction: string }, orderField: string) {
+export function createDemoOrderGateway(ledger: DemoLedger, provider: PaymentProviderType, prefixes: { order: string; transaction: string }, orderField: string) {
   const createOrder = (call: ProviderCall, order: { orderId: string; amountCents: number; currency: string; data: Record<string, unknown> }) =>
-    insertRecord(call.db, call.clock.now(), {
+    ledger.insert(call.clock.now(), {
       id: newId(prefixes.order),
       provider,
       kind: "provider_order",
@@ -38,14 +38,14 @@ export function createDemoOrderGateway(provider: PaymentProviderType, prefixes: 
 
   /** The provider order, which must belong to `orderId`: another order's id is simply not found. */
   const findOrder = async (call: ProviderCall, providerOrderId: string, orderId: string): Promise<LedgerRecord> => {
-    const order = await findRecord(call.db, provider, providerOrderId, ["provider_order"], true);
+    const order = await ledger.find(provider, providerOrderId, ["provider_order"], true);
     if (!order || order.orderId !== orderId) throw new AppError("NOT_FOUND", "Order not found", orderField);
     return order;
   };
 
   /** Reuses the pending order of the same orderId, amount and currency (a reloaded page initializes again). */
   const openOrderFor = async (call: ProviderCall, input: { orderId: string; amountCents: number; currency: string }) => {
-    const open = await findLatestForOrder(call.db, provider, "provider_order", input.orderId, ["pending"], true);
+    const open = await ledger.findLatestForOrder(provider, "provider_order", input.orderId, ["pending"], true);
     return open && open.amountCents === input.amountCents && open.currency === input.currency ? open : null;
   };
 
@@ -55,7 +55,7 @@ export function createDemoOrderGateway(provider: PaymentProviderType, prefixes: 
     openOrderFor,
 
     async initialize(input: InitializeInput, call: ProviderCall) {
-      const providerOrderId = await reuseOrCreatePendingOrder(call.db, call.clock.now(), {
+      const providerOrderId = await ledger.reuseOrCreatePendingOrder(call.clock.now(), {
         id: newId(prefixes.order),
         provider,
         orderId: input.orderId,
@@ -66,35 +66,35 @@ export function createDemoOrderGateway(provider: PaymentProviderType, prefixes: 
       return { providerOrderId };
     },
 
-    findPayment: async ({ transactionId }: { transactionId: string }, call: ProviderCall) => findDemoPayment(call, provider, transactionId),
+    findPayment: async ({ transactionId }: { transactionId: string }, call: ProviderCall) => findDemoPayment(ledger, provider, transactionId),
 
-    chargeSaved: async (input: Parameters<typeof chargeDemoSavedMethod>[2], call: ProviderCall) =>
-      chargeDemoSavedMethod(call, { provider, transactionPrefix: prefixes.transaction }, input),
+    chargeSaved: async (input: Parameters<typeof chargeDemoSavedMethod>[3], call: ProviderCall) =>
+      chargeDemoSavedMethod(ledger, call, { provider, transactionPrefix: prefixes.transaction }, input),
 
     /** Charges the order's amount once: a paid order answers 409 instead of charging again. */
     async payOrder(call: ProviderCall, order: LedgerRecord, card: CardInput | null): Promise<OrderCharge> {
       if (order.status !== "pending") throw conflict("Order already paid");
       const charged = { providerOrderId: order.id, amountCents: order.amountCents ?? 0, currency: order.currency ?? "USD" };
       const outcome = card
-        ? await chargeDemoCard(call, { provider, transactionPrefix: prefixes.transaction, orderId: order.orderId!, ...charged, card, paymentMethodToken: () => order.id })
-        : await recordHostedPayment(call, provider, prefixes.transaction, order);
-      if (outcome.status === "succeeded") await updateRecord(call.db, call.clock.now(), order.id, { status: "paid" });
+        ? await chargeDemoCard(ledger, call, { provider, transactionPrefix: prefixes.transaction, orderId: order.orderId!, ...charged, card, paymentMethodToken: () => order.id })
+        : await recordHostedPayment(ledger, call, provider, prefixes.transaction, order);
+      if (outcome.status === "succeeded") await ledger.update(call.clock.now(), order.id, { status: "paid" });
       return { outcome, ...charged };
     },
 
     async confirmOrder(call: ProviderCall, providerOrderId: string, orderId: string): Promise<OrderConfirmation> {
       const order = await findOrder(call, providerOrderId, orderId);
       if (order.status === "pending") throw conflict("Order is not paid");
-      if (order.status === "paid") await updateRecord(call.db, call.clock.now(), order.id, { status: "confirmed" });
+      if (order.status === "paid") await ledger.update(call.clock.now(), order.id, { status: "confirmed" });
       return { providerOrderId: order.id, orderId, status: "confirmed" };
     },
   };
 }
 
 /** hosted_store: the card was taken on the store's own page, so completing the order records a succeeded charge. */
-async function recordHostedPayment(call: ProviderCall, provider: PaymentProviderType, transactionPrefix: string, order: LedgerRecord): Promise<ChargeOutcome> {
+async function recordHostedPayment(ledger: DemoLedger, call: ProviderCall, provider: PaymentProviderType, transactionPrefix: string, order: LedgerRecord): Promise<ChargeOutcome> {
   const transactionId = newId(transactionPrefix);
-  await insertRecord(call.db, call.clock.now(), {
+  await ledger.insert(call.clock.now(), {
     id: transactionId,
     provider,
     kind: "charge",

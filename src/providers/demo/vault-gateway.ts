@@ -1,7 +1,7 @@
 import { newId } from "../../lib/ids.js";
 import type { AddressInput, CardInput, ChargeOutcome, PartyInput, PaymentProvider, PaymentRecord, ProviderCall } from "../types.js";
 import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment } from "./charges.js";
-import { findLatestForOrder, reuseOrCreatePendingOrder, updateRecord } from "./ledger.js";
+import type { DemoLedger } from "./ledger.js";
 
 export type VaultGatewayId = "vault_gateway_a" | "vault_gateway_b";
 
@@ -29,16 +29,16 @@ export interface VaultGatewayAdapter extends PaymentProvider {
  * Demo vault gateway. Ids: `<prefix>_ord_…` (provider order), `<prefix>_txn_…` (transaction),
  * `<prefix>_cv_…` (customer vault). Token: `<customerVaultId>|<transactionId>`.
  */
-export function createDemoVaultGateway(id: VaultGatewayId, prefix: string) {
+export function createDemoVaultGateway(ledger: DemoLedger, id: VaultGatewayId, prefix: string) {
   const ids = { order: `${prefix}_ord`, transaction: `${prefix}_txn`, vault: `${prefix}_cv` };
-  const openOrder = (call: ProviderCall, orderId: string) => findLatestForOrder(call.db, id, "provider_order", orderId, ["pending"], true);
+  const openOrder = (call: ProviderCall, orderId: string) => ledger.findLatestForOrder(id, "provider_order", orderId, ["pending"], true);
 
   return {
     id,
     demo: true,
 
     async initialize(input, call) {
-      const providerOrderId = await reuseOrCreatePendingOrder(call.db, call.clock.now(), {
+      const providerOrderId = await ledger.reuseOrCreatePendingOrder(call.clock.now(), {
         id: newId(ids.order),
         provider: id,
         orderId: input.orderId,
@@ -49,13 +49,13 @@ export function createDemoVaultGateway(id: VaultGatewayId, prefix: string) {
       return { providerOrderId };
     },
 
-    findPayment: async ({ transactionId }, call) => findDemoPayment(call, id, transactionId),
+    findPayment: async ({ transactionId }, call) => findDemoPayment(ledger, id, transactionId),
 
-    chargeSaved: async (input, call) => chargeDemoSavedMethod(call, { provider: id, transactionPrefix: ids.transaction }, input),
+    chargeSaved: async (input, call) => chargeDemoSavedMethod(ledger, call, { provider: id, transactionPrefix: ids.transaction }, input),
 
     async processPayment(input, call) {
       const order = await openOrder(call, input.orderId);
-      const outcome = await chargeDemoCard(call, {
+      const outcome = await chargeDemoCard(ledger, call, {
         provider: id,
         transactionPrefix: ids.transaction,
         orderId: input.orderId,
@@ -65,14 +65,14 @@ export function createDemoVaultGateway(id: VaultGatewayId, prefix: string) {
         card: input.card,
         paymentMethodToken: (transactionId) => `${newId(ids.vault)}|${transactionId}`,
       });
-      if (order && outcome.status === "succeeded") await updateRecord(call.db, call.clock.now(), order.id, { status: "paid" });
+      if (order && outcome.status === "succeeded") await ledger.update(call.clock.now(), order.id, { status: "paid" });
       return outcome;
     },
 
     async findTokenPayment(paymentMethodToken, call) {
       const [vaultId, transactionId, ...rest] = paymentMethodToken.split("|");
       if (!vaultId?.startsWith(`${ids.vault}_`) || !transactionId || rest.length > 0) return null;
-      const payment = await findDemoPayment(call, id, transactionId);
+      const payment = await findDemoPayment(ledger, id, transactionId);
       return payment && payment.paymentMethodToken === paymentMethodToken ? payment : null;
     },
   } satisfies VaultGatewayAdapter;

@@ -1,51 +1,168 @@
-import { createDemoOrderGateway, type OrderCharge, type OrderConfirmation } from "../demo/order-gateway.js";
-import type { PaymentProvider, ProviderCall } from "../types.js";
+import { AppError, conflict } from "../../lib/errors.js";
+import type { OrderCharge } from "../demo/order-gateway.js";
+import { baseUrlOf, centsOf, credentialOf, decimalAmount, providerFetch } from "../http-client.js";
+import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall } from "../types.js";
+import { PROVIDER, type HostedStoreAdapter } from "./demo.js";
 
-export const PROVIDER = "hosted_store";
-/** Ids: `hs_ord_…` (store order, a draft until paid; also the payment method token), `hs_txn_…` (transaction). */
-export const PREFIX = { order: "hs_ord", transaction: "hs_txn" } as const;
+/** The store Admin API version the client speaks. */
+export const HOSTED_STORE_API_VERSION = "2024-10";
 
-export interface CreateHostedCheckoutInput {
-  orderId: string;
-  lineItems: { variantId: string; quantity: number }[];
-  customer: { email: string; firstName?: string; lastName?: string; phone?: string };
-  amountCents: number;
+interface WireDraft {
+  id: number | string;
+  invoice_url?: string;
+  status: string;
+  order_id?: number | string | null;
+  currency?: string;
+  total_price?: string;
+  note_attributes?: { name: string; value: string }[];
+}
+interface WireTransaction {
+  id: number | string;
+  kind: string;
+  status: string;
+  amount: string;
   currency: string;
 }
 
-export interface HostedStoreAdapter extends PaymentProvider {
-  /** Creates a draft order and the URL of the store's hosted checkout page for it. */
-  createCheckout(input: CreateHostedCheckoutInput, call: ProviderCall): Promise<{ storeOrderId: string; checkoutUrl: string }>;
-  /** The customer paid on the hosted page: the draft becomes a paid order with its transaction. */
-  completeCheckout(input: { storeOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderCharge>;
-  confirmOrder(input: { storeOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderConfirmation>;
+const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
+const orderNotFound = () => new AppError("NOT_FOUND", "Order not found", "storeOrderId");
+const orderIdOf = (draft: WireDraft) => draft.note_attributes?.find((a) => a.name === "orderId")?.value ?? null;
+
+/** JSON call with `X-Shopify-Access-Token`; null on 404; failures throw ProviderError. */
+async function request(call: ProviderCall, method: "GET" | "POST", path: string, body?: unknown): Promise<Record<string, unknown> | null> {
+  const token = credentialOf(PROVIDER, call.credentials, "accessToken");
+  const base = baseUrlOf(call.credentials, `https://${credentialOf(PROVIDER, call.credentials, "shopDomain")}`);
+  const response = await providerFetch(PROVIDER, `${base}/admin/api/${HOSTED_STORE_API_VERSION}${path}`, {
+    method,
+    headers: { "x-shopify-access-token": token, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
+  if (response.status === 404) return null;
+  if (response.status !== 200 && response.status !== 201) throw failure(`HTTP ${response.status}`);
+  try {
+    const parsed = JSON.parse(response.text) as unknown;
+    if (typeof parsed !== "object" || parsed === null) throw new Error("not an object");
+    return parsed as Record<string, unknown>;
+  } catch {
+    throw failure("unreadable response");
+  }
 }
 
-/** Demo: the hosted page lives under our own base URL. */
-const checkoutUrlOf = (call: ProviderCall, storeOrderId: string) => `${call.publicBaseUrl}/demo/hosted-store/${storeOrderId}`;
+function draftOf(reply: Record<string, unknown> | null): WireDraft | null {
+  const draft = reply?.draft_order as WireDraft | undefined;
+  if (!reply) return null;
+  if (!draft || (typeof draft.id !== "number" && typeof draft.id !== "string") || typeof draft.status !== "string") throw failure("unreadable response");
+  return draft;
+}
 
-export function createDemoHostedStore() {
-  const gateway = createDemoOrderGateway(PROVIDER, PREFIX, "storeOrderId");
+const getDraft = async (call: ProviderCall, storeOrderId: string) => (/^\d+$/.test(storeOrderId) ? draftOf(await request(call, "GET", `/draft_orders/${storeOrderId}.json`)) : null);
+
+async function transactionsOf(call: ProviderCall, shopOrderId: string | number): Promise<WireTransaction[]> {
+  const reply = await request(call, "GET", `/orders/${shopOrderId}/transactions.json`);
+  const list = reply?.transactions;
+  if (!Array.isArray(list)) throw failure("unreadable response");
+  return list as WireTransaction[];
+}
+
+const isPayment = (t: WireTransaction) => t.kind === "sale" || t.kind === "capture";
+
+/**
+ * The real hosted store: the store's Admin REST API with draft orders (docs/providers.md). The buyer
+ * pays on the draft's `invoice_url`; complete-checkout then reads the completed draft's order and
+ * its transactions. Token: the draft order id. Upsells: a mandate payment against the paid order.
+ */
+export function createHostedStore() {
+  async function createDraft(call: ProviderCall, input: { orderId: string; email?: string; currency: string; lineItems: Record<string, unknown>[] }) {
+    const draft = draftOf(
+      await request(call, "POST", "/draft_orders.json", {
+        draft_order: { line_items: input.lineItems, email: input.email, currency: input.currency, note_attributes: [{ name: "orderId", value: input.orderId }], tags: `order:${input.orderId}` },
+      }),
+    );
+    if (!draft?.invoice_url) throw failure("unreadable response");
+    return { storeOrderId: String(draft.id), checkoutUrl: draft.invoice_url };
+  }
+
+  async function paidCharge(call: ProviderCall, storeOrderId: string, orderId: string): Promise<OrderCharge> {
+    const draft = await getDraft(call, storeOrderId);
+    if (!draft || orderIdOf(draft) !== orderId) throw orderNotFound();
+    const amountCents = centsOf(draft.total_price ?? "");
+    const currency = (draft.currency ?? "").toUpperCase();
+    if (draft.status !== "completed" || draft.order_id === null || draft.order_id === undefined) throw conflict("Order is not paid");
+    const transactions = (await transactionsOf(call, draft.order_id)).filter(isPayment);
+    const paid = transactions.find((t) => t.status === "success");
+    const outcome: ChargeOutcome = paid
+      ? { status: "succeeded", transactionId: String(paid.id), paymentMethodToken: storeOrderId, providerOrderId: storeOrderId }
+      : transactions.some((t) => t.status === "failure" || t.status === "error")
+        ? { status: "declined", reason: "card_declined" }
+        : (() => {
+            throw conflict("Order is not paid");
+          })();
+    return { outcome, providerOrderId: storeOrderId, amountCents, currency };
+  }
+
   return {
     id: PROVIDER,
-    demo: true,
-    findPayment: gateway.findPayment,
-    chargeSaved: gateway.chargeSaved,
+    demo: false,
 
     async initialize(input, call) {
-      const { providerOrderId } = await gateway.initialize(input, call);
-      return { providerOrderId, checkoutUrl: checkoutUrlOf(call, providerOrderId) };
+      // A custom line for the checkout's amount: the store charges exactly what the checkout says.
+      const draft = await createDraft(call, {
+        orderId: input.orderId,
+        email: input.customer?.email,
+        currency: input.currency,
+        lineItems: [{ title: input.productName, price: decimalAmount(input.amountCents), quantity: 1 }],
+      });
+      return { providerOrderId: draft.storeOrderId, checkoutUrl: draft.checkoutUrl };
     },
 
-    async createCheckout({ orderId, amountCents, currency, ...rest }, call) {
-      const draft = await gateway.createOrder(call, { orderId, amountCents, currency, data: rest });
-      return { storeOrderId: draft.id, checkoutUrl: checkoutUrlOf(call, draft.id) };
+    // The store prices its variants itself; completion then checks the total against the checkout's.
+    createCheckout: (input, call) =>
+      createDraft(call, { orderId: input.orderId, email: input.customer.email, currency: input.currency, lineItems: input.lineItems.map((l) => ({ variant_id: l.variantId, quantity: l.quantity })) }),
+
+    completeCheckout: ({ storeOrderId, orderId }, call) => paidCharge(call, storeOrderId, orderId),
+
+    async confirmOrder({ storeOrderId, orderId }, call) {
+      const charge = await paidCharge(call, storeOrderId, orderId);
+      if (charge.outcome.status !== "succeeded") throw conflict("Order is not paid");
+      return { providerOrderId: storeOrderId, orderId, status: "confirmed" as const };
     },
 
-    async completeCheckout({ storeOrderId, orderId }, call) {
-      return gateway.payOrder(call, await gateway.findOrder(call, storeOrderId, orderId), null);
+    async findPayment({ transactionId, providerOrderId }, call): Promise<PaymentRecord | null> {
+      if (!providerOrderId) return null;
+      const draft = await getDraft(call, providerOrderId);
+      if (!draft || draft.order_id === null || draft.order_id === undefined) return null;
+      const found = (await transactionsOf(call, draft.order_id)).find((t) => String(t.id) === transactionId && isPayment(t));
+      if (!found) return null;
+      const status = found.status === "success" ? "succeeded" : found.status === "pending" ? "processing" : "failed";
+      return {
+        transactionId,
+        orderId: orderIdOf(draft),
+        providerOrderId,
+        status,
+        amountCents: centsOf(found.amount),
+        currency: found.currency.toUpperCase(),
+        paymentMethodToken: status === "succeeded" ? providerOrderId : "",
+      };
     },
 
-    confirmOrder: ({ storeOrderId, orderId }, call) => gateway.confirmOrder(call, storeOrderId, orderId),
+    async chargeSaved(input, call): Promise<ChargeOutcome> {
+      const draft = await getDraft(call, input.paymentMethodToken);
+      if (!draft || draft.order_id === null || draft.order_id === undefined) return { status: "declined", reason: "invalid_payment_method" };
+      const reply = await request(call, "POST", "/graphql.json", {
+        query:
+          "mutation pay($id: ID!, $key: String!, $amount: MoneyInput!) { orderCreateMandatePayment(id: $id, idempotencyKey: $key, amount: $amount) { paymentReferenceId userErrors { field message code } } }",
+        variables: {
+          id: `gid://shopify/Order/${draft.order_id}`,
+          key: call.idempotencyKey ?? `upsell:${input.orderId}`,
+          amount: { amount: decimalAmount(input.amountCents), currencyCode: input.currency },
+        },
+      });
+      const result = (reply?.data as { orderCreateMandatePayment?: { paymentReferenceId?: string | null; userErrors?: { code?: string }[] } } | undefined)?.orderCreateMandatePayment;
+      if (!result) throw failure("unreadable response");
+      if (result.userErrors && result.userErrors.length > 0) return { status: "declined", reason: result.userErrors[0]?.code?.toLowerCase() ?? "card_declined" };
+      if (!result.paymentReferenceId) throw failure("unreadable response");
+      return { status: "succeeded", transactionId: result.paymentReferenceId, paymentMethodToken: input.paymentMethodToken };
+    },
   } satisfies HostedStoreAdapter;
 }

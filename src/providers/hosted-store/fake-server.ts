@@ -1,4 +1,4 @@
-import { sendJson, startHttpFake, type FakeRequest } from "../fake-http.js";
+import { sendJson, startHttpFake, type FakeRequest } from "../../lib/testing/fake-http.js";
 
 /**
  * A fake of the hosted store's Admin API at the network boundary (tests): draft orders, order

@@ -1,149 +1,201 @@
 import { AppError, validationError } from "../../lib/errors.js";
-import { newId, randomToken } from "../../lib/ids.js";
-import { cardLast4, DECLINE_SAVED_CHARGES, testCardBehaviour } from "../demo/cards.js";
-import { chargeDemoSavedMethod, findDemoPayment } from "../demo/charges.js";
-import { findLatestForOrder, findRecord, insertRecord, updateRecord, type LedgerRecord } from "../demo/ledger.js";
-import type { AddressInput, CardInput, PaymentProvider, ProviderCall } from "../types.js";
+import { baseUrlOf, credentialOf, formEncode, providerFetch } from "../http-client.js";
+import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall } from "../types.js";
+import { intentToken, PROVIDER, type CreateIntentInput, type IntentGatewayAdapter, type PaymentIntentStatus, type PaymentIntentView } from "./demo.js";
 
-export const PROVIDER = "intent_gateway";
-/** Id prefixes: a stray id in a log says which provider and what it is. */
-export const PREFIX = { intent: "pi_demo", paymentMethod: "pm_demo", customer: "cus_demo" } as const;
+/** The gateway's public address; `baseUrl` in the settings overrides it. */
+export const INTENT_GATEWAY_BASE_URL = "https://api.stripe.com";
 
-/** The gateway's intent statuses (SPEC "Other status values") plus the state before a card is given. */
-export type PaymentIntentStatus = "requires_payment_method" | "requires_action" | "processing" | "succeeded" | "failed";
-
-export interface PaymentIntentView {
-  paymentIntentId: string;
-  clientSecret: string;
-  orderId: string;
-  amountCents: number;
+/** The gateway's PaymentIntent object, as far as we read it. */
+interface WireIntent {
+  id: string;
+  object?: string;
+  client_secret?: string;
+  amount: number;
   currency: string;
-  status: PaymentIntentStatus;
-  paymentMethodId: string | null;
-  /** Why the last attempt failed, when status is `failed`. */
-  declineReason: string | null;
-}
-
-export interface CreateIntentInput {
-  orderId: string;
-  amountCents: number;
-  currency: string;
-  customer?: { email: string; name?: string; firstName?: string; lastName?: string } | null;
+  status: string;
+  customer?: string | { id: string } | null;
+  payment_method?: string | { id: string } | null;
   metadata?: Record<string, string>;
-  shippingAddress?: AddressInput | null;
-  /** Demo mode only: the page's card form stands in for the gateway's client SDK (CONTRACT §33). */
-  card?: CardInput;
+  last_payment_error?: { code?: string; decline_code?: string } | null;
+}
+interface WireError {
+  error?: { type?: string; code?: string; decline_code?: string; payment_intent?: WireIntent };
 }
 
-export interface IntentGatewayAdapter extends PaymentProvider {
-  createIntent(input: CreateIntentInput, call: ProviderCall): Promise<PaymentIntentView>;
-  retrieveIntent(paymentIntentId: string, call: ProviderCall): Promise<PaymentIntentView | null>;
-  /** With a card, attempts the payment (unless it already succeeded); without one, reads the status. */
-  confirmIntent(input: { paymentIntentId: string; card?: CardInput }, call: ProviderCall): Promise<PaymentIntentView>;
+const idOf = (value: string | { id: string } | null | undefined) => (typeof value === "string" ? value : (value?.id ?? null));
+const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
+
+function isIntent(value: unknown): value is WireIntent {
+  const v = value as WireIntent | null;
+  return typeof v === "object" && v !== null && typeof v.id === "string" && typeof v.amount === "number" && typeof v.currency === "string" && typeof v.status === "string";
 }
 
-/** Payment method token: `<paymentMethodId>|<customerId>` (SPEC "Payment method token formats"). */
-export const intentToken = (paymentMethodId: string, customerId: string) => `${paymentMethodId}|${customerId}`;
-
-function viewOf(row: LedgerRecord): PaymentIntentView {
-  const data = row.data as { clientSecret: string; paymentMethodId?: string; reason?: string };
-  return {
-    paymentIntentId: row.id,
-    clientSecret: data.clientSecret,
-    orderId: row.orderId ?? "",
-    amountCents: row.amountCents ?? 0,
-    currency: row.currency ?? "",
-    status: row.status as PaymentIntentStatus,
-    paymentMethodId: data.paymentMethodId ?? null,
-    declineReason: row.status === "failed" ? (data.reason ?? null) : null,
-  };
-}
-
-/** Runs a card against an intent following CONTRACT §25; the 3-D Secure card leaves it `requires_action`. */
-async function attachAndConfirm(call: ProviderCall, intent: LedgerRecord, card: CardInput): Promise<LedgerRecord> {
-  const behaviour = testCardBehaviour(card.cardNumber);
-  const paymentMethodId = newId(PREFIX.paymentMethod);
-  const data = { ...intent.data, paymentMethodId };
-  const common = { cardLast4: cardLast4(card.cardNumber) };
-  switch (behaviour.kind) {
-    case "decline":
-      return updateRecord(call.db, call.clock.now(), intent.id, { ...common, status: "failed", paymentMethodToken: null, data: { ...data, reason: behaviour.reason } });
+/** The gateway's statuses onto ours: an attempt that failed leaves the intent `requires_payment_method` with an error. */
+function statusOf(intent: WireIntent): PaymentIntentStatus {
+  switch (intent.status) {
+    case "succeeded":
+    case "processing":
     case "requires_action":
-      return updateRecord(call.db, call.clock.now(), intent.id, { ...common, status: "requires_action", data });
-    case "succeed": {
-      const customerId = (intent.data as { customerId: string }).customerId;
-      return updateRecord(call.db, call.clock.now(), intent.id, {
-        ...common,
-        status: "succeeded",
-        paymentMethodToken: intentToken(paymentMethodId, customerId),
-        cardBehaviour: behaviour.savedChargesDecline ? DECLINE_SAVED_CHARGES : null,
-        data,
-      });
-    }
+      return intent.status;
+    case "requires_payment_method":
+      return intent.last_payment_error ? "failed" : "requires_payment_method";
+    case "requires_confirmation":
+    case "requires_capture":
+      return "requires_payment_method";
+    default:
+      return "failed";
   }
 }
 
-export function createDemoIntentGateway() {
-  const newIntent = (call: ProviderCall, input: Omit<CreateIntentInput, "card">) => {
-    const id = newId(PREFIX.intent);
-    return insertRecord(call.db, call.clock.now(), {
-      id,
-      provider: PROVIDER,
-      kind: "payment_intent",
-      status: "requires_payment_method",
-      orderId: input.orderId,
-      providerOrderId: id,
-      amountCents: input.amountCents,
-      currency: input.currency,
-      data: {
-        // The gateway's form: `<intent id>_secret_<random>`; only the page that holds it may confirm.
-        clientSecret: `${id}_secret_${randomToken(18)}`,
-        customerId: newId(PREFIX.customer),
-        customerEmail: input.customer?.email ?? null,
-        metadata: input.metadata ?? {},
-        shippingAddress: input.shippingAddress ?? null,
-      },
-    });
+function viewOf(intent: WireIntent): PaymentIntentView {
+  const status = statusOf(intent);
+  return {
+    paymentIntentId: intent.id,
+    clientSecret: intent.client_secret ?? "",
+    orderId: intent.metadata?.orderId ?? "",
+    amountCents: intent.amount,
+    currency: intent.currency.toUpperCase(),
+    status,
+    paymentMethodId: idOf(intent.payment_method),
+    declineReason: status === "failed" ? (intent.last_payment_error?.decline_code ?? intent.last_payment_error?.code ?? "card_declined") : null,
   };
+}
+
+type Reply = { kind: "ok"; intent: WireIntent } | { kind: "not_found" } | { kind: "card_error"; reason: string; intent?: WireIntent };
+
+/** One call with the secret key as bearer; form-encoded bodies; Idempotency-Key when the call has one. */
+async function request(call: ProviderCall, method: "GET" | "POST", path: string, form?: Record<string, string | number | boolean | undefined>, idempotencyKey?: string): Promise<Reply> {
+  const secretKey = credentialOf(PROVIDER, call.credentials, "secretKey");
+  const headers: Record<string, string> = { authorization: `Bearer ${secretKey}` };
+  if (form) headers["content-type"] = "application/x-www-form-urlencoded";
+  const key = idempotencyKey ?? call.idempotencyKey;
+  if (key && method === "POST") headers["idempotency-key"] = key;
+  const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, INTENT_GATEWAY_BASE_URL)}${path}`, { method, headers, body: form ? formEncode(form) : undefined });
+  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
+  let body: unknown;
+  try {
+    body = JSON.parse(response.text);
+  } catch {
+    throw failure("unreadable response");
+  }
+  if (response.status === 200) {
+    if (!isIntent(body)) throw failure("unreadable response");
+    return { kind: "ok", intent: body };
+  }
+  const error = (body as WireError).error;
+  if (response.status === 404) return { kind: "not_found" };
+  if (response.status === 402 && error?.type === "card_error") {
+    return { kind: "card_error", reason: error.decline_code ?? error.code ?? "card_declined", intent: isIntent(error.payment_intent) ? error.payment_intent : undefined };
+  }
+  // 400 invalid request, 401 bad key, 403: our request or our credentials are wrong, not the card.
+  throw failure(`HTTP ${response.status} ${error?.type ?? ""}`.trim());
+}
+
+const cardsRefused = () =>
+  validationError("Invalid request: card fields are taken in demo mode only; confirm the payment with the gateway's client SDK and the clientSecret", "cardNumber");
+
+/**
+ * The real intent gateway: a PaymentIntents-style REST API (docs/providers.md). Cards never reach
+ * our server in live operation: the page confirms the intent with the gateway's SDK, and we only
+ * create, read and (for upsells) charge the saved method off-session.
+ */
+export function createIntentGateway() {
+  async function create(input: Omit<CreateIntentInput, "card">, call: ProviderCall, idempotencyKey?: string): Promise<WireIntent> {
+    const created = await request(
+      call,
+      "POST",
+      "/v1/payment_intents",
+      {
+        amount: input.amountCents,
+        currency: input.currency.toLowerCase(),
+        "automatic_payment_methods[enabled]": true,
+        // Saved for one-click upsells (CONTRACT §8); the customer is created with the intent.
+        setup_future_usage: "off_session",
+        receipt_email: input.customer?.email,
+        "metadata[orderId]": input.orderId,
+        ...Object.fromEntries(Object.entries(input.metadata ?? {}).map(([k, v]) => [`metadata[${k}]`, v])),
+      },
+      idempotencyKey,
+    );
+    if (created.kind !== "ok") throw failure("payment intent not created");
+    return created.intent;
+  }
+
+  async function retrieve(call: ProviderCall, id: string): Promise<WireIntent | null> {
+    if (!/^[A-Za-z0-9_]+$/.test(id)) return null;
+    const reply = await request(call, "GET", `/v1/payment_intents/${id}`);
+    return reply.kind === "ok" ? reply.intent : null;
+  }
 
   return {
     id: PROVIDER,
-    demo: true,
+    demo: false,
 
     async initialize(input, call) {
-      // A reloaded checkout page initializes again: reuse the open intent instead of piling them up.
-      const open = await findLatestForOrder(call.db, PROVIDER, "payment_intent", input.orderId, ["requires_payment_method"]);
-      const intent =
-        open && open.amountCents === input.amountCents && open.currency === input.currency
-          ? open
-          : await newIntent(call, { orderId: input.orderId, amountCents: input.amountCents, currency: input.currency, customer: input.customer?.email ? { email: input.customer.email } : null, shippingAddress: input.shippingAddress });
-      return { providerOrderId: intent.id, clientSecret: viewOf(intent).clientSecret };
+      // The same checkout, amount and currency reuse the gateway's answer (a reloaded page).
+      const intent = await create(
+        { orderId: input.orderId, amountCents: input.amountCents, currency: input.currency, customer: input.customer?.email ? { email: input.customer.email } : null, metadata: { checkoutId: input.checkoutId } },
+        call,
+        `initialize:${input.checkoutId}:${input.amountCents}:${input.currency}`,
+      );
+      return { providerOrderId: intent.id, clientSecret: intent.client_secret ?? "" };
     },
 
-    // The payment intent id is the transaction id (and the providerOrderId).
-    findPayment: async ({ transactionId }, call) => findDemoPayment(call, PROVIDER, transactionId, ["payment_intent"]),
+    async findPayment({ transactionId }, call): Promise<PaymentRecord | null> {
+      const intent = await retrieve(call, transactionId);
+      if (!intent) return null;
+      const view = viewOf(intent);
+      const customerId = idOf(intent.customer);
+      const status = view.status === "requires_payment_method" ? "requires_action" : view.status;
+      return {
+        transactionId: intent.id,
+        orderId: view.orderId || null,
+        providerOrderId: intent.id,
+        status,
+        amountCents: view.amountCents,
+        currency: view.currency,
+        paymentMethodToken: status === "succeeded" && view.paymentMethodId && customerId ? intentToken(view.paymentMethodId, customerId) : "",
+      };
+    },
 
-    chargeSaved: async (input, call) => chargeDemoSavedMethod(call, { provider: PROVIDER, transactionPrefix: PREFIX.intent, kind: "payment_intent" }, input),
+    async chargeSaved(input, call): Promise<ChargeOutcome> {
+      const [paymentMethodId, customerId, ...rest] = input.paymentMethodToken.split("|");
+      if (!paymentMethodId || !customerId || rest.length > 0) return { status: "declined", reason: "invalid_payment_method" };
+      const reply = await request(call, "POST", "/v1/payment_intents", {
+        amount: input.amountCents,
+        currency: input.currency.toLowerCase(),
+        customer: customerId,
+        payment_method: paymentMethodId,
+        off_session: true,
+        confirm: true,
+        "metadata[orderId]": input.orderId,
+        "metadata[originalOrderId]": input.originalOrderId,
+      });
+      if (reply.kind === "card_error") return { status: "declined", reason: reply.reason };
+      if (reply.kind !== "ok") throw failure("saved charge not created");
+      const status = statusOf(reply.intent);
+      if (status === "succeeded") return { status: "succeeded", transactionId: reply.intent.id, paymentMethodToken: input.paymentMethodToken, providerOrderId: reply.intent.id };
+      if (status === "requires_action") return { status: "requires_action", transactionId: reply.intent.id, clientSecret: reply.intent.client_secret };
+      if (status === "failed") return { status: "declined", reason: viewOf(reply.intent).declineReason ?? "card_declined" };
+      throw failure(`unexpected status ${reply.intent.status}`);
+    },
 
     async createIntent(input, call) {
-      const intent = await newIntent(call, input);
-      return viewOf(input.card ? await attachAndConfirm(call, intent, input.card) : intent);
+      if (input.card) throw cardsRefused();
+      return viewOf(await create(input, call));
     },
 
     async retrieveIntent(paymentIntentId, call) {
-      const row = await findRecord(call.db, PROVIDER, paymentIntentId, ["payment_intent"]);
-      return row ? viewOf(row) : null;
+      const intent = await retrieve(call, paymentIntentId);
+      return intent ? viewOf(intent) : null;
     },
 
     async confirmIntent({ paymentIntentId, card }, call) {
-      const intent = await findRecord(call.db, PROVIDER, paymentIntentId, ["payment_intent"], true);
+      if (card) throw cardsRefused();
+      const intent = await retrieve(call, paymentIntentId);
       if (!intent) throw new AppError("NOT_FOUND", "Payment intent not found", "paymentIntentId");
-      // Never charge twice: a succeeded intent only reports its status.
-      if (!card || intent.status === "succeeded") {
-        if (intent.status === "requires_payment_method") throw validationError("Invalid request: cardNumber is required to confirm in demo mode", "cardNumber");
-        return viewOf(intent);
-      }
-      return viewOf(await attachAndConfirm(call, intent, card));
+      return viewOf(intent);
     },
   } satisfies IntentGatewayAdapter;
 }

@@ -3,8 +3,8 @@ import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./adapter.js";
-import { confirmPaymentIntent, createPaymentIntent } from "./operations.js";
+import { PROVIDER } from "./demo.js";
+import { confirmPaymentIntent, createPaymentIntent } from "../../payments/endpoints/intent-gateway.js";
 import { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "./schemas.js";
 
 export function registerIntentGatewayRoutes(app: App, deps: Deps): void {

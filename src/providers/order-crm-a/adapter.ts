@@ -1,54 +1,82 @@
-import { createDemoCrm } from "../demo/crm.js";
-import { createDemoOrderGateway, type OrderCharge, type OrderConfirmation } from "../demo/order-gateway.js";
-import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
+import { baseUrlOf, credentialOf, decimalAmount, providerFetch } from "../http-client.js";
+import { ProviderError, type CrmProvider, type CrmRecordInput, type ProviderCall } from "../types.js";
+import { PROVIDER } from "./demo.js";
 
-export const PROVIDER = "order_crm_a";
-/** Ids: `crma_ord_…` (CRM order = payment method token), `crma_txn_…` (transaction). */
-export const PREFIX = { order: "crma_ord", transaction: "crma_txn" } as const;
+/** The CRM's public address (accounts usually have their own host: set `baseUrl`). */
+export const ORDER_CRM_A_BASE_URL = "https://api.sticky.io";
 
-export interface CrmLineItem {
-  productId: string;
-  quantity: number;
-  price: number;
+const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
+
+/** JSON call with HTTP basic auth `apiUsername:apiPassword`; the CRM answers `response_code: "100"` on success. */
+async function post(call: ProviderCall, path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const auth = Buffer.from(`${credentialOf(PROVIDER, call.credentials, "apiUsername")}:${credentialOf(PROVIDER, call.credentials, "apiPassword")}`).toString("base64");
+  const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, ORDER_CRM_A_BASE_URL)}${path}`, {
+    method: "POST",
+    headers: { authorization: `Basic ${auth}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
+  if (response.status !== 200) throw failure(`HTTP ${response.status}`);
+  let reply: Record<string, unknown>;
+  try {
+    reply = JSON.parse(response.text) as Record<string, unknown>;
+  } catch {
+    throw failure("unreadable response");
+  }
+  if (typeof reply !== "object" || reply === null || String(reply.response_code) !== "100") throw failure(`response_code ${String(reply?.response_code ?? "missing")}`);
+  return reply;
 }
 
-export interface CreateCrmAOrderInput {
-  orderId: string;
-  customer: PartyInput & { email: string };
-  shippingAddress: AddressInput;
-  billingAddress: AddressInput;
-  lineItems: CrmLineItem[];
-  totalCents: number;
-  currency: string;
-  campaignId?: string;
-}
-
-export interface OrderCrmAAdapter extends PaymentProvider {
-  createOrder(input: CreateCrmAOrderInput, call: ProviderCall): Promise<{ crmAOrderId: string }>;
-  processPayment(input: { crmAOrderId: string; orderId: string; card: CardInput }, call: ProviderCall): Promise<OrderCharge>;
-  confirmOrder(input: { crmAOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderConfirmation>;
-}
-
-export function createDemoOrderCrmA() {
-  const gateway = createDemoOrderGateway(PROVIDER, PREFIX, "crmAOrderId");
+/**
+ * order_crm_a's CRM recording (an order-CRM REST API in the widely used shape, docs/providers.md):
+ * `POST /api/v1/new_order` records the order paid elsewhere as an offline sale;
+ * `POST /api/v1/validate_credentials` is the connectivity check.
+ */
+export function createOrderCrmACrm() {
   return {
     id: PROVIDER,
-    demo: true,
-    initialize: gateway.initialize,
-    findPayment: gateway.findPayment,
-    chargeSaved: gateway.chargeSaved,
+    demo: false,
 
-    async createOrder({ orderId, totalCents, currency, ...rest }, call) {
-      const order = await gateway.createOrder(call, { orderId, amountCents: totalCents, currency, data: rest });
-      return { crmAOrderId: order.id };
+    async recordOrder(input: CrmRecordInput, call: ProviderCall) {
+      const billing = input.billingAddress;
+      const shipping = input.shippingAddress ?? billing;
+      const campaignId = input.campaignId ?? credentialOf(PROVIDER, call.credentials, "campaignId");
+      const reply = await post(call, "/api/v1/new_order", {
+        campaignId,
+        tranType: "Sale",
+        // Paid at our payment provider: recorded, not charged again.
+        creditCardType: "offline",
+        externalOrderId: input.orderId,
+        notes: `transaction ${input.transactionId}`,
+        currency: input.currency,
+        email: input.customer.email,
+        firstName: input.customer.firstName ?? "",
+        lastName: input.customer.lastName ?? "",
+        phone: input.customer.phone ?? "",
+        billingFirstName: input.customer.firstName ?? "",
+        billingLastName: input.customer.lastName ?? "",
+        billingAddress1: billing.line1,
+        billingAddress2: billing.line2 ?? "",
+        billingCity: billing.city,
+        billingState: billing.state,
+        billingZip: billing.postalCode,
+        billingCountry: billing.country,
+        shippingAddress1: shipping.line1,
+        shippingAddress2: shipping.line2 ?? "",
+        shippingCity: shipping.city,
+        shippingState: shipping.state,
+        shippingZip: shipping.postalCode,
+        shippingCountry: shipping.country,
+        offers: input.lineItems.map((item) => ({ product_id: item.id, name: item.name ?? item.id, quantity: item.quantity, price: decimalAmount(item.unitPrice) })),
+        total: decimalAmount(input.amountCents),
+      });
+      const orderId = reply.order_id;
+      if (typeof orderId !== "string" && typeof orderId !== "number") throw failure("unreadable response");
+      return { crmOrderId: String(orderId) };
     },
 
-    async processPayment({ crmAOrderId, orderId, card }, call) {
-      return gateway.payOrder(call, await gateway.findOrder(call, crmAOrderId, orderId), card);
+    async checkConnection(call: ProviderCall) {
+      await post(call, "/api/v1/validate_credentials", {});
     },
-
-    confirmOrder: ({ crmAOrderId, orderId }, call) => gateway.confirmOrder(call, crmAOrderId, orderId),
-  } satisfies OrderCrmAAdapter;
+  } satisfies CrmProvider;
 }
-
-export const createDemoOrderCrmACrm = () => createDemoCrm(PROVIDER, PREFIX.order);

@@ -1,4 +1,4 @@
-import { sendJson, startHttpFake, type FakeRequest } from "../fake-http.js";
+import { sendJson, startHttpFake, type FakeRequest } from "../../lib/testing/fake-http.js";
 
 /**
  * A fake of order_crm_a's CRM API at the network boundary (tests): basic auth, `new_order` and

@@ -3,8 +3,8 @@ import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./adapter.js";
-import { confirmCrmAOrder, createCrmAOrder, payCrmAOrder } from "./operations.js";
+import { PROVIDER } from "./demo.js";
+import { confirmCrmAOrder, createCrmAOrder, payCrmAOrder } from "../../payments/endpoints/order-crm-a.js";
 import { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "./schemas.js";
 
 export function registerOrderCrmARoutes(app: App, deps: Deps): void {

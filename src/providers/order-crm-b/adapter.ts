@@ -1,54 +1,207 @@
 import { conflict } from "../../lib/errors.js";
-import { createDemoCrm } from "../demo/crm.js";
-import { findLatestForOrder } from "../demo/ledger.js";
-import { createDemoOrderGateway, type OrderCharge } from "../demo/order-gateway.js";
-import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
+import { baseUrlOf, centsOf, credentialOf, decimalAmount, formEncode, providerFetch } from "../http-client.js";
+import { ProviderError, type AddressInput, type ChargeOutcome, type CrmProvider, type CrmRecordInput, type PartyInput, type PaymentRecord, type ProviderCall } from "../types.js";
+import { PROVIDER, type OrderCrmBAdapter } from "./demo.js";
 
-export const PROVIDER = "order_crm_b";
-/** Ids: `crmb_ord_…` (CRM order = payment method token), `crmb_txn_…` (transaction). */
-export const PREFIX = { order: "crmb_ord", transaction: "crmb_txn" } as const;
+export const ORDER_CRM_B_BASE_URL = "https://api.konnektive.com";
 
-export interface CrmBPaymentInput {
-  orderId: string;
-  campaignId: string;
-  customer: PartyInput & { email: string };
-  billingAddress: AddressInput;
-  shippingAddress?: AddressInput | null;
-  lineItems: { productId: string; quantity: number; price: number }[];
-  currency: string;
-  card: CardInput;
+const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
+
+/**
+ * Form POST with `loginId`/`password`; the CRM answers `{ result: "SUCCESS", message }` or
+ * `{ result: "ERROR", message }`. With `declines`, an ERROR whose message says declined is the card's
+ * answer (DeclineError), not a failure of the CRM.
+ */
+async function post(call: ProviderCall, path: string, form: Record<string, string | number | undefined>, options: { declines?: boolean } = {}): Promise<unknown> {
+  const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, ORDER_CRM_B_BASE_URL)}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: formEncode({ loginId: credentialOf(PROVIDER, call.credentials, "apiUsername"), password: credentialOf(PROVIDER, call.credentials, "apiPassword"), ...form }),
+  });
+  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
+  if (response.status !== 200) throw failure(`HTTP ${response.status}`);
+  let reply: { result?: string; message?: unknown };
+  try {
+    reply = JSON.parse(response.text) as typeof reply;
+  } catch {
+    throw failure("unreadable response");
+  }
+  if (options.declines && reply?.result === "ERROR" && typeof reply.message === "string" && /declin/i.test(reply.message)) throw new DeclineError("card_declined");
+  if (reply?.result !== "SUCCESS") throw failure(`result ${String(reply?.result ?? "missing")}`);
+  return reply.message;
 }
 
-export interface OrderCrmBAdapter extends PaymentProvider {
-  /** Creates the CRM order from the line items and charges it in one call, as this CRM's API does. */
-  processPayment(input: CrmBPaymentInput, call: ProviderCall): Promise<OrderCharge>;
+/** The customer and addresses, as both order imports (recording and payment) send them. */
+function partyFields(customer: PartyInput, billing: AddressInput, shipping: AddressInput | null | undefined) {
+  return {
+    emailAddress: customer.email,
+    firstName: customer.firstName,
+    lastName: customer.lastName,
+    phoneNumber: customer.phone,
+    address1: billing.line1,
+    address2: billing.line2,
+    city: billing.city,
+    state: billing.state,
+    postalCode: billing.postalCode,
+    country: billing.country,
+    shipAddress1: shipping?.line1,
+    shipAddress2: shipping?.line2,
+    shipCity: shipping?.city,
+    shipState: shipping?.state,
+    shipPostalCode: shipping?.postalCode,
+    shipCountry: shipping?.country,
+    billShipSame: shipping ? 0 : 1,
+  };
 }
 
-export function createDemoOrderCrmB() {
-  const gateway = createDemoOrderGateway(PROVIDER, PREFIX, "orderId");
+/** Line items as `product<n>_id`, `_qty`, `_price` (decimal). */
+function productFields(items: { id: string; quantity: number; priceCents: number }[]): Record<string, string | number> {
+  const fields: Record<string, string | number> = {};
+  items.forEach((item, i) => {
+    fields[`product${i + 1}_id`] = item.id;
+    fields[`product${i + 1}_qty`] = item.quantity;
+    fields[`product${i + 1}_price`] = decimalAmount(item.priceCents);
+  });
+  return fields;
+}
+
+/**
+ * order_crm_b's CRM recording (an order-import API in the widely used shape, docs/providers.md):
+ * `POST /order/import/` with `paySource=PREPAID` records an order paid elsewhere;
+ * `POST /campaign/query/` is the connectivity check.
+ */
+export function createOrderCrmBCrm() {
   return {
     id: PROVIDER,
-    demo: true,
-    initialize: gateway.initialize,
-    findPayment: gateway.findPayment,
-    chargeSaved: gateway.chargeSaved,
+    demo: false,
+
+    async recordOrder(input: CrmRecordInput, call: ProviderCall) {
+      const message = (await post(call, "/order/import/", {
+        campaignId: input.campaignId ?? credentialOf(PROVIDER, call.credentials, "campaignId"),
+        paySource: "PREPAID",
+        externalOrderId: input.orderId,
+        transactionId: input.transactionId,
+        currency: input.currency,
+        orderTotal: decimalAmount(input.amountCents),
+        ...partyFields(input.customer, input.billingAddress, input.shippingAddress),
+        ...productFields(input.lineItems.map((item) => ({ id: item.id, quantity: item.quantity, priceCents: item.unitPrice }))),
+      })) as { orderId?: unknown } | null;
+      if (typeof message?.orderId !== "string" || message.orderId === "") throw failure("unreadable response");
+      return { crmOrderId: message.orderId };
+    },
+
+    async checkConnection(call: ProviderCall) {
+      await post(call, "/campaign/query/", {});
+    },
+  } satisfies CrmProvider;
+}
+
+// ---- payment side (the CRM charges the card itself)
+
+interface WireTransaction {
+  transactionId: string;
+  orderId: string;
+  custom1?: string;
+  responseType: string;
+  totalAmount: string;
+  currency?: string;
+}
+
+class DeclineError extends Error {
+  constructor(readonly reason: string) {
+    super("declined");
+  }
+}
+
+const transactionOf = (message: Record<string, unknown>): WireTransaction | null => {
+  const data = (message.data as WireTransaction[] | undefined) ?? [];
+  return data[0] ?? null;
+};
+
+/**
+ * order_crm_b's payment side: `POST /leads/import/` (initialize: a partial order),
+ * `POST /order/import/` with the card (process-payment: order and charge in one call),
+ * `POST /transactions/query/` (findPayment), `POST /upsale/import/` (one-click upsell on the order).
+ * Our orderId travels in `custom1`. Token: the CRM order id.
+ */
+export function createOrderCrmB() {
+  return {
+    id: PROVIDER,
+    demo: false,
+
+    async initialize(input, call) {
+      const message = (await post(call, "/leads/import/", {
+        campaignId: credentialOf(PROVIDER, call.credentials, "campaignId"),
+        custom1: input.orderId,
+        emailAddress: input.customer?.email,
+        firstName: input.customer?.firstName,
+        lastName: input.customer?.lastName,
+        phoneNumber: input.customer?.phone,
+      })) as { orderId?: unknown } | null;
+      if (typeof message?.orderId !== "string") throw failure("unreadable response");
+      return { providerOrderId: message.orderId };
+    },
 
     async processPayment({ card, ...input }, call) {
-      // One CRM order per orderId: a paid one is not charged again.
-      if (await findLatestForOrder(call.db, PROVIDER, "provider_order", input.orderId, ["paid", "confirmed"])) throw conflict("Order already paid");
+      // One paid CRM order per orderId, as the demo: a second payment is refused before any charge.
+      const existing = (await post(call, "/order/query/", { custom1: input.orderId, orderStatus: "COMPLETE" })) as { totalResults?: number } | null;
+      if ((existing?.totalResults ?? 0) > 0) throw conflict("Order already paid");
       const amountCents = input.lineItems.reduce((sum, item) => sum + item.price * item.quantity, 0);
-      // The order initialize created for this checkout, when the amounts agree; otherwise a new one.
-      const order =
-        (await gateway.openOrderFor(call, { orderId: input.orderId, amountCents, currency: input.currency })) ??
-        (await gateway.createOrder(call, {
-          orderId: input.orderId,
-          amountCents,
-          currency: input.currency,
-          data: { campaignId: input.campaignId, customer: input.customer, billingAddress: input.billingAddress, shippingAddress: input.shippingAddress ?? null, lineItems: input.lineItems },
-        }));
-      return gateway.payOrder(call, order, card);
+      const charged = await postForChargeWith(call, "/order/import/", {
+        campaignId: input.campaignId,
+        custom1: input.orderId,
+        paySource: "CREDITCARD",
+        cardNumber: card.cardNumber,
+        cardMonth: card.cardExpMonth,
+        cardYear: card.cardExpYear,
+        cardSecurityCode: card.cardCvv,
+        currency: input.currency,
+        ...partyFields(input.customer, input.billingAddress, input.shippingAddress),
+        ...productFields(input.lineItems.map((item) => ({ id: item.productId, quantity: item.quantity, priceCents: item.price }))),
+      });
+      const base = { amountCents, currency: input.currency };
+      if (!charged.ok) return { ...base, providerOrderId: "", outcome: { status: "declined" as const, reason: charged.reason } };
+      const { orderId, transactionId } = charged.message as { orderId?: unknown; transactionId?: unknown };
+      if (typeof orderId !== "string" || typeof transactionId !== "string") throw failure("unreadable response");
+      return { ...base, providerOrderId: orderId, outcome: { status: "succeeded" as const, transactionId, paymentMethodToken: orderId, providerOrderId: orderId } };
+    },
+
+    async findPayment({ transactionId }, call): Promise<PaymentRecord | null> {
+      const transaction = transactionOf(((await post(call, "/transactions/query/", { transactionId })) ?? {}) as Record<string, unknown>);
+      if (!transaction || transaction.transactionId !== transactionId) return null;
+      const status = transaction.responseType === "SUCCESS" ? "succeeded" : "failed";
+      return {
+        transactionId,
+        orderId: transaction.custom1 ?? null,
+        providerOrderId: transaction.orderId,
+        status,
+        amountCents: centsOf(transaction.totalAmount),
+        currency: (transaction.currency ?? "USD").toUpperCase(),
+        paymentMethodToken: status === "succeeded" ? transaction.orderId : "",
+      };
+    },
+
+    async chargeSaved(input, call): Promise<ChargeOutcome> {
+      const charged = await postForChargeWith(call, "/upsale/import/", {
+        orderId: input.paymentMethodToken,
+        productId: "upsell",
+        productQty: 1,
+        productPrice: decimalAmount(input.amountCents),
+        custom1: input.orderId,
+      });
+      if (!charged.ok) return { status: "declined", reason: charged.reason };
+      const transactionId = charged.message.transactionId;
+      if (typeof transactionId !== "string") throw failure("unreadable response");
+      return { status: "succeeded", transactionId, paymentMethodToken: input.paymentMethodToken };
     },
   } satisfies OrderCrmBAdapter;
 }
 
-export const createDemoOrderCrmBCrm = () => createDemoCrm(PROVIDER, PREFIX.order);
+async function postForChargeWith(call: ProviderCall, path: string, form: Record<string, string | number | undefined>) {
+  try {
+    return { ok: true as const, message: ((await post(call, path, form, { declines: true })) ?? {}) as Record<string, unknown> };
+  } catch (error) {
+    if (error instanceof DeclineError) return { ok: false as const, reason: error.reason };
+    throw error;
+  }
+}

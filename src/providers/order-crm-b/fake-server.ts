@@ -1,4 +1,4 @@
-import { sendJson, startHttpFake, type FakeRequest } from "../fake-http.js";
+import { sendJson, startHttpFake, type FakeRequest } from "../../lib/testing/fake-http.js";
 
 /**
  * A fake of order_crm_b's API at the network boundary (tests) with loginId/password: leads,

@@ -3,8 +3,8 @@ import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./adapter.js";
-import { payCrmBOrder } from "./operations.js";
+import { PROVIDER } from "./demo.js";
+import { payCrmBOrder } from "../../payments/endpoints/order-crm-b.js";
 import { CrmBPaymentBody, CrmBPaymentReply } from "./schemas.js";
 
 export function registerOrderCrmBRoutes(app: App, deps: Deps): void {

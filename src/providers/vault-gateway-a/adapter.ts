@@ -1,6 +1,4 @@
-import { createDemoVaultGateway } from "../demo/vault-gateway.js";
+import { createDirectPostVaultGateway } from "../vault-direct-post.js";
 
-export type { VaultGatewayAdapter } from "../demo/vault-gateway.js";
-
-/** Ids `vga_ord_…`, `vga_txn_…`, `vga_cv_…`; token `<customerVaultId>|<transactionId>`. */
-export const createDemoVaultGatewayA = () => createDemoVaultGateway("vault_gateway_a", "vga");
+/** The real vault_gateway_a: the direct-post vault wire (docs/providers.md) with its own securityKey. */
+export const createVaultGatewayA = () => createDirectPostVaultGateway("vault_gateway_a", "vga");

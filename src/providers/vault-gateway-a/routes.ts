@@ -4,8 +4,8 @@ import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
 import { cardOf } from "../schemas.js";
-import { processVaultPayment } from "../vault-payment.js";
-import { processVaultUpsell } from "./process-upsell.js";
+import { processVaultPayment } from "../../payments/endpoints/vault-gateway.js";
+import { processVaultUpsell } from "../../payments/endpoints/vault-gateway.js";
 import { VaultAPaymentBody, VaultPaymentReply, VaultUpsellBody, VaultUpsellReply } from "./schemas.js";
 
 export function registerVaultGatewayARoutes(app: App, deps: Deps): void {

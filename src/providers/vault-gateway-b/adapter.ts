@@ -1,4 +1,4 @@
-import { createDemoVaultGateway } from "../demo/vault-gateway.js";
+import { createDirectPostVaultGateway } from "../vault-direct-post.js";
 
-/** Ids `vgb_ord_…`, `vgb_txn_…`, `vgb_cv_…`; token `<customerVaultId>|<transactionId>`. */
-export const createDemoVaultGatewayB = () => createDemoVaultGateway("vault_gateway_b", "vgb");
+/** The real vault_gateway_b: the same direct-post vault wire as vault_gateway_a, with its own securityKey (docs/providers.md). */
+export const createVaultGatewayB = () => createDirectPostVaultGateway("vault_gateway_b", "vgb");

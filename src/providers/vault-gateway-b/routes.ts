@@ -4,7 +4,7 @@ import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
 import { cardOf } from "../schemas.js";
-import { processVaultPayment } from "../vault-payment.js";
+import { processVaultPayment } from "../../payments/endpoints/vault-gateway.js";
 import { VaultBPaymentBody, VaultPaymentReply } from "./schemas.js";
 
 export function registerVaultGatewayBRoutes(app: App, deps: Deps): void {

@@ -1,16 +1,18 @@
-import { and, eq, or } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Ctx } from "../../ctx.js";
 import type { Db } from "../../db/client.js";
-import { checkouts, DEFAULT_BRAND_ID, incomingWebhookEvents, orders } from "../../db/schema/index.js";
+import { checkouts, DEFAULT_BRAND_ID, incomingWebhookEvents } from "../../db/schema/index.js";
 import { withTransaction } from "../../db/transaction.js";
 import { newId } from "../../lib/ids.js";
+import { applyPaymentStatus, checkoutOfNotification } from "../../payments/notifications.js";
+import { INCOMING_PROVIDERS, type PaymentProviderType } from "../../providers/manifest.js";
 import { findProviderSettings, readableValuesOf } from "../../providers/settings-store.js";
 import { DEMO_SIGNATURE_HEADER, DEMO_TIMESTAMP_HEADER, isDemoSignatureValid } from "./demo-scheme.js";
-import { headerOf, parseNormalised, PROVIDER_SCHEMES, refused, type Headers, type ProviderNotification } from "./schemes.js";
+import { headerOf, parseNormalised, PROVIDER_SCHEMES, refused, type Headers, type ProviderNotification } from "../../providers/webhook-schemes.js";
 
-/** SPEC "Salesperson portal and incoming provider webhooks": the six providers that notify us. */
-export const INCOMING_PROVIDERS = ["intent_gateway", "order_crm_a", "hosted_store", "order_crm_b", "vault_gateway_a", "cart_gateway"] as const;
-export type IncomingProvider = (typeof INCOMING_PROVIDERS)[number];
+/** SPEC "Salesperson portal and incoming provider webhooks": every provider of the manifest notifies us. */
+export { INCOMING_PROVIDERS };
+export type IncomingProvider = PaymentProviderType;
 
 /** A notification older or newer than this (by its signed timestamp) is refused: replay defence. */
 export const TIMESTAMP_TOLERANCE_MS = 5 * 60_000;
@@ -48,7 +50,7 @@ async function candidateBrands(db: Db, orderId: string | null, named: string | u
 }
 
 /**
- * The provider's own signature scheme (src/webhooks/incoming/schemes.ts), verified with the
+ * The provider's own signature scheme (src/providers/webhook-schemes.ts), verified with the
  * `webhookSecret` of the brand the notification belongs to; then the 5-minute window where the
  * scheme signs a timestamp. Returns the translated notification and the brand whose secret verified it.
  */
@@ -102,22 +104,14 @@ async function verified(ctx: Ctx, notification: RawNotification): Promise<{ even
 }
 
 /**
- * `POST /api/webhooks/<provider>`: verify, deduplicate by the provider's event id, store, and update
- * the checkout's and its orders' payment status. A repeat of a stored event id changes nothing.
+ * `POST /api/webhooks/<provider>`: verify, deduplicate by the provider's event id, store, and apply
+ * the payment status (payments/notifications.ts). A repeat of a stored event id changes nothing.
  */
 export async function receiveNotification(ctx: Ctx, notification: RawNotification): Promise<{ received: true; duplicate: boolean; outcome: string }> {
   const { event, brandId, narrow } = await verified(ctx, notification);
   const now = new Date(ctx.clock.now());
   return withTransaction(ctx.db, async (tx) => {
-    const matches =
-      event.status && event.orderId
-        ? await tx
-            .select({ id: checkouts.id, brandId: checkouts.brandId })
-            .from(checkouts)
-            .where(and(eq(checkouts.orderId, event.orderId), narrow ? eq(checkouts.brandId, narrow) : undefined))
-            .limit(2)
-        : [];
-    const checkout = matches.length === 1 ? matches[0] : null;
+    const checkout = await checkoutOfNotification(tx, event, narrow);
     const outcome = !event.status ? "ignored" : checkout ? "applied" : "unmatched";
     const stored = await tx
       .insert(incomingWebhookEvents)
@@ -135,19 +129,7 @@ export async function receiveNotification(ctx: Ctx, notification: RawNotificatio
       .onConflictDoNothing()
       .returning({ id: incomingWebhookEvents.id });
     if (stored.length === 0) return { received: true as const, duplicate: true, outcome: "duplicate" };
-    if (checkout && event.status) {
-      const paymentStatus = event.status;
-      await tx.update(checkouts).set({ paymentStatus, updatedAt: now }).where(eq(checkouts.id, checkout.id));
-      await tx
-        .update(orders)
-        .set({ paymentStatus })
-        .where(
-          and(
-            eq(orders.brandId, checkout.brandId),
-            event.transactionId ? or(eq(orders.checkoutId, checkout.id), eq(orders.transactionId, event.transactionId)) : eq(orders.checkoutId, checkout.id),
-          ),
-        );
-    }
+    if (checkout && event.status) await applyPaymentStatus(tx, checkout, event.status, event.transactionId, now);
     return { received: true as const, duplicate: false, outcome };
   });
 }

@@ -1,6 +1,7 @@
 import type { CompleteResponse, InitializeResponse } from "../shared/api-types";
 import { api, ApiError } from "../shared/api";
 import type { CheckoutClaims } from "../shared/jwt";
+import { PAYMENT_PROVIDERS, PROVIDER_MANIFEST } from "../../../src/providers/manifest";
 
 export interface CustomerForm {
   email: string;
@@ -24,8 +25,8 @@ export interface CardForm {
 
 export type Initialized = InitializeResponse;
 
-/** Providers whose card form this page drives (docs/web.md); hosted_store redirects instead. */
-export const CARD_PROVIDERS = ["vault_gateway_b", "vault_gateway_a", "intent_gateway", "order_crm_a", "cart_gateway"] as const;
+/** Providers whose card form this page drives (docs/web.md), from the server's provider manifest; hosted_store redirects instead. */
+export const CARD_PROVIDERS = PAYMENT_PROVIDERS.filter((p) => PROVIDER_MANIFEST[p].cardForm);
 
 const customerOf = (f: CustomerForm) => ({ email: f.email, firstName: f.firstName, lastName: f.lastName, ...(f.phone ? { phone: f.phone } : {}) });
 export const addressOf = (f: CustomerForm) => ({

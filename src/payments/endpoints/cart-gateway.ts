@@ -1,8 +1,8 @@
 import type { Ctx } from "../../ctx.js";
-import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../payment-attempts.js";
-import { cardOf } from "../schemas.js";
-import { PROVIDER } from "./adapter.js";
-import type { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "./schemas.js";
+import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
+import { cardOf } from "../../providers/schemas.js";
+import { PROVIDER } from "../../providers/cart-gateway/demo.js";
+import type { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "../../providers/cart-gateway/schemas.js";
 
 export async function createCart(ctx: Ctx, body: CreateCartBody): Promise<CreateCartReply> {
   const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
@@ -12,13 +12,13 @@ export async function createCart(ctx: Ctx, body: CreateCartBody): Promise<Create
 
 /** Charges the cart's total by card. */
 export async function payCart(ctx: Ctx, body: CartPaymentBody): Promise<CartPaymentReply> {
-  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   const card = cardOf(body);
   const charge = await attemptPayment(ctx, {
     provider: PROVIDER,
     orderId: body.orderId,
     card,
-    charge: (tx) => adapter.processPayment({ cartOrderId: body.cartOrderId, orderId: body.orderId, card }, { ...call, db: tx }),
+    charge: (tx) => within(tx).processPayment({ cartOrderId: body.cartOrderId, orderId: body.orderId, card }, call),
     declineOf: declineOfCharge,
   });
   return { success: true, transactionId: succeededCharge(charge.outcome).transactionId, cartOrderId: charge.providerOrderId, demo: adapter.demo };

@@ -1,9 +1,10 @@
 import { createHmac } from "node:crypto";
 import { Type, type Static, type TSchema } from "typebox";
 import { Value } from "typebox/value";
-import { safeEqual } from "../../lib/crypto.js";
-import { AppError } from "../../lib/errors.js";
-import { keyOfSecret } from "../signer.js";
+import { safeEqual } from "../lib/crypto.js";
+import { AppError } from "../lib/errors.js";
+import { keyOfSecret } from "../webhooks/signer.js";
+import { PAYMENT_PROVIDERS, PROVIDER_MANIFEST, type PaymentProviderType, type WebhookScheme } from "./manifest.js";
 
 /**
  * The providers' own signature schemes for incoming notifications (docs/webhooks.md "Provider
@@ -177,7 +178,7 @@ export const stripeScheme: ProviderScheme = {
 };
 
 /**
- * vault_gateway_a: the NMI scheme. `Webhook-Signature: t=<nonce>,s=<hex HMAC-SHA256 of
+ * vault_gateway_a and vault_gateway_b: the NMI scheme. `Webhook-Signature: t=<nonce>,s=<hex HMAC-SHA256 of
  * "<nonce>.<raw body>">` keyed with the signing key as UTF-8. The nonce is not a time: replays are
  * stopped by the event id deduplication alone. Events `transaction.sale.success` /
  * `transaction.capture.success`, `transaction.sale.failure`, `transaction.refund.success`;
@@ -284,11 +285,12 @@ export const standardScheme: ProviderScheme = {
   parse: (text) => parseNormalised(text),
 };
 
-export const PROVIDER_SCHEMES = {
-  intent_gateway: stripeScheme,
-  vault_gateway_a: nmiScheme,
-  hosted_store: shopifyScheme,
-  order_crm_a: standardScheme,
-  order_crm_b: standardScheme,
-  cart_gateway: standardScheme,
-} as const satisfies Record<string, ProviderScheme>;
+const SCHEMES: Record<WebhookScheme, ProviderScheme> = {
+  "intent-gateway": stripeScheme,
+  "vault-gateway": nmiScheme,
+  "hosted-store": shopifyScheme,
+  "standard-webhooks": standardScheme,
+};
+
+/** Each provider's scheme, as the manifest names it: every provider of the manifest has one. */
+export const PROVIDER_SCHEMES = Object.fromEntries(PAYMENT_PROVIDERS.map((p) => [p, SCHEMES[PROVIDER_MANIFEST[p].webhookScheme]])) as Record<PaymentProviderType, ProviderScheme>;

@@ -1,8 +1,8 @@
 import type { Ctx } from "../../ctx.js";
-import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../payment-attempts.js";
-import { cardOf } from "../schemas.js";
-import { PROVIDER } from "./adapter.js";
-import type { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "./schemas.js";
+import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
+import { cardOf } from "../../providers/schemas.js";
+import { PROVIDER } from "../../providers/order-crm-a/demo.js";
+import type { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "../../providers/order-crm-a/schemas.js";
 
 export async function createCrmAOrder(ctx: Ctx, body: CreateCrmAOrderBody): Promise<CreateCrmAOrderReply> {
   const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
@@ -13,13 +13,13 @@ export async function createCrmAOrder(ctx: Ctx, body: CreateCrmAOrderBody): Prom
 
 /** Charges the CRM order's total with the card. */
 export async function payCrmAOrder(ctx: Ctx, body: CrmAPaymentBody): Promise<CrmAPaymentReply> {
-  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   const card = cardOf(body);
   const charge = await attemptPayment(ctx, {
     provider: PROVIDER,
     orderId: body.orderId,
     card,
-    charge: (tx) => adapter.processPayment({ crmAOrderId: body.crmAOrderId, orderId: body.orderId, card }, { ...call, db: tx }),
+    charge: (tx) => within(tx).processPayment({ crmAOrderId: body.crmAOrderId, orderId: body.orderId, card }, call),
     declineOf: declineOfCharge,
   });
   return { success: true, transactionId: succeededCharge(charge.outcome).transactionId, crmAOrderId: charge.providerOrderId };

@@ -1,18 +1,19 @@
-import { newId } from "../../lib/ids.js";
-import type { VaultGatewayAdapter, VaultGatewayId } from "../demo/vault-gateway.js";
-import { baseUrlOf, centsOf, credentialOf, decimalAmount, formEncode, providerFetch } from "../http-client.js";
-import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall } from "../types.js";
+import { newId } from "../lib/ids.js";
+import type { VaultGatewayAdapter, VaultGatewayId } from "./demo/vault-gateway.js";
+import { baseUrlOf, centsOf, credentialOf, decimalAmount, formEncode, providerFetch } from "./http-client.js";
+import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall } from "./types.js";
 
 /** The direct-post gateways' public address; `baseUrl` in the settings overrides it. */
 export const VAULT_GATEWAY_BASE_URL = "https://secure.nmi.com";
 
 /**
- * The real vault gateway (a direct-post API in the widely used shape, docs/providers.md):
+ * The wire of both vault gateways (a direct-post API in the widely used shape, docs/providers.md),
+ * shared by vault-gateway-a/adapter.ts and vault-gateway-b/adapter.ts with their own id and prefix:
  * `POST /api/transact.php` (form: security_key, type=sale, card or customer_vault_id, amount as
  * decimal text) answers `response=1|2|3&responsetext=…&transactionid=…&customer_vault_id=…`;
  * `POST /api/query.php` (security_key, transaction_id) answers XML. Token `<customerVaultId>|<transactionId>`.
  */
-export function createVaultGatewayClient(id: VaultGatewayId, prefix: string) {
+export function createDirectPostVaultGateway(id: VaultGatewayId, prefix: string) {
   const failure = (message: string, retryable = false) => new ProviderError(id, message, retryable);
 
   async function post(call: ProviderCall, path: string, form: Record<string, string | number | undefined>) {
@@ -108,5 +109,3 @@ export function createVaultGatewayClient(id: VaultGatewayId, prefix: string) {
     },
   } satisfies VaultGatewayAdapter;
 }
-
-export const createVaultGatewayA = () => createVaultGatewayClient("vault_gateway_a", "vga");

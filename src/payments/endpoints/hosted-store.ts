@@ -1,8 +1,8 @@
 import type { Ctx } from "../../ctx.js";
 import { validationError } from "../../lib/errors.js";
-import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../payment-attempts.js";
-import { PROVIDER } from "./adapter.js";
-import type { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "./schemas.js";
+import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
+import { PROVIDER } from "../../providers/hosted-store/demo.js";
+import type { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "../../providers/hosted-store/schemas.js";
 
 /** create-checkout: a draft order for the checkout's amount and the hosted page to pay it on. */
 export async function createHostedCheckout(ctx: Ctx, body: CreateHostedCheckoutBody): Promise<CreateHostedCheckoutReply> {
@@ -16,11 +16,11 @@ export async function createHostedCheckout(ctx: Ctx, body: CreateHostedCheckoutB
 
 /** complete-checkout: the customer paid on the hosted page; the draft becomes a paid order. */
 export async function completeHostedCheckout(ctx: Ctx, body: StoreOrderBody): Promise<CompleteHostedCheckoutReply> {
-  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   const charge = await attemptPayment(ctx, {
     provider: PROVIDER,
     orderId: body.orderId,
-    charge: (tx) => adapter.completeCheckout(body, { ...call, db: tx }),
+    charge: (tx) => within(tx).completeCheckout(body, call),
     declineOf: declineOfCharge,
   });
   const { transactionId, paymentMethodToken } = succeededCharge(charge.outcome);

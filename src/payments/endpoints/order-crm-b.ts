@@ -1,12 +1,12 @@
 import type { Ctx } from "../../ctx.js";
-import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../payment-attempts.js";
-import { cardOf } from "../schemas.js";
-import { PROVIDER } from "./adapter.js";
-import type { CrmBPaymentBody, CrmBPaymentReply } from "./schemas.js";
+import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
+import { cardOf } from "../../providers/schemas.js";
+import { PROVIDER } from "../../providers/order-crm-b/demo.js";
+import type { CrmBPaymentBody, CrmBPaymentReply } from "../../providers/order-crm-b/schemas.js";
 
 /** Creates the CRM order from the line items and charges its total by card. */
 export async function payCrmBOrder(ctx: Ctx, body: CrmBPaymentBody): Promise<CrmBPaymentReply> {
-  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   const card = cardOf(body);
   const input = {
     orderId: body.orderId,
@@ -22,7 +22,7 @@ export async function payCrmBOrder(ctx: Ctx, body: CrmBPaymentBody): Promise<Crm
     provider: PROVIDER,
     orderId: body.orderId,
     card,
-    charge: (tx) => adapter.processPayment(input, { ...call, db: tx }),
+    charge: (tx) => within(tx).processPayment(input, call),
     declineOf: declineOfCharge,
   });
   const { transactionId, paymentMethodToken } = succeededCharge(charge.outcome);

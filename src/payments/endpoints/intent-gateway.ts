@@ -1,16 +1,17 @@
 import type { Ctx } from "../../ctx.js";
 import { AppError, validationError } from "../../lib/errors.js";
-import { attemptPayment, paymentFailed, resolvePayment } from "../payment-attempts.js";
-import { optionalCardOf } from "../schemas.js";
-import { PROVIDER, type PaymentIntentView } from "./adapter.js";
-import type { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "./schemas.js";
+import { attemptPayment, resolvePayment } from "../attempts.js";
+import { paymentFailed } from "../declines.js";
+import { optionalCardOf } from "../../providers/schemas.js";
+import { PROVIDER, type PaymentIntentView } from "../../providers/intent-gateway/demo.js";
+import type { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "../../providers/intent-gateway/schemas.js";
 
 const declineOfIntent = (intent: PaymentIntentView) =>
   intent.status === "failed" ? { reason: intent.declineReason ?? "card_declined", amountCents: intent.amountCents, currency: intent.currency } : null;
 
 /** create-intent: a payment intent for the order; with card fields (demo) it is confirmed at once. */
 export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Promise<CreateIntentReply> {
-  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   const card = optionalCardOf(body);
   const input = { orderId: body.orderId, amountCents: body.amount, currency: body.currency.toUpperCase(), customer: body.customer, metadata: body.metadata, shippingAddress: body.shippingAddress };
   const intent = card
@@ -18,7 +19,7 @@ export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Pro
         provider: PROVIDER,
         orderId: body.orderId,
         card,
-        charge: (tx) => adapter.createIntent({ ...input, card }, { ...call, db: tx }),
+        charge: (tx) => within(tx).createIntent({ ...input, card }, call),
         declineOf: declineOfIntent,
       })
     : await adapter.createIntent(input, call);
@@ -27,7 +28,7 @@ export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Pro
 
 /** confirm: with card fields (demo) a payment attempt; without, the intent's current status. */
 export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): Promise<ConfirmIntentReply> {
-  const { adapter, call } = await resolvePayment(ctx, PROVIDER, { provider: PROVIDER, providerOrderId: body.paymentIntentId });
+  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { provider: PROVIDER, providerOrderId: body.paymentIntentId });
   const card = optionalCardOf(body);
   const existing = await adapter.retrieveIntent(body.paymentIntentId, call);
   if (!existing) throw new AppError("NOT_FOUND", "Payment intent not found", "paymentIntentId");
@@ -37,7 +38,7 @@ export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): P
         provider: PROVIDER,
         orderId: existing.orderId,
         card,
-        charge: (tx) => adapter.confirmIntent({ paymentIntentId: body.paymentIntentId, card }, { ...call, db: tx }),
+        charge: (tx) => within(tx).confirmIntent({ paymentIntentId: body.paymentIntentId, card }, call),
         declineOf: declineOfIntent,
       })
     : await adapter.confirmIntent({ paymentIntentId: body.paymentIntentId }, call);

@@ -1,0 +1,59 @@
+import type { Ctx } from "../ctx.js";
+import type { Db } from "../db/client.js";
+import { withTransaction } from "../db/transaction.js";
+import { AppError } from "../lib/errors.js";
+import { assertCardAcceptable } from "../providers/demo/cards.js";
+import type { CardInput, ChargeOutcome, PaymentProviderType } from "../providers/types.js";
+import { assertUnderDeclineLimit, paymentFailed, recordDecline } from "./declines.js";
+import { orderContextOf } from "./store.js";
+
+export type { OrderContext } from "./store.js";
+
+/**
+ * Where a provider verb starts: whose order it is, and that brand's adapter (503 in live mode without
+ * credentials); `within(tx)` is that adapter for the calls of a payment attempt's transaction.
+ */
+export async function resolvePayment<P extends PaymentProviderType>(ctx: Ctx, provider: P, where: Parameters<typeof orderContextOf>[1]) {
+  const order = await orderContextOf(ctx.db, where);
+  return { order, ...(await ctx.providers.payment(provider, order.brandId)) };
+}
+
+/** A charge the adapter reports as neither succeeded nor declined where only those two can happen. */
+export function succeededCharge(outcome: ChargeOutcome): { transactionId: string; paymentMethodToken: string } {
+  if (outcome.status !== "succeeded") throw new AppError("PROVIDER_ERROR", "Unexpected answer from the payment provider");
+  return { transactionId: outcome.transactionId, paymentMethodToken: outcome.paymentMethodToken ?? "" };
+}
+
+/** declineOf for provider calls that answer a ChargeOutcome with what they charged. */
+export function declineOfCharge<T extends { outcome: ChargeOutcome; amountCents: number; currency: string }>(result: T) {
+  return result.outcome.status === "declined" ? { reason: result.outcome.reason, amountCents: result.amountCents, currency: result.currency } : null;
+}
+
+export interface PaymentAttempt<T> {
+  provider: PaymentProviderType;
+  orderId: string;
+  /** Checked after the decline limit and before any provider call (CONTRACT §25). */
+  card?: CardInput;
+  /** The provider call, given the transaction that also records a decline. */
+  charge(tx: Db): Promise<T>;
+  /** The decline in the result, with what the provider tried to charge; null when not declined. */
+  declineOf(result: T): { reason: string; amountCents: number; currency: string } | null;
+}
+
+/**
+ * Every payment attempt of the provider endpoints: decline limit, card check, provider call, and on a
+ * decline the decline record, the outbox event and the provider's own failed charge committed
+ * together before the 402 is thrown.
+ */
+export async function attemptPayment<T>(ctx: Ctx, attempt: PaymentAttempt<T>): Promise<T> {
+  await assertUnderDeclineLimit(ctx, attempt.orderId);
+  if (attempt.card) assertCardAcceptable(attempt.card, ctx.clock.now());
+  const { result, decline } = await withTransaction(ctx.db, async (tx) => {
+    const result = await attempt.charge(tx);
+    const decline = attempt.declineOf(result);
+    if (decline) await recordDecline(ctx, tx, { provider: attempt.provider, orderId: attempt.orderId, ...decline });
+    return { result, decline };
+  });
+  if (decline) throw paymentFailed(decline.reason);
+  return result;
+}

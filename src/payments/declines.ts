@@ -1,0 +1,67 @@
+import type { Ctx } from "../ctx.js";
+import type { Db } from "../db/client.js";
+import { AppError } from "../lib/errors.js";
+import { newId } from "../lib/ids.js";
+import type { PaymentProviderType } from "../providers/types.js";
+import { enqueueEvents, type NewEvent } from "../webhooks/events.js";
+import { countDeclines, insertDecline, orderContextOf, type DeclineCounts } from "./store.js";
+
+export type { DeclineCounts } from "./store.js";
+
+export const paymentFailed = (reason: string) => new AppError("PAYMENT_FAILED", `Payment failed: ${reason}`, reason);
+
+/** The start of the window declines are counted in. */
+export const declineWindowStart = (ctx: Pick<Ctx, "clock" | "config">) => new Date(ctx.clock.now() - ctx.config.declineWindowSeconds * 1000);
+
+/**
+ * CONTRACT §21, §33: after `declineLimit` declines within `declineWindowSeconds` for this orderId or
+ * this client address, payment attempts answer 429 before any provider is called.
+ */
+export async function assertUnderDeclineLimit(ctx: Ctx, orderId: string): Promise<void> {
+  assertCountsUnderDeclineLimit(ctx, await countDeclines(ctx.db, orderId, ctx.clientAddress ?? null, declineWindowStart(ctx)));
+}
+
+/** The limit check of assertUnderDeclineLimit, for counts a caller read along with its own row. */
+export function assertCountsUnderDeclineLimit(ctx: Pick<Ctx, "config">, counts: DeclineCounts): void {
+  if (counts.byOrder >= ctx.config.declineLimit || counts.byAddress >= ctx.config.declineLimit) {
+    throw new AppError("TOO_MANY_DECLINES", "Too many declined payments, try again later");
+  }
+}
+
+export interface Decline {
+  provider: PaymentProviderType;
+  orderId: string;
+  reason: string;
+  amountCents: number;
+  currency: string;
+  /** Whose decline it is when the caller knows (an upsell session); else found from the orderId's checkout. */
+  owner?: Pick<NewEvent, "brandId" | "checkoutId" | "webhookUrl">;
+  /** More fields for `payment.failed` (the upsell's session and offer), placed after `orderId`. */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The one place a decline is recorded: counts it (§21) and emits `payment.failed` (§25) in the
+ * caller's transaction. Never card data.
+ */
+export async function recordDecline(ctx: Ctx, tx: Db, decline: Decline): Promise<void> {
+  const now = ctx.clock.now();
+  await insertDecline(tx, { id: newId("dcl"), orderId: decline.orderId, clientAddress: ctx.clientAddress ?? null, reason: decline.reason, createdAt: new Date(now) });
+  const owner = decline.owner ?? (await orderContextOf(tx, { orderId: decline.orderId }));
+  await enqueueEvents(tx, now, [
+    {
+      brandId: owner.brandId,
+      type: "payment.failed",
+      checkoutId: owner.checkoutId,
+      webhookUrl: owner.webhookUrl,
+      data: {
+        orderId: decline.orderId,
+        ...decline.details,
+        provider: decline.provider,
+        reason: decline.reason,
+        amount: decline.amountCents,
+        currency: decline.currency,
+      },
+    },
+  ]);
+}

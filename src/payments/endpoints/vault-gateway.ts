@@ -1,0 +1,50 @@
+import type { Ctx } from "../../ctx.js";
+import { validationError } from "../../lib/errors.js";
+import type { VaultGatewayId, VaultPaymentInput } from "../../providers/demo/vault-gateway.js";
+import { attemptPayment, resolvePayment, succeededCharge } from "../attempts.js";
+import type { CardInput } from "../../providers/types.js";
+import type { VaultUpsellBody, VaultUpsellReply } from "../../providers/vault-gateway-a/schemas.js";
+
+export interface VaultPaymentReply {
+  success: boolean;
+  transactionId: string;
+  orderId: string;
+  paymentMethodToken: string;
+  demo: boolean;
+}
+
+/** process-payment of both vault gateways: charge the card and vault it for one-click upsells. */
+export async function processVaultPayment(ctx: Ctx, provider: VaultGatewayId, input: Omit<VaultPaymentInput, "card"> & { card: CardInput }): Promise<VaultPaymentReply> {
+  const { adapter, call, within } = await resolvePayment(ctx, provider, { orderId: input.orderId });
+  const currency = input.currency.toUpperCase();
+  const outcome = await attemptPayment(ctx, {
+    provider,
+    orderId: input.orderId,
+    card: input.card,
+    charge: (tx) => within(tx).processPayment({ ...input, currency }, call),
+    declineOf: (o) => (o.status === "declined" ? { reason: o.reason, amountCents: input.amountCents, currency } : null),
+  });
+  const { transactionId, paymentMethodToken } = succeededCharge(outcome);
+  return { success: true, transactionId, orderId: input.orderId, paymentMethodToken, demo: adapter.demo };
+}
+
+const UPSELL_PROVIDER = "vault_gateway_a";
+
+/** process-upsell: a one-click charge of the method vaulted for `originalOrderId`. */
+export async function processVaultUpsell(ctx: Ctx, body: VaultUpsellBody): Promise<VaultUpsellReply> {
+  const { adapter, call, within } = await resolvePayment(ctx, UPSELL_PROVIDER, { orderId: body.originalOrderId });
+  // CONTRACT §8: a token is usable only for upsells of the order it was issued for; anything else charges nothing.
+  const original = await adapter.findTokenPayment(body.paymentMethodToken, call);
+  if (!original || original.status !== "succeeded" || original.orderId !== body.originalOrderId) {
+    throw validationError("Invalid request: paymentMethodToken was not issued for originalOrderId", "paymentMethodToken");
+  }
+  const input = { paymentMethodToken: body.paymentMethodToken, amountCents: body.amount, currency: original.currency, orderId: body.orderId, originalOrderId: body.originalOrderId };
+  const outcome = await attemptPayment(ctx, {
+    provider: UPSELL_PROVIDER,
+    orderId: body.orderId,
+    charge: (tx) => within(tx).chargeSaved(input, call),
+    declineOf: (o) => (o.status === "declined" ? { reason: o.reason, amountCents: input.amountCents, currency: input.currency } : null),
+  });
+  const { transactionId } = succeededCharge(outcome);
+  return { success: true, transactionId, orderId: body.orderId, originalOrderId: body.originalOrderId, amount: body.amount, currency: original.currency, demo: adapter.demo };
+}

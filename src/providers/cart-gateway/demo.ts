@@ -1,0 +1,44 @@
+import { createDemoCrm } from "../demo/crm.js";
+import type { DemoLedger } from "../demo/ledger.js";
+import { createDemoOrderGateway, type OrderCharge } from "../demo/order-gateway.js";
+import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
+
+export const PROVIDER = "cart_gateway";
+/** Ids: `cart_ord_…` (cart order = payment method token), `cart_txn_…` (transaction). */
+export const PREFIX = { order: "cart_ord", transaction: "cart_txn" } as const;
+
+export interface CreateCartInput {
+  orderId: string;
+  customer: PartyInput & { email: string };
+  shippingAddress: AddressInput;
+  lineItems: { itemId: string; quantity: number; price: number }[];
+  currency: string;
+}
+
+export interface CartGatewayAdapter extends PaymentProvider {
+  createCart(input: CreateCartInput, call: ProviderCall): Promise<{ cartOrderId: string }>;
+  processPayment(input: { cartOrderId: string; orderId: string; card: CardInput }, call: ProviderCall): Promise<OrderCharge>;
+}
+
+export function createDemoCartGateway(ledger: DemoLedger) {
+  const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "cartOrderId");
+  return {
+    id: PROVIDER,
+    demo: true,
+    initialize: gateway.initialize,
+    findPayment: gateway.findPayment,
+    chargeSaved: gateway.chargeSaved,
+
+    async createCart({ orderId, currency, ...rest }, call) {
+      const amountCents = rest.lineItems.reduce((sum, item) => sum + item.price * item.quantity, 0);
+      const cart = await gateway.createOrder(call, { orderId, amountCents, currency, data: rest });
+      return { cartOrderId: cart.id };
+    },
+
+    async processPayment({ cartOrderId, orderId, card }, call) {
+      return gateway.payOrder(call, await gateway.findOrder(call, cartOrderId, orderId), card);
+    },
+  } satisfies CartGatewayAdapter;
+}
+
+export const createDemoCartGatewayCrm = (ledger: DemoLedger) => createDemoCrm(ledger, PROVIDER, PREFIX.order);

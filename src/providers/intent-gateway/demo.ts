@@ -1,0 +1,149 @@
+import { AppError, validationError } from "../../lib/errors.js";
+import { newId, randomToken } from "../../lib/ids.js";
+import { cardLast4, DECLINE_SAVED_CHARGES, testCardBehaviour } from "../demo/cards.js";
+import { chargeDemoSavedMethod, findDemoPayment } from "../demo/charges.js";
+import type { DemoLedger, LedgerRecord } from "../demo/ledger.js";
+import type { AddressInput, CardInput, PaymentProvider, ProviderCall } from "../types.js";
+
+export const PROVIDER = "intent_gateway";
+/** Id prefixes: a stray id in a log says which provider and what it is. */
+export const PREFIX = { intent: "pi_demo", paymentMethod: "pm_demo", customer: "cus_demo" } as const;
+
+/** The gateway's intent statuses (SPEC "Other status values") plus the state before a card is given. */
+export type PaymentIntentStatus = "requires_payment_method" | "requires_action" | "processing" | "succeeded" | "failed";
+
+export interface PaymentIntentView {
+  paymentIntentId: string;
+  clientSecret: string;
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  status: PaymentIntentStatus;
+  paymentMethodId: string | null;
+  /** Why the last attempt failed, when status is `failed`. */
+  declineReason: string | null;
+}
+
+export interface CreateIntentInput {
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  customer?: { email: string; name?: string; firstName?: string; lastName?: string } | null;
+  metadata?: Record<string, string>;
+  shippingAddress?: AddressInput | null;
+  /** Demo mode only: the page's card form stands in for the gateway's client SDK (CONTRACT §33). */
+  card?: CardInput;
+}
+
+export interface IntentGatewayAdapter extends PaymentProvider {
+  createIntent(input: CreateIntentInput, call: ProviderCall): Promise<PaymentIntentView>;
+  retrieveIntent(paymentIntentId: string, call: ProviderCall): Promise<PaymentIntentView | null>;
+  /** With a card, attempts the payment (unless it already succeeded); without one, reads the status. */
+  confirmIntent(input: { paymentIntentId: string; card?: CardInput }, call: ProviderCall): Promise<PaymentIntentView>;
+}
+
+/** Payment method token: `<paymentMethodId>|<customerId>` (SPEC "Payment method token formats"). */
+export const intentToken = (paymentMethodId: string, customerId: string) => `${paymentMethodId}|${customerId}`;
+
+function viewOf(row: LedgerRecord): PaymentIntentView {
+  const data = row.data as { clientSecret: string; paymentMethodId?: string; reason?: string };
+  return {
+    paymentIntentId: row.id,
+    clientSecret: data.clientSecret,
+    orderId: row.orderId ?? "",
+    amountCents: row.amountCents ?? 0,
+    currency: row.currency ?? "",
+    status: row.status as PaymentIntentStatus,
+    paymentMethodId: data.paymentMethodId ?? null,
+    declineReason: row.status === "failed" ? (data.reason ?? null) : null,
+  };
+}
+
+/** Runs a card against an intent following CONTRACT §25; the 3-D Secure card leaves it `requires_action`. */
+async function attachAndConfirm(ledger: DemoLedger, call: ProviderCall, intent: LedgerRecord, card: CardInput): Promise<LedgerRecord> {
+  const behaviour = testCardBehaviour(card.cardNumber);
+  const paymentMethodId = newId(PREFIX.paymentMethod);
+  const data = { ...intent.data, paymentMethodId };
+  const common = { cardLast4: cardLast4(card.cardNumber) };
+  switch (behaviour.kind) {
+    case "decline":
+      return ledger.update(call.clock.now(), intent.id, { ...common, status: "failed", paymentMethodToken: null, data: { ...data, reason: behaviour.reason } });
+    case "requires_action":
+      return ledger.update(call.clock.now(), intent.id, { ...common, status: "requires_action", data });
+    case "succeed": {
+      const customerId = (intent.data as { customerId: string }).customerId;
+      return ledger.update(call.clock.now(), intent.id, {
+        ...common,
+        status: "succeeded",
+        paymentMethodToken: intentToken(paymentMethodId, customerId),
+        cardBehaviour: behaviour.savedChargesDecline ? DECLINE_SAVED_CHARGES : null,
+        data,
+      });
+    }
+  }
+}
+
+export function createDemoIntentGateway(ledger: DemoLedger) {
+  const newIntent = (call: ProviderCall, input: Omit<CreateIntentInput, "card">) => {
+    const id = newId(PREFIX.intent);
+    return ledger.insert(call.clock.now(), {
+      id,
+      provider: PROVIDER,
+      kind: "payment_intent",
+      status: "requires_payment_method",
+      orderId: input.orderId,
+      providerOrderId: id,
+      amountCents: input.amountCents,
+      currency: input.currency,
+      data: {
+        // The gateway's form: `<intent id>_secret_<random>`; only the page that holds it may confirm.
+        clientSecret: `${id}_secret_${randomToken(18)}`,
+        customerId: newId(PREFIX.customer),
+        customerEmail: input.customer?.email ?? null,
+        metadata: input.metadata ?? {},
+        shippingAddress: input.shippingAddress ?? null,
+      },
+    });
+  };
+
+  return {
+    id: PROVIDER,
+    demo: true,
+
+    async initialize(input, call) {
+      // A reloaded checkout page initializes again: reuse the open intent instead of piling them up.
+      const open = await ledger.findLatestForOrder(PROVIDER, "payment_intent", input.orderId, ["requires_payment_method"]);
+      const intent =
+        open && open.amountCents === input.amountCents && open.currency === input.currency
+          ? open
+          : await newIntent(call, { orderId: input.orderId, amountCents: input.amountCents, currency: input.currency, customer: input.customer?.email ? { email: input.customer.email } : null, shippingAddress: input.shippingAddress });
+      return { providerOrderId: intent.id, clientSecret: viewOf(intent).clientSecret };
+    },
+
+    // The payment intent id is the transaction id (and the providerOrderId).
+    findPayment: async ({ transactionId }, call) => findDemoPayment(ledger, PROVIDER, transactionId, ["payment_intent"]),
+
+    chargeSaved: async (input, call) => chargeDemoSavedMethod(ledger, call, { provider: PROVIDER, transactionPrefix: PREFIX.intent, kind: "payment_intent" }, input),
+
+    async createIntent(input, call) {
+      const intent = await newIntent(call, input);
+      return viewOf(input.card ? await attachAndConfirm(ledger, call, intent, input.card) : intent);
+    },
+
+    async retrieveIntent(paymentIntentId, call) {
+      const row = await ledger.find(PROVIDER, paymentIntentId, ["payment_intent"]);
+      return row ? viewOf(row) : null;
+    },
+
+    async confirmIntent({ paymentIntentId, card }, call) {
+      const intent = await ledger.find(PROVIDER, paymentIntentId, ["payment_intent"], true);
+      if (!intent) throw new AppError("NOT_FOUND", "Payment intent not found", "paymentIntentId");
+      // Never charge twice: a succeeded intent only reports its status.
+      if (!card || intent.status === "succeeded") {
+        if (intent.status === "requires_payment_method") throw validationError("Invalid request: cardNumber is required to confirm in demo mode", "cardNumber");
+        return viewOf(intent);
+      }
+      return viewOf(await attachAndConfirm(ledger, call, intent, card));
+    },
+  } satisfies IntentGatewayAdapter;
+}

@@ -1,0 +1,54 @@
+import { conflict } from "../../lib/errors.js";
+import { createDemoCrm } from "../demo/crm.js";
+import type { DemoLedger } from "../demo/ledger.js";
+import { createDemoOrderGateway, type OrderCharge } from "../demo/order-gateway.js";
+import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
+
+export const PROVIDER = "order_crm_b";
+/** Ids: `crmb_ord_…` (CRM order = payment method token), `crmb_txn_…` (transaction). */
+export const PREFIX = { order: "crmb_ord", transaction: "crmb_txn" } as const;
+
+export interface CrmBPaymentInput {
+  orderId: string;
+  campaignId: string;
+  customer: PartyInput & { email: string };
+  billingAddress: AddressInput;
+  shippingAddress?: AddressInput | null;
+  lineItems: { productId: string; quantity: number; price: number }[];
+  currency: string;
+  card: CardInput;
+}
+
+export interface OrderCrmBAdapter extends PaymentProvider {
+  /** Creates the CRM order from the line items and charges it in one call, as this CRM's API does. */
+  processPayment(input: CrmBPaymentInput, call: ProviderCall): Promise<OrderCharge>;
+}
+
+export function createDemoOrderCrmB(ledger: DemoLedger) {
+  const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "orderId");
+  return {
+    id: PROVIDER,
+    demo: true,
+    initialize: gateway.initialize,
+    findPayment: gateway.findPayment,
+    chargeSaved: gateway.chargeSaved,
+
+    async processPayment({ card, ...input }, call) {
+      // One CRM order per orderId: a paid one is not charged again.
+      if (await ledger.findLatestForOrder(PROVIDER, "provider_order", input.orderId, ["paid", "confirmed"])) throw conflict("Order already paid");
+      const amountCents = input.lineItems.reduce((sum, item) => sum + item.price * item.quantity, 0);
+      // The order initialize created for this checkout, when the amounts agree; otherwise a new one.
+      const order =
+        (await gateway.openOrderFor(call, { orderId: input.orderId, amountCents, currency: input.currency })) ??
+        (await gateway.createOrder(call, {
+          orderId: input.orderId,
+          amountCents,
+          currency: input.currency,
+          data: { campaignId: input.campaignId, customer: input.customer, billingAddress: input.billingAddress, shippingAddress: input.shippingAddress ?? null, lineItems: input.lineItems },
+        }));
+      return gateway.payOrder(call, order, card);
+    },
+  } satisfies OrderCrmBAdapter;
+}
+
+export const createDemoOrderCrmBCrm = (ledger: DemoLedger) => createDemoCrm(ledger, PROVIDER, PREFIX.order);
