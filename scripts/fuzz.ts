@@ -253,6 +253,8 @@ async function main(): Promise<void> {
     RATE_LIMIT_AUTHENTICATED: "100000000",
     LOG_LEVEL: "warn",
     PUBLIC_BASE_URL: "http://127.0.0.1",
+    // The fixture endpoint is 127.0.0.1:9 (nothing listens): deliveries fail at once, nothing leaves the machine.
+    ALLOW_PRIVATE_WEBHOOK_URLS: "true",
   }).catch(async (error) => {
     await database.drop();
     throw error;
@@ -266,6 +268,7 @@ async function main(): Promise<void> {
   const byClass: Record<string, number> = {};
   const byStatus: Record<string, number> = {};
   const byKind: Record<string, number> = {};
+  const timeByOperation: Record<string, number> = {};
   const fiveHundreds: string[] = [];
   const leaks: string[] = [];
   let allowed = 0;
@@ -285,7 +288,10 @@ async function main(): Promise<void> {
         if (i % 2000 === 0 && i > 0 && (await api("GET", "/api/admin/auth", undefined, fixtures.session)).status !== 200) fixtures.session = await login();
         const op = operations[i % operations.length];
         const request = variant(op, fixtures);
+        const t0 = performance.now();
         const answer = await send(request);
+        const key = `${op.method} ${op.path}`;
+        timeByOperation[key] = (timeByOperation[key] ?? 0) + (performance.now() - t0);
         sent++;
         const label = `${request.method} ${request.path.slice(0, 160)} [${request.kind}] ${Object.entries(request.headers).filter(([k]) => k !== "cookie" && k !== "sec-fetch-site").map(([k, v]) => `${k}: ${v}`).join("; ")}${request.headers.cookie ? " (session)" : ""}`;
         const statusClass = answer.status < 0 ? "no answer" : `${Math.floor(answer.status / 100)}xx`;
@@ -319,6 +325,8 @@ async function main(): Promise<void> {
   console.log(`[fuzz] status classes: ${JSON.stringify(byClass)}`);
   console.log(`[fuzz] statuses: ${JSON.stringify(byStatus)}`);
   console.log(`[fuzz] variants: ${JSON.stringify(byKind)}`);
+  const slowest = Object.entries(timeByOperation).sort((a, b) => b[1] - a[1]).slice(0, 5);
+  console.log(`[fuzz] operations taking the most time (s): ${slowest.map(([op, ms]) => `${op} ${Math.round(ms / 1000)}`).join(", ")}`);
   console.log(`[fuzz] allowed 500 "Failed to fetch lists": ${allowed}`);
   console.log(`[fuzz] 5xx or no answer: ${fiveHundreds.length}`);
   for (const line of fiveHundreds.slice(0, 300)) console.log(`  ${line}`);
