@@ -5,7 +5,7 @@ import cookie from "@fastify/cookie";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Deps } from "./ctx.js";
 import { registerContentEncoding } from "./http/content-encoding.js";
-import { registerErrorHandling } from "./http/errors.js";
+import { registerErrorHandling, renderFrameworkError } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { registerRateLimit, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
 import { requestIdOf } from "./http/request-id.js";
@@ -60,6 +60,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "requestId" }),
     genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT,
+    frameworkErrors: renderFrameworkError,
     trustProxy: deps.config.trustProxy,
     // A request reaching a closing instance is still served (with Connection: close), not shed with
     // a 503: shutdown drops nothing, the client moves to another instance on its next connection.
