@@ -4,7 +4,8 @@ import swaggerUi from "@fastify/swagger-ui";
 import cookie from "@fastify/cookie";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Deps } from "./ctx.js";
-import { registerErrorHandling } from "./http/errors.js";
+import { registerContentEncoding } from "./http/content-encoding.js";
+import { registerErrorHandling, renderFrameworkError } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { registerRateLimit, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
 import { requestIdOf } from "./http/request-id.js";
@@ -55,6 +56,8 @@ declare module "fastify" {
   }
 }
 
+const BODY_LIMIT = 1024 * 1024;
+
 /** The whole service as one Fastify instance; main.ts and the tests build it the same way. */
 export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   const app = Fastify({
@@ -62,7 +65,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     // One line per request (below) instead of Fastify's two: per-request logging costs throughput.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "requestId" }),
     genReqId: requestIdOf,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT,
+    frameworkErrors: renderFrameworkError,
     trustProxy: deps.config.trustProxy,
     // A request reaching a closing instance is still served (with Connection: close), not shed with
     // a 503: shutdown drops nothing, the client moves to another instance on its next connection.
@@ -70,6 +74,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerValidation(app);
+  registerContentEncoding(app, BODY_LIMIT);
   registerErrorHandling(app);
   // Before any route: each route gets its metrics series when it is registered.
   const rateLimitRedis = options.rateLimitStore instanceof RedisRateLimitStore ? options.rateLimitStore.guard : null;

@@ -2,6 +2,7 @@ import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from "no
 import { SignJWT } from "jose";
 import { Compile } from "typebox/compile";
 import type { Ctx } from "../ctx.js";
+import { inputFault } from "../lib/input-shape.js";
 import { invalidToken } from "./errors.js";
 import { CheckoutClaims } from "./schemas.js";
 
@@ -65,7 +66,8 @@ export async function verifyCheckoutToken(ctx: Pick<Ctx, "config" | "clock">, to
   const now = Math.floor(ctx.clock.now() / 1000);
   if (claims.exp <= now) throw invalidToken();
   if (claims.nbf !== undefined && (!isNumber(claims.nbf) || claims.nbf > now)) throw invalidToken();
-  if (!checkClaims.Check(claims)) throw invalidToken();
+  // Claims are stored as json: text PostgreSQL refuses, or nesting beyond the input depth, is no valid token.
+  if (!checkClaims.Check(claims) || inputFault(claims)) throw invalidToken();
   return claims as unknown as CheckoutClaims;
 }
 

@@ -113,6 +113,17 @@ export function toErrorResponse(error: unknown, request: FastifyRequest): { stat
   return { status: 500, body: { error: "Internal server error", code: "INTERNAL_ERROR" } };
 }
 
+/**
+ * Errors Fastify's router answers itself (Fastify's `frameworkErrors` option): a path that is not
+ * valid percent-encoded UTF-8 (400) or a parameter over the length limit (414), in the contract's
+ * shape instead of Fastify's, which echoes the URL.
+ */
+export function renderFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  const text = status === 414 ? "URL too long" : "Invalid URL: not valid percent-encoded UTF-8";
+  reply.code(status).type("application/json; charset=utf-8").send({ error: text, code: "BAD_REQUEST", details: "url" });
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply: FastifyReply) => {
     const { status, body } = toErrorResponse(error, request);

@@ -55,7 +55,7 @@ describe("error model", () => {
     expect(json(inUrl)).toMatchObject({ code: "VALIDATION_ERROR", details: "url" });
     const inBody = await post("/api/token/generate", '{"orderInfo": {"productName": "a\\u0000b"}}');
     expect(inBody.statusCode).toBe(400);
-    expect(json(inBody)).toMatchObject({ code: "VALIDATION_ERROR", details: "body" });
+    expect(json(inBody)).toMatchObject({ code: "VALIDATION_ERROR", details: "orderInfo.productName" });
   });
 
   it("never answers 500 to odd bodies", async () => {
