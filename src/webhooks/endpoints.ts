@@ -20,7 +20,7 @@ import {
   type SendReply,
 } from "./schemas.js";
 import { generateSecret, maskSecret, secretProblem } from "./signer.js";
-import { checkWebhookUrl, UrlRefused } from "./url-guard.js";
+import { checkWebhookUrl, UrlRefused } from "../lib/url-guard.js";
 import { CLAIM_LEASE_MS, isReservedHeader, type ClaimedRow, type WebhookWorker } from "./worker.js";
 
 type Verb<I> = { ctx: Ctx; scope: AdminScope; input: I };
