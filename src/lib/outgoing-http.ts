@@ -1,6 +1,6 @@
 import http, { type IncomingHttpHeaders } from "node:http";
 import https from "node:https";
-import { guardedLookup, parseWebhookUrl, refusalOfLiteralHost, UrlRefused } from "./url-guard.js";
+import { guardedLookup, parseOutgoingUrl, refusalOfLiteralHost, UrlRefused } from "./url-guard.js";
 
 /**
  * One outgoing HTTP call to a URL we did not choose ourselves (a webhook receiver, a provider's or
@@ -53,7 +53,7 @@ const agents = {
 export function sendOutgoing(input: OutgoingRequest): Promise<OutgoingAnswer> {
   let url: URL;
   try {
-    url = parseWebhookUrl(input.url);
+    url = parseOutgoingUrl(input.url);
   } catch (error) {
     return Promise.reject(new OutgoingFailure("refused", `URL refused: ${(error as Error).message}`));
   }

@@ -78,8 +78,8 @@ export function refusalOf(address: string): string | null {
 
 export class UrlRefused extends Error {}
 
-/** Parses and checks the form of a webhook URL (http or https, a host); throws UrlRefused. */
-export function parseWebhookUrl(raw: string): URL {
+/** Parses and checks the form of an outgoing URL (http or https, a host); throws UrlRefused. */
+export function parseOutgoingUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -98,8 +98,8 @@ function resolveAll(host: string): Promise<LookupAddress[]> {
 }
 
 /** The creation-time check: the URL's form, then every address its host resolves to. Throws UrlRefused. */
-export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promise<URL> {
-  const url = parseWebhookUrl(raw);
+export async function checkOutgoingUrl(raw: string, allowPrivate: boolean): Promise<URL> {
+  const url = parseOutgoingUrl(raw);
   if (allowPrivate) return url;
   const host = hostOf(url);
   if (isIP(host)) {

@@ -1,7 +1,7 @@
 // The SSRF guard's address classification (webhooks and every outgoing URL taken from settings): private, loopback, link-local, metadata, multicast and
 // mapped forms are refused; public addresses pass; names are resolved and every address checked.
 import { describe, expect, it } from "vitest";
-import { checkWebhookUrl, refusalOf, UrlRefused } from "./url-guard.js";
+import { checkOutgoingUrl, refusalOf, UrlRefused } from "./url-guard.js";
 
 describe("refusalOf", () => {
   it("refuses loopback, private, link-local, metadata, CGNAT, benchmarking, documentation, multicast, reserved and their IPv6 and mapped forms", () => {
@@ -17,12 +17,12 @@ describe("refusalOf", () => {
   });
 });
 
-describe("checkWebhookUrl", () => {
+describe("checkOutgoingUrl", () => {
   it("refuses other schemes, literal private hosts and names resolving to loopback, unless private URLs are allowed", async () => {
-    await expect(checkWebhookUrl("ftp://93.184.215.14/", false)).rejects.toThrow(UrlRefused);
-    await expect(checkWebhookUrl("http://[::1]:80/", false)).rejects.toThrow(UrlRefused);
-    await expect(checkWebhookUrl("http://localhost:8080/hook", false)).rejects.toThrow(/localhost resolves to/);
-    await expect(checkWebhookUrl("http://localhost:8080/hook", true)).resolves.toBeInstanceOf(URL);
-    await expect(checkWebhookUrl("https://93.184.215.14/hook", false)).resolves.toBeInstanceOf(URL);
+    await expect(checkOutgoingUrl("ftp://93.184.215.14/", false)).rejects.toThrow(UrlRefused);
+    await expect(checkOutgoingUrl("http://[::1]:80/", false)).rejects.toThrow(UrlRefused);
+    await expect(checkOutgoingUrl("http://localhost:8080/hook", false)).rejects.toThrow(/localhost resolves to/);
+    await expect(checkOutgoingUrl("http://localhost:8080/hook", true)).resolves.toBeInstanceOf(URL);
+    await expect(checkOutgoingUrl("https://93.184.215.14/hook", false)).resolves.toBeInstanceOf(URL);
   });
 });

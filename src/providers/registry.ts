@@ -90,6 +90,7 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
     log: deps.log,
     db: db ?? deps.db,
     publicBaseUrl: deps.config.publicBaseUrl,
+    allowPrivateUrls: deps.config.allowPrivateWebhookUrls,
   });
 
   async function resolve<P>(provider: string, brandId: string, demo: P, real: P | undefined, db?: Db): Promise<ResolvedProvider<P>> {

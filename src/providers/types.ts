@@ -50,6 +50,8 @@ export interface ProviderCall {
   db: Db;
   publicBaseUrl: string;
   idempotencyKey?: string;
+  /** ALLOW_PRIVATE_WEBHOOK_URLS: calls to `baseUrl` skip the URL guard (CONTRACT §36), for tests' fakes. */
+  allowPrivateUrls: boolean;
 }
 
 export interface InitializeInput {
