@@ -197,11 +197,14 @@ describe("brute force", () => {
     const user = await registerUser(t);
     const headers = { "x-forwarded-for": "203.0.113.9" };
     for (let i = 0; i < 9; i++) expect((await login(user.email, `wrong password ${i}`, headers)).statusCode).toBe(401);
+    // Issue 16 departure 3: the tenth failure is answered like the nine before; the lock applies from the eleventh attempt.
     const tenth = await login(user.email, "wrong password 9", headers);
-    expect(tenth.statusCode).toBe(429);
-    expect(json(tenth).code).toBe("ACCOUNT_LOCKED");
+    expect(tenth.statusCode).toBe(401);
+    expect(json(tenth)).toMatchObject({ error: "Invalid credentials" });
     // Even the right password is refused now.
-    expect((await login(user.email, PASSWORD)).statusCode).toBe(429);
+    const eleventh = await login(user.email, PASSWORD);
+    expect(eleventh.statusCode).toBe(429);
+    expect(json(eleventh).code).toBe("ACCOUNT_LOCKED");
     t.clock.advance(29 * 60_000);
     expect((await login(user.email, PASSWORD)).statusCode).toBe(429);
     t.clock.advance(2 * 60_000);
@@ -210,10 +213,16 @@ describe("brute force", () => {
     expect(actions).toEqual(expect.arrayContaining(["user.lock", "user.throttle"]));
   });
 
+  it("logs in with the right password on the tenth attempt, after nine failures", async () => {
+    const user = await registerUser(t);
+    for (let i = 0; i < 9; i++) expect((await login(user.email, `wrong password ${i}`)).statusCode).toBe(401);
+    expect((await login(user.email, PASSWORD)).statusCode).toBe(200);
+  });
+
   it("locks unknown emails the same way, so a lock reveals nothing", async () => {
     const email = uniqueEmail("ghost");
-    for (let i = 0; i < 9; i++) expect((await login(email, `wrong password ${i}`)).statusCode).toBe(401);
-    expect((await login(email, "wrong password 9")).statusCode).toBe(429);
+    for (let i = 0; i < 10; i++) expect((await login(email, `wrong password ${i}`)).statusCode).toBe(401);
+    expect((await login(email, "wrong password 10")).statusCode).toBe(429);
   });
 
   it("failures spread over more than 15 minutes do not lock", async () => {
