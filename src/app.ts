@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Deps } from "./ctx.js";
 import { registerErrorHandling } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
+import { registerNoStoreForCookies } from "./http/no-store.js";
 import { registerRateLimit, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
 import { requestIdOf } from "./http/request-id.js";
 import { ErrorBody } from "./http/schemas.js";
@@ -101,6 +102,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   });
 
   await app.register(cookie);
+  registerNoStoreForCookies(app);
   // Before rate limiting: a valid session gets the authenticated limit (hooks run in registration order).
   registerSessionResolution(app, deps);
   registerRateLimit(app, { store: options.rateLimitStore, clock: deps.clock, anonymous: deps.config.rateLimit.anonymous, authenticated: deps.config.rateLimit.authenticated });

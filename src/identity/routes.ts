@@ -191,6 +191,8 @@ export function registerIdentityRoutes(app: App, deps: Deps): void {
       schema: { tags: AUTH, summary: "Use a magic link: redirect to /admin or /login?error=<code>", querystring: MagicLinkVerifyQuery, response: { 302: Type.Null() } },
     },
     async (request, reply) => {
+      // The token is in this URL: the page redirected to must not receive it as a Referer.
+      reply.header("referrer-policy", "no-referrer");
       const result = await verifyMagicLink({ ctx: ctxOf(deps, request), token: request.query.token });
       if (!result.ok) return reply.redirect(`/login?error=${result.error}`, 302);
       setSession(reply, result.outcome);

@@ -192,6 +192,22 @@ describe("switch-org and switch-brand", () => {
   });
 });
 
+describe("caching of session responses (issue 16 hole 5)", () => {
+  it("answers register, login and logout, which set or clear the session cookie, with Cache-Control: no-store", async () => {
+    const email = uniqueEmail("cache");
+    const registered = await call(t, "POST", "/api/auth/register", { body: { name: "Cache", email, password: PASSWORD, orgName: "Cache shop" } });
+    expect(registered.statusCode).toBe(200);
+    expect(registered.headers["cache-control"]).toBe("no-store");
+    const loggedIn = await login(email, PASSWORD);
+    expect(loggedIn.statusCode, loggedIn.body).toBe(200);
+    expect(loggedIn.headers["set-cookie"]).toBeDefined();
+    expect(loggedIn.headers["cache-control"]).toBe("no-store");
+    const loggedOut = await call(t, "DELETE", "/api/admin/auth", { session: sessionOf(loggedIn) });
+    expect(loggedOut.headers["set-cookie"]).toBeDefined();
+    expect(loggedOut.headers["cache-control"]).toBe("no-store");
+  });
+});
+
 describe("brute force", () => {
   it("locks password login for an account after 10 failures in 15 minutes, for 30 minutes, audited", async () => {
     const user = await registerUser(t);
