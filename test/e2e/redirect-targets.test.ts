@@ -35,7 +35,7 @@ describe.skipIf(NO_CHROMIUM)("a javascript: successUrl in Chromium", () => {
       await screenshot(page, "redirect-targets-javascript-refused");
       // Give a navigation that should not happen the time to happen.
       await page.waitForTimeout(500);
-      expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+      expect(await page.evaluate(() => (globalThis as { __pwned?: string }).__pwned)).toBeUndefined();
       expect(dialogs).toEqual([]);
       expect(new URL(page.url()).protocol).toBe("http:");
     } finally {
