@@ -52,7 +52,7 @@ describe.skipIf(!REDIS_URL)("brute-force limits in Redis", () => {
     for (let i = 0; i < 9; i++) expect((await login(t, user.email, `wrong password ${i}`, address)).statusCode).toBe(401);
     const tenth = await login(t, user.email, "wrong password 9", address);
     expect(tenth.statusCode).toBe(401);
-    expect(json(tenth).error).toBe("Invalid credentials");
+    expect(json(tenth).code).toBe("INVALID_CREDENTIALS");
     const lockTtl = await redis.pttl(loginThrottleKeys.accountLock(user.email));
     expect(lockTtl).toBeGreaterThan(LOCK_DURATION_MS - 60_000);
     expect(lockTtl).toBeLessThanOrEqual(LOCK_DURATION_MS);

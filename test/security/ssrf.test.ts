@@ -25,13 +25,14 @@ beforeAll(async () => {
     response.end(body);
   });
   target = Object.assign(state, { baseUrl: server.baseUrl, port: new URL(server.baseUrl).port, requests, close: server.close });
-  [guarded, open] = await Promise.all([buildTestApp(), buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true", INTEGRATION_TIMEOUT_MS: "2000" } })]);
+  guarded = await buildTestApp();
+  open = await buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true", INTEGRATION_TIMEOUT_MS: "2000" } });
   owner = await registerOwner(guarded, "SSRF attacker");
   openOwner = await registerOwner(open, "Lists owner");
 });
 afterAll(async () => {
-  await Promise.all([guarded.close(), open.close()]);
-  await target.close();
+  await Promise.all([guarded?.close(), open?.close()]);
+  await target?.close();
 });
 
 const save = (t: TestApp, session: string, provider: string, settings: Record<string, unknown>) => adminCall(t, "POST", "/api/admin/settings", { session, body: { provider, settings } });
