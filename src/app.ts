@@ -7,6 +7,7 @@ import type { Deps } from "./ctx.js";
 import { registerContentEncoding } from "./http/content-encoding.js";
 import { registerErrorHandling, renderFrameworkError } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
+import { registerNoStoreForCookies } from "./http/no-store.js";
 import { registerRateLimit, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
 import { requestIdOf } from "./http/request-id.js";
 import { ErrorBody } from "./http/schemas.js";
@@ -112,6 +113,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   });
 
   await app.register(cookie);
+  registerNoStoreForCookies(app);
   // Before rate limiting: a valid session gets the authenticated limit (hooks run in registration order).
   registerSessionResolution(app, deps);
   registerRateLimit(app, { store: options.rateLimitStore, clock: deps.clock, anonymous: deps.config.rateLimit.anonymous, authenticated: deps.config.rateLimit.authenticated });

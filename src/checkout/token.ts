@@ -5,6 +5,7 @@ import type { Ctx } from "../ctx.js";
 import { inputFault } from "../lib/input-shape.js";
 import { invalidToken } from "./errors.js";
 import { CheckoutClaims } from "./schemas.js";
+import { refusalOfClaims } from "./token-claims.js";
 
 const checkClaims = Compile(CheckoutClaims);
 const keys = new Map<string, KeyObject>();
@@ -46,7 +47,7 @@ const isNumber = (value: unknown): value is number => typeof value === "number" 
  * ~100-150 µs per token against ~7 µs here, on the hottest route (docs/performance.md). Signing stays
  * with jose, and the tests check both directions against it.
  */
-export async function verifyCheckoutToken(ctx: Pick<Ctx, "config" | "clock">, token: string): Promise<CheckoutClaims> {
+export async function verifyCheckoutToken(ctx: Pick<Ctx, "config" | "clock"> & Partial<Pick<Ctx, "log">>, token: string): Promise<CheckoutClaims> {
   const parts = token.split(".");
   if (parts.length !== 3 || !parts.every((part) => BASE64URL.test(part))) throw invalidToken();
   const [header, payload, signature] = parts as [string, string, string];
@@ -68,6 +69,12 @@ export async function verifyCheckoutToken(ctx: Pick<Ctx, "config" | "clock">, to
   if (claims.nbf !== undefined && (!isNumber(claims.nbf) || claims.nbf > now)) throw invalidToken();
   // Claims are stored as json: text PostgreSQL refuses, or nesting beyond the input depth, is no valid token.
   if (!checkClaims.Check(claims) || inputFault(claims)) throw invalidToken();
+  // CONTRACT §36: redirect targets and lifetime; the reason goes to the log, never to the caller.
+  const refusal = refusalOfClaims(claims as unknown as CheckoutClaims, now);
+  if (refusal) {
+    ctx.log?.warn({ reason: refusal }, "checkout token refused");
+    throw invalidToken();
+  }
   return claims as unknown as CheckoutClaims;
 }
 

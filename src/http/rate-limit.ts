@@ -6,12 +6,14 @@ import { RedisFallback } from "../lib/redis-fallback.js";
 
 /** Fixed one-minute windows (SPEC "Limits": per minute). */
 const WINDOW_MS = 60_000;
-/** Not rate-limited (CONTRACT §28): probes and scrapers must always get through. */
-const EXEMPT = /^\/(healthz|metrics|openapi\.json|docs)(\/|$|\?)/;
+/** Neither limited nor given headers (CONTRACT §28): probes and scrapers must always get through. */
+const EXEMPT = /^\/(healthz|metrics)(\/|$|\?)/;
+/** Given the headers but not counted: the API description. */
+const UNCOUNTED = /^\/(openapi\.json|docs)(\/|$|\?)/;
 
 declare module "fastify" {
   interface FastifyContextConfig {
-    /** false: the route is not counted (static web assets and page shells: cheap, and a page load fetches several). */
+    /** false: the route is not counted (static web assets and page shells: cheap, and a page load fetches several); it still carries the headers. */
     rateLimit?: boolean;
   }
 }
@@ -19,6 +21,8 @@ declare module "fastify" {
 export interface RateLimitStore {
   /** Counts one request for `key` in the window starting at `windowStart`; returns the count so far. */
   hit(key: string, windowStart: number): Promise<number>;
+  /** The count so far for `key` in the window, without counting. */
+  peek(key: string, windowStart: number): Promise<number>;
 }
 
 export class MemoryRateLimitStore implements RateLimitStore {
@@ -33,6 +37,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
     return count;
+  }
+  async peek(key: string, windowStart: number): Promise<number> {
+    return windowStart === this.window ? (this.counts.get(key) ?? 0) : 0;
   }
 }
 
@@ -69,6 +76,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     });
     return count ?? this.fallback.hit(key, windowStart);
   }
+  async peek(key: string, windowStart: number): Promise<number> {
+    const count = await this.guard.run(async () => Number((await this.redis.get(`rl:${windowStart}:${key}`)) ?? 0));
+    return count ?? this.fallback.peek(key, windowStart);
+  }
 }
 
 export interface RateLimitSubject {
@@ -90,21 +101,27 @@ export interface RateLimitOptions {
   authenticated: number;
 }
 
-/** X-RateLimit-* on every response; 429 past the limit. Anonymous by client address, sessions by session. */
+/**
+ * X-RateLimit-* on every response (SPEC "Limits"; issue 16 departure 4: pages, redirects and static
+ * assets too, only /healthz and /metrics without); 429 past the limit. Anonymous by client address,
+ * sessions by session. Pages, assets and the API description show the window's state without
+ * counting, so loading a page does not use up the API's allowance.
+ */
 export function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
   app.addHook("onRequest", async (request: FastifyRequest, reply) => {
-    if (EXEMPT.test(request.url) || request.routeOptions.config?.rateLimit === false) return;
+    if (EXEMPT.test(request.url)) return;
+    const counted = request.routeOptions.config?.rateLimit !== false && !UNCOUNTED.test(request.url);
     const subject = request.rateLimitSubject;
     const limit = subject?.authenticated ? options.authenticated : options.anonymous;
     const key = subject?.authenticated ? `s:${subject.key}` : `a:${request.ip}`;
     const now = options.clock.now();
     const windowStart = now - (now % WINDOW_MS);
-    const count = await options.store.hit(key, windowStart);
+    const count = counted ? await options.store.hit(key, windowStart) : await options.store.peek(key, windowStart);
     const resetSeconds = Math.ceil((windowStart + WINDOW_MS) / 1000);
     reply.header("x-ratelimit-limit", limit);
     reply.header("x-ratelimit-remaining", Math.max(0, limit - count));
     reply.header("x-ratelimit-reset", resetSeconds);
-    if (count > limit) {
+    if (counted && count > limit) {
       reply.header("retry-after", Math.max(1, resetSeconds - Math.floor(now / 1000)));
       return reply.code(429).send({ error: "Too many requests", code: "RATE_LIMITED", details: `limit ${limit} per minute` });
     }

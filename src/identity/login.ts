@@ -55,18 +55,16 @@ export async function loginWithPassword({ ctx, input, throttle }: { ctx: Ctx; in
   if (!ok) {
     // Redis counts when reachable; `undefined` means the database counts below.
     const counted = throttle ? await throttle.recordFailure(email, address) : undefined;
-    let locked = false;
     await withTransaction(db, async (tx) => {
       await recordLoginAttempt(tx, { id: newId("la"), email, ipAddress: address, success: false, createdAt: new Date(now) });
       await recordAudit(tx, ctx, { action: "user.login", resourceType: "user", resourceId: user?.id ?? null, actorId: user?.id ?? null, success: false, details: { method: "password", email } });
       const reachedLimit = counted ? counted.locked : (await countRecentFailuresForEmail(tx, email, new Date(now - LOCK_WINDOW_MS))) >= LOCK_FAILURES;
       if (reachedLimit) {
-        locked = true;
         await upsertLock(tx, email, new Date(now + LOCK_DURATION_MS), new Date(now));
         await recordAudit(tx, ctx, { action: "user.lock", resourceType: "user", resourceId: user?.id ?? null, actorId: null, success: true, details: { email, lockedMinutes: LOCK_DURATION_MS / 60_000 } });
       }
     });
-    if (locked) throw accountLocked(LOCK_DURATION_MS / 1000);
+    // CONTRACT §23 (issue 16 departure 3): the tenth failure is answered like the nine before; the lock it set applies from the next attempt.
     throw invalidCredentials();
   }
 

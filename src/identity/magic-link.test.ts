@@ -86,9 +86,13 @@ describe("POST /api/auth/magic-link", () => {
     const used = await call(t, "GET", link);
     expect(used.statusCode).toBe(302);
     expect(used.headers.location).toBe("/admin");
+    // Issue 16 hole 5: a response that sets a session is never cached, and the token in the URL goes to no Referer.
+    expect(used.headers["cache-control"]).toBe("no-store");
+    expect(used.headers["referrer-policy"]).toBe("no-referrer");
     expect(json(await call(t, "GET", "/api/admin/auth", { session: sessionOf(used) })).session.userId).toBe(user.userId);
     const again = await call(t, "GET", link);
     expect(again.headers.location).toBe("/login?error=invalid_token");
+    expect(again.headers["referrer-policy"]).toBe("no-referrer");
     expect(cookieOf(again, "admin_session")).toBeUndefined();
     // The server has the mail slightly before the sender records it as sent.
     let rows: { status: string }[] = [];

@@ -194,6 +194,8 @@ function registerMagicLinkRoutes(app: App, deps: Deps, mail: { kick(): unknown }
       schema: { tags: AUTH, summary: "Use a magic link: redirect to /admin or /login?error=<code>", querystring: MagicLinkVerifyQuery, response: { 302: Type.Null() } },
     },
     async (request, reply) => {
+      // The token is in this URL: the page redirected to must not receive it as a Referer.
+      reply.header("referrer-policy", "no-referrer");
       const result = await verifyMagicLink({ ctx: ctxOf(deps, request), token: request.query.token });
       if (!result.ok) return reply.redirect(`/login?error=${result.error}`, 302);
       setSession(reply, deps.config, result.outcome);

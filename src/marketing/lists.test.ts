@@ -35,7 +35,7 @@ beforeAll(async () => {
     { id: 101, name: "Recent SMS buyers" },
     { id: 102, name: "VIP texters" },
   ];
-  t = await buildTestApp();
+  t = await buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } });
   a = await registerOwner(t, "Lists A");
   b = await registerOwner(t, "Lists B");
   await configure(a.session, "email_list_a", { apiKey: "pk_list_a_secret_1234", baseUrl: fake.baseUrl });
@@ -220,7 +220,7 @@ describe("PUT /api/admin/<list_source>/lists", () => {
 
 describe("an integration that does not answer", () => {
   it("answers 500 Failed to fetch lists once the (injected) timeout passes", async () => {
-    const slow = await buildTestApp({ env: { INTEGRATION_TIMEOUT_MS: "300" } });
+    const slow = await buildTestApp({ env: { INTEGRATION_TIMEOUT_MS: "300", ALLOW_PRIVATE_WEBHOOK_URLS: "true" } });
     try {
       const owner = await registerOwner(slow, "Slow");
       const res1 = await adminCall(slow, "POST", "/api/admin/settings", { session: owner.session, body: { provider: "sms_segments", settings: { apiKey: "sms_slow_key_0000", baseUrl: fake.baseUrl } } });

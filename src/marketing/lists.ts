@@ -8,7 +8,7 @@ import { recordAudit } from "../audit/record.js";
 import { AppError } from "../lib/errors.js";
 import { PROVIDER_SETTINGS } from "../providers/catalog.js";
 import { findProviderSettings, readableValuesOf } from "../providers/settings-store.js";
-import { fetchLists, type ListSource } from "./sources.js";
+import { fetchLists, ListsFetchError, type ListSource } from "./sources.js";
 import type { ListsReply, UpdateMappingsReply } from "./schemas.js";
 
 export const invalidMappings = (details?: string) => new AppError("INVALID_MAPPINGS", "Invalid mappings", details);
@@ -54,9 +54,11 @@ export async function getLists({ ctx, source }: { ctx: Ctx; source: ListSource }
   }
   let lists;
   try {
-    lists = await fetchLists(source, { ...credentials, timeoutMs: ctx.config.integrationTimeoutMs });
+    lists = await fetchLists(source, { ...credentials, timeoutMs: ctx.config.integrationTimeoutMs, allowPrivate: ctx.config.allowPrivateWebhookUrls });
   } catch (error) {
-    ctx.log.warn({ source, err: error instanceof Error ? error.message : String(error), details: (error as AppError).details }, "marketing lists fetch failed");
+    // Which host answered what (never the key): the answer itself stays SPEC's 500 `Failed to fetch lists`.
+    const where = error instanceof ListsFetchError ? { host: error.host, status: error.status } : {};
+    ctx.log.warn({ source, ...where, err: error instanceof Error ? error.message : String(error), details: (error as AppError).details }, "marketing lists fetch failed");
     throw error;
   }
   const mappings = await storedMappings(ctx.db, brandId, source);

@@ -1,7 +1,10 @@
+import { OutgoingFailure, sendOutgoing } from "../lib/outgoing-http.js";
 import { ProviderError } from "./types.js";
 
 /** CONTRACT: a provider call that answers nothing within 10 s is a failure. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
+/** A provider's answer is read up to this size; a longer one is a failure. */
+export const MAX_PROVIDER_ANSWER_BYTES = 1024 * 1024;
 
 export interface ProviderResponse {
   status: number;
@@ -11,22 +14,21 @@ export interface ProviderResponse {
 /**
  * One HTTP call to a provider. Network failures and timeouts throw a retryable ProviderError; the
  * caller reads the status. Neither the request body (card data, keys) nor the URL's query is logged.
+ * The connection goes through the URL guard (CONTRACT §36: `baseUrl` comes from the settings)
+ * unless `allowPrivate` (ALLOW_PRIVATE_WEBHOOK_URLS, `ProviderCall.allowPrivateUrls`); redirects
+ * are not followed (a 3xx is a status like any other) and the answer is capped.
  */
-export async function providerFetch(provider: string, url: string, init: { method: "GET" | "POST"; headers?: Record<string, string>; body?: string }): Promise<ProviderResponse> {
-  let response: Response;
+export async function providerFetch(provider: string, url: string, init: { method: "GET" | "POST"; headers?: Record<string, string>; body?: string; allowPrivate?: boolean }): Promise<ProviderResponse> {
+  const host = new URL(url).host;
+  let answer;
   try {
-    response = await fetch(url, { ...init, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) });
+    answer = await sendOutgoing({ url, method: init.method, headers: init.headers, body: init.body, allowPrivate: init.allowPrivate ?? false, timeoutMs: PROVIDER_TIMEOUT_MS, maxAnswerBytes: MAX_PROVIDER_ANSWER_BYTES });
   } catch (error) {
-    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    throw new ProviderError(provider, timedOut ? "timed out" : "unreachable", true);
+    const reason = error instanceof OutgoingFailure ? error.reason : "unreachable";
+    throw new ProviderError(provider, `${host} ${reason}`, reason !== "refused");
   }
-  let text: string;
-  try {
-    text = await response.text();
-  } catch {
-    throw new ProviderError(provider, "unreadable response", true);
-  }
-  return { status: response.status, text };
+  if (answer.truncated) throw new ProviderError(provider, `${host} answered more than ${MAX_PROVIDER_ANSWER_BYTES} bytes`, false);
+  return { status: answer.status, text: answer.text };
 }
 
 /** Form encoding (`a=1&b[c]=2`) as the direct-post and PaymentIntents-style APIs take it. */

@@ -107,6 +107,7 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
     clock: deps.clock,
     log: deps.log,
     publicBaseUrl: deps.config.publicBaseUrl,
+    allowPrivateUrls: deps.config.allowPrivateWebhookUrls,
   });
 
   async function resolve<P>(provider: string, brandId: string, demo: (ledger: DemoLedger) => P, real: P | undefined, db?: Db): Promise<ResolvedProvider<P>> {

@@ -37,6 +37,8 @@ export interface ProviderCall {
   log: Logger;
   publicBaseUrl: string;
   idempotencyKey?: string;
+  /** ALLOW_PRIVATE_WEBHOOK_URLS: calls to `baseUrl` skip the URL guard (CONTRACT §36), for tests' fakes. */
+  allowPrivateUrls: boolean;
 }
 
 export interface InitializeInput {

@@ -22,6 +22,7 @@ export function createDirectPostVaultGateway(id: VaultGatewayId, prefix: string)
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: formEncode({ security_key: securityKey, ...form }),
+      allowPrivate: call.allowPrivateUrls,
     });
     if (response.status >= 500) throw failure(`HTTP ${response.status}`, true);
     if (response.status !== 200) throw failure(`HTTP ${response.status}`);

@@ -1,6 +1,7 @@
 import type { Ctx } from "../ctx.js";
 import type { StoredOffer } from "../db/schema/index.js";
 import { AppError } from "../lib/errors.js";
+import { isSafeRedirectUrl, safeRedirectOrNull } from "../lib/redirect-url.js";
 import { acceptOffer } from "./accept-offer.js";
 import { declineOffer } from "./decline-offer.js";
 import type { ActionParams } from "./schemas.js";
@@ -13,7 +14,8 @@ const SESSION_EXPIRED = "/success?error=session_expired";
 
 /** Where the customer sees `offer`: its external page with `sessionId` appended, else the hosted page. */
 function offerLocation(session: UpsellSessionRow, offer: StoredOffer, error?: string): string {
-  if (offer.externalPageUrl) {
+  // CONTRACT §36: only an absolute http(s) URL without userinfo (a row from before the check: the hosted page).
+  if (isSafeRedirectUrl(offer.externalPageUrl)) {
     const url = new URL(offer.externalPageUrl);
     url.searchParams.set("sessionId", session.id);
     if (error) url.searchParams.set("error", error);
@@ -25,7 +27,7 @@ function offerLocation(session: UpsellSessionRow, offer: StoredOffer, error?: st
 /** The next step of the flow (CONTRACT §9), or the checkout's successUrl / `/success` when finished. */
 function nextLocation(session: UpsellSessionRow): string {
   const offer = currentOfferOf(session);
-  return offer ? offerLocation(session, offer) : (session.successUrl ?? "/success");
+  return offer ? offerLocation(session, offer) : (safeRedirectOrNull(session.successUrl) ?? "/success");
 }
 
 export type ActionLinkStep = { kind: "redirect"; location: string } | { kind: "confirm"; session: UpsellSessionRow; offer: StoredOffer };

@@ -1,4 +1,5 @@
 import type { Ctx } from "../ctx.js";
+import { isSafeRedirectUrl, safeRedirectOrNull } from "../lib/redirect-url.js";
 import { sessionNotFound } from "./errors.js";
 import type { CurrentOfferResponse } from "./schemas.js";
 import { currentOfferOf, statusOf } from "./session.js";
@@ -20,7 +21,8 @@ export async function getCurrentOffer({ ctx, input }: { ctx: Ctx; input: { id: s
     status,
     currency: session.currency,
     expiresAt: session.expiresAt.getTime(),
-    successUrl: session.successUrl ?? null,
+    // CONTRACT §36: the page navigates only to safe targets (rows stored before the check included).
+    successUrl: safeRedirectOrNull(session.successUrl),
     offer: offer
       ? {
           id: offer.id,
@@ -29,7 +31,7 @@ export async function getCurrentOffer({ ctx, input }: { ctx: Ctx; input: { id: s
           price: offer.priceCents,
           ...(offer.originalPriceCents !== undefined ? { originalPrice: offer.originalPriceCents } : {}),
           ...(offer.image !== undefined ? { image: offer.image } : {}),
-          ...(offer.externalPageUrl !== undefined ? { externalPageUrl: offer.externalPageUrl } : {}),
+          ...(isSafeRedirectUrl(offer.externalPageUrl) ? { externalPageUrl: offer.externalPageUrl } : {}),
           isDownsell: offer.downsellOf !== undefined,
         }
       : null,

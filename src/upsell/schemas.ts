@@ -6,7 +6,8 @@ import { PAYMENT_PROVIDERS } from "../providers/types.js";
 // JSON's 1e400 parses to Infinity, which passes a bare integer check: every number has a finite maximum.
 const MAX_CENTS = 100_000_000_00;
 const text = (maxLength = 200) => Type.String({ minLength: 1, maxLength });
-const httpUrl = () => Type.String({ format: "uri", pattern: "^https?://", maxLength: 2048 });
+/** CONTRACT §36: absolute http(s), no userinfo, no whitespace or backslash (the rule of src/lib/redirect-url.ts). */
+const httpUrl = () => Type.String({ format: "uri", pattern: "^[hH][tT][tT][pP][sS]?://[^\\s\\\\/?#@]+([/?#][^\\s\\\\]*)?$", maxLength: 2048 });
 
 /** CONTRACT §20: at most 5 offers per session, downsells not counted. */
 export const MAX_OFFERS = 5;

@@ -14,7 +14,8 @@ const ASSET_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
 /**
  * CONTRACT §6: the pages answer 200 HTML (the single-page application's shell; the checkout page
  * has its own smaller entry). Their data comes only through the API. Shells and assets are not
- * rate-limited: they are static, and one page load fetches several of them.
+ * counted by the rate limit (they are static, and one page load fetches several of them), but they
+ * carry its headers like every response (src/http/rate-limit.ts).
  */
 export async function registerWebRoutes(app: App, deps: Deps): Promise<void> {
   const shells = loadShells();

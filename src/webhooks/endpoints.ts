@@ -20,7 +20,7 @@ import {
   type SendReply,
 } from "./schemas.js";
 import { generateSecret, maskSecret, secretProblem } from "./signer.js";
-import { checkWebhookUrl, UrlRefused } from "./url-guard.js";
+import { checkOutgoingUrl, UrlRefused } from "../lib/url-guard.js";
 import type { ClaimedRow } from "./store.js";
 import { CLAIM_LEASE_MS, isReservedHeader, type WebhookWorker } from "./worker.js";
 
@@ -83,7 +83,7 @@ export async function createEndpoint({ ctx, input }: Verb<CreateEndpointBody>): 
   const brandId = selectedBrand(scope);
   let url: URL;
   try {
-    url = await checkWebhookUrl(input.url, ctx.config.allowPrivateWebhookUrls);
+    url = await checkOutgoingUrl(input.url, ctx.config.allowPrivateWebhookUrls);
   } catch (error) {
     if (error instanceof UrlRefused) throw new AppError("VALIDATION_ERROR", `Webhook URL not allowed: ${error.message}`, "url");
     throw error;

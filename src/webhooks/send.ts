@@ -1,6 +1,4 @@
-import http from "node:http";
-import https from "node:https";
-import { guardedLookup, parseWebhookUrl, refusalOfLiteralHost, UrlRefused } from "./url-guard.js";
+import { OutgoingFailure, sendOutgoing } from "../lib/outgoing-http.js";
 
 /** CONTRACT §14: a receiver has 15 s to answer. */
 export const SEND_TIMEOUT_MS = 15_000;
@@ -30,13 +28,6 @@ export interface SendInput {
   signal?: AbortSignal;
 }
 
-// Connections are kept open between sends (a receiver usually gets many); each new socket's
-// DNS lookup goes through the guard.
-const agents = {
-  guarded: { http: new http.Agent({ keepAlive: true, maxSockets: 64, lookup: guardedLookup }), https: new https.Agent({ keepAlive: true, maxSockets: 64, lookup: guardedLookup }) },
-  open: { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) },
-};
-
 export function parseRetryAfter(value: string | undefined, now: number): number | null {
   if (!value) return null;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
@@ -48,70 +39,27 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
  * One POST of a signed webhook. 2xx is success; anything else (3xx included: redirects are never
  * followed), a timeout or a refused address is a failure with its reason. Never throws.
  */
-export function sendWebhook(input: SendInput): Promise<SendResult> {
+export async function sendWebhook(input: SendInput): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const fail = (error: string, statusCode: number | null = null, retryAfterMs: number | null = null): SendResult => ({ success: false, statusCode, durationMs: elapsed(), error, retryAfterMs });
-  let url: URL;
   try {
-    url = parseWebhookUrl(input.url);
-  } catch (error) {
-    return Promise.resolve(fail(`URL refused: ${(error as Error).message}`));
-  }
-  if (!input.allowPrivate) {
-    const refusal = refusalOfLiteralHost(url);
-    if (refusal) return Promise.resolve(fail(`URL refused: ${refusal}`));
-  }
-  const secure = url.protocol === "https:";
-  const agent = (input.allowPrivate ? agents.open : agents.guarded)[secure ? "https" : "http"];
-  const timeoutMs = input.timeoutMs ?? SEND_TIMEOUT_MS;
-  const abortedResult = (): SendResult => ({ ...fail("aborted: the process is shutting down"), aborted: true });
-  if (input.signal?.aborted) return Promise.resolve(abortedResult());
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = (result: SendResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      input.signal?.removeEventListener("abort", onAbort);
-      resolve(result);
-    };
-    const onAbort = () => {
-      done(abortedResult());
-      request.destroy();
-    };
-    const request = (secure ? https : http).request(
-      url,
-      {
-        method: "POST",
-        agent,
-        headers: { ...input.headers, "content-type": "application/json", "content-length": Buffer.byteLength(input.body), "user-agent": "checkout-webhooks/1" },
-      },
-      (response) => {
-        let read = 0;
-        response.on("data", (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_ANSWER_BYTES) response.destroy();
-        });
-        const finish = () => {
-          const status = response.statusCode ?? 0;
-          if (status >= 200 && status < 300) return done({ success: true, statusCode: status, durationMs: elapsed(), error: null, retryAfterMs: null });
-          const retryAfter = parseRetryAfter(response.headers["retry-after"], input.now);
-          done(fail(status >= 300 && status < 400 ? `redirect ${status} not followed` : `HTTP ${status}`, status, retryAfter));
-        };
-        response.on("end", finish);
-        response.on("close", finish);
-        response.on("error", finish);
-      },
-    );
-    const timer = setTimeout(() => {
-      request.destroy(new Error(`timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-    input.signal?.addEventListener("abort", onAbort, { once: true });
-    request.on("error", (error) => {
-      const message = error instanceof UrlRefused ? `URL refused: ${error.message}` : error.message || String(error);
-      done(fail(message));
+    const answer = await sendOutgoing({
+      url: input.url,
+      method: "POST",
+      headers: { ...input.headers, "content-type": "application/json", "user-agent": "checkout-webhooks/1" },
+      body: input.body,
+      allowPrivate: input.allowPrivate,
+      timeoutMs: input.timeoutMs ?? SEND_TIMEOUT_MS,
+      maxAnswerBytes: MAX_ANSWER_BYTES,
+      signal: input.signal,
     });
-    request.end(input.body);
-  });
+    const status = answer.status;
+    if (status >= 200 && status < 300) return { success: true, statusCode: status, durationMs: elapsed(), error: null, retryAfterMs: null };
+    const retryAfter = parseRetryAfter(answer.headers["retry-after"] as string | undefined, input.now);
+    return fail(status >= 300 && status < 400 ? `redirect ${status} not followed` : `HTTP ${status}`, status, retryAfter);
+  } catch (error) {
+    if (error instanceof OutgoingFailure && error.reason === "aborted") return { ...fail(error.message), aborted: true };
+    return fail(error instanceof Error ? error.message : String(error));
+  }
 }

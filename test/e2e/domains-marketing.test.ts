@@ -22,7 +22,7 @@ beforeAll(async () => {
     { id: "XyZ1", name: "Newsletter" },
     { id: "XyZ2", name: "Buyers" },
   ];
-  stack = await startStack({ ...hostingEnv(hosting), DNS_SERVERS: dns.server });
+  stack = await startStack({ ...hostingEnv(hosting), DNS_SERVERS: dns.server, ALLOW_PRIVATE_WEBHOOK_URLS: "true" });
 });
 afterAll(async () => {
   await stack?.close();

@@ -40,6 +40,20 @@ describe("rate limiting in memory", () => {
     expect((await hit(t, address)).statusCode).toBe(404);
   });
 
+  it("puts the headers on pages, redirects and static assets too, without counting pages and assets (issue 16 departure 4)", async () => {
+    const t = await open({ RATE_LIMIT_ANONYMOUS: "5" });
+    const address = randomAddress();
+    await hit(t, address);
+    for (const url of ["/login", "/admin", "/success", "/checkout/abc.def.ghi", "/upsell/ups_x", "/c/unknown-code", "/assets/missing.js", "/openapi.json"]) {
+      const res = await t.app.inject({ method: "GET", url, remoteAddress: address });
+      expect(res.headers["x-ratelimit-limit"], url).toBe("5");
+      expect(res.headers["x-ratelimit-reset"], url).toBeDefined();
+      expect(Number(res.headers["x-ratelimit-remaining"]), url).toBeLessThanOrEqual(4);
+    }
+    // Pages and assets show the window's state without using it up: the API still has requests left.
+    expect((await hit(t, address)).statusCode).toBe(404);
+  });
+
   it("never limits /healthz", async () => {
     const t = await open({ RATE_LIMIT_ANONYMOUS: "1" });
     const address = randomAddress();

@@ -2,7 +2,8 @@ import type { Ctx } from "../../ctx.js";
 import { withTransaction } from "../../db/transaction.js";
 import { assertRole, brandOfScope } from "../../http/auth.js";
 import { recordAudit } from "../../audit/record.js";
-import { validationError } from "../../lib/errors.js";
+import { AppError, validationError } from "../../lib/errors.js";
+import { checkOutgoingUrl, UrlRefused } from "../../lib/url-guard.js";
 import { CATEGORIES, isConfigured, isSettingsProvider, keysOf, PROVIDER_SETTINGS, providerCategories, SETTINGS_PROVIDERS, type SettingsProvider } from "../../providers/catalog.js";
 import { findProviderSettings, loadBrandSettings, readableValuesOf, splitForStorage, upsertProviderSettings, type StoredSettings } from "../../providers/settings-store.js";
 import type { SettingsReply, UpdateSettingsBody, UpdateSettingsReply } from "./schemas.js";
@@ -70,6 +71,25 @@ function acceptedChanges(provider: SettingsProvider, input: Record<string, unkno
   return changes;
 }
 
+/**
+ * CONTRACT §36: every address we will call from these settings passes the URL guard (no loopback,
+ * private, metadata, documentation… address, after DNS resolution) unless ALLOW_PRIVATE_WEBHOOK_URLS.
+ * The hosted store is called at https://<shopDomain> when it has no baseUrl.
+ */
+async function checkOutgoingSettings(ctx: Ctx, provider: SettingsProvider, changes: Record<string, unknown>): Promise<void> {
+  const outgoing: [string, string][] = PROVIDER_SETTINGS[provider].urls.map((key) => [key, changes[key] as string]);
+  if (provider === "hosted_store" && typeof changes.shopDomain === "string") outgoing.push(["shopDomain", `https://${changes.shopDomain}`]);
+  for (const [key, value] of outgoing) {
+    if (typeof value !== "string" || value === "" || value === "https://") continue;
+    try {
+      await checkOutgoingUrl(value, ctx.config.allowPrivateWebhookUrls);
+    } catch (error) {
+      if (!(error instanceof UrlRefused)) throw error;
+      throw validationError(`Invalid request: settings.${key} is refused: ${error.message}`, `settings.${key}`);
+    }
+  }
+}
+
 function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
@@ -90,6 +110,7 @@ export async function updateSettings({ ctx, input }: { ctx: Ctx; input: UpdateSe
   if (!isSettingsProvider(input.provider)) throw validationError(`Invalid request: unknown provider ${input.provider}`, "provider");
   const provider = input.provider;
   const changes = acceptedChanges(provider, input.settings as Record<string, unknown>);
+  await checkOutgoingSettings(ctx, provider, changes);
   const keyring = ctx.config.encryptionKeyring;
   const secretKeys = new Set(PROVIDER_SETTINGS[provider].secrets);
 

@@ -16,7 +16,7 @@ let fake: FakeCartGateway;
 let session: string;
 let brandId: string;
 beforeAll(async () => {
-  [t, fake] = await Promise.all([buildTestApp(), startFakeCartGateway()]);
+  [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeCartGateway()]);
   ({ session, brandId } = await registerOwner(t));
 });
 afterAll(async () => {

@@ -32,7 +32,7 @@ async function request(call: ProviderCall, method: "GET" | "POST", path: string,
   const headers: Record<string, string> = { authorization: `Bearer ${credentialOf(PROVIDER, call.credentials, "apiKey")}` };
   if (body) headers["content-type"] = "application/json";
   if (body && call.idempotencyKey) headers["idempotency-key"] = call.idempotencyKey;
-  const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, CART_GATEWAY_BASE_URL)}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, CART_GATEWAY_BASE_URL)}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined, allowPrivate: call.allowPrivateUrls });
   if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
   let parsed: Record<string, unknown>;
   try {

@@ -16,7 +16,7 @@ let fake: FakeHostedStore;
 let session: string;
 let brandId: string;
 beforeAll(async () => {
-  [t, fake] = await Promise.all([buildTestApp(), startFakeHostedStore()]);
+  [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeHostedStore()]);
   ({ session, brandId } = await registerOwner(t));
 });
 afterAll(async () => {

@@ -36,6 +36,7 @@ async function request(call: ProviderCall, method: "GET" | "POST", path: string,
     method,
     headers: { "x-shopify-access-token": token, ...(body ? { "content-type": "application/json" } : {}) },
     body: body ? JSON.stringify(body) : undefined,
+    allowPrivate: call.allowPrivateUrls,
   });
   if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
   if (response.status === 404) return null;

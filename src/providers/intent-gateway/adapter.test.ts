@@ -17,7 +17,7 @@ let fake: FakeIntentGateway;
 let session: string;
 let brandId: string;
 beforeAll(async () => {
-  [t, fake] = await Promise.all([buildTestApp(), startFakeIntentGateway()]);
+  [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeIntentGateway()]);
   ({ session, brandId } = await registerOwner(t));
 });
 afterAll(async () => {

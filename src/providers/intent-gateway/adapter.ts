@@ -71,7 +71,7 @@ async function request(call: ProviderCall, method: "GET" | "POST", path: string,
   if (form) headers["content-type"] = "application/x-www-form-urlencoded";
   const key = idempotencyKey ?? call.idempotencyKey;
   if (key && method === "POST") headers["idempotency-key"] = key;
-  const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, INTENT_GATEWAY_BASE_URL)}${path}`, { method, headers, body: form ? formEncode(form) : undefined });
+  const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, INTENT_GATEWAY_BASE_URL)}${path}`, { method, headers, body: form ? formEncode(form) : undefined, allowPrivate: call.allowPrivateUrls });
   if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
   let body: unknown;
   try {

@@ -14,6 +14,7 @@ async function post(call: ProviderCall, path: string, body: Record<string, unkno
     method: "POST",
     headers: { authorization: `Basic ${auth}`, "content-type": "application/json" },
     body: JSON.stringify(body),
+    allowPrivate: call.allowPrivateUrls,
   });
   if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
   if (response.status !== 200) throw failure(`HTTP ${response.status}`);

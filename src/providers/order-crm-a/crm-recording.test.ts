@@ -18,7 +18,7 @@ let crmB: FakeOrderCrmB;
 let session: string;
 let brandId: string;
 beforeAll(async () => {
-  [t, crmA, crmB] = await Promise.all([buildTestApp(), startFakeOrderCrmA(), startFakeOrderCrmB()]);
+  [t, crmA, crmB] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeOrderCrmA(), startFakeOrderCrmB()]);
   ({ session, brandId } = await registerOwner(t));
 });
 afterAll(async () => {

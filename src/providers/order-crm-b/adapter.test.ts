@@ -14,7 +14,7 @@ let t: TestApp;
 let fake: FakeOrderCrmB;
 let brandId: string;
 beforeAll(async () => {
-  [t, fake] = await Promise.all([buildTestApp(), startFakeOrderCrmB()]);
+  [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeOrderCrmB()]);
   const { session } = await registerUser(t);
   const [row] = await t.deps.database.db.select({ brandId: sessions.brandId }).from(sessions).where(eq(sessions.idHash, sha256(session)));
   brandId = row!.brandId!;

@@ -17,6 +17,7 @@ async function post(call: ProviderCall, path: string, form: Record<string, strin
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: formEncode({ loginId: credentialOf(PROVIDER, call.credentials, "apiUsername"), password: credentialOf(PROVIDER, call.credentials, "apiPassword"), ...form }),
+    allowPrivate: call.allowPrivateUrls,
   });
   if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
   if (response.status !== 200) throw failure(`HTTP ${response.status}`);

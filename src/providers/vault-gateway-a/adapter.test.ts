@@ -17,7 +17,7 @@ let fake: FakeVaultGateway;
 let session: string;
 let brandId: string;
 beforeAll(async () => {
-  [t, fake] = await Promise.all([buildTestApp(), startFakeVaultGateway()]);
+  [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeVaultGateway()]);
   ({ session, brandId } = await registerOwner(t));
 });
 afterAll(async () => {
@@ -160,7 +160,7 @@ describe("registry choices", () => {
   });
 
   it("in live mode a configured provider charges at the gateway and an unconfigured one is 503", async () => {
-    const live = await buildTestApp({ env: { PAYMENT_MODE: "live" } });
+    const live = await buildTestApp({ env: { PAYMENT_MODE: "live", ALLOW_PRIVATE_WEBHOOK_URLS: "true" } });
     try {
       const owner = await registerUser(live);
       const [row] = await live.deps.database.db.select({ brandId: sessions.brandId }).from(sessions).where(eq(sessions.idHash, sha256(owner.session)));

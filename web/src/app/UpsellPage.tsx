@@ -3,13 +3,14 @@ import { api, ApiError, messageOf } from "../shared/api";
 import type { AcceptOfferResponse, CurrentOfferResponse, DeclineOfferResponse } from "../shared/api-types";
 import { BrandBar, useBranding } from "../shared/branding";
 import { formatMoney } from "../shared/money";
+import { safeNavigationTarget } from "../shared/navigation";
 
 type CurrentOffer = CurrentOfferResponse;
 type Offer = NonNullable<CurrentOffer["offer"]>;
 
 type State = { kind: "loading" } | { kind: "missing" } | { kind: "expired"; end: string } | { kind: "offer"; data: CurrentOffer & { offer: Offer } };
 
-const endOf = (data: { successUrl: string | null }) => data.successUrl ?? "/success";
+const endOf = (data: { successUrl: string | null }) => safeNavigationTarget(data.successUrl);
 
 function remaining(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
@@ -29,8 +30,9 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
       const data = await api<CurrentOffer>(`/api/upsell/session/${encodeURIComponent(sessionId)}/offer`);
       if (data.status === "expired") return setState({ kind: "expired", end: endOf(data) });
       if (!data.offer) return location.assign(endOf(data));
-      if (data.offer.externalPageUrl) {
-        const url = new URL(data.offer.externalPageUrl);
+      const external = safeNavigationTarget(data.offer.externalPageUrl, "");
+      if (external) {
+        const url = new URL(external);
         url.searchParams.set("sessionId", sessionId);
         return location.assign(url.toString());
       }

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { api, ApiError, messageOf } from "../shared/api";
 import { decodeClaims, type CheckoutClaims } from "../shared/jwt";
 import { BrandBar, useBranding } from "../shared/branding";
+import { safeNavigationTarget } from "../shared/navigation";
 import { formatMoney } from "../shared/money";
 import { CARD_PROVIDERS, completeCheckout, payWithCard, successLocation, type CardForm, type CustomerForm, type Initialized } from "./pay";
 
@@ -64,7 +65,8 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
       .then((init) => {
         if (!live) return;
         // hosted_store takes the card on its own page.
-        if (init.checkoutUrl) location.assign(init.checkoutUrl);
+        const hosted = safeNavigationTarget(init.checkoutUrl, "");
+        if (hosted) location.assign(hosted);
         setState({ kind: "ready", init });
       })
       .catch((e: Error) => live && setState({ kind: "failed", error: e }));

@@ -2,6 +2,7 @@ import type { CompleteResponse, InitializeResponse } from "../shared/api-types";
 import { api, ApiError } from "../shared/api";
 import type { CheckoutClaims } from "../shared/jwt";
 import { PAYMENT_PROVIDERS, PROVIDER_MANIFEST } from "../../../src/providers/manifest";
+import { safeNavigationTarget } from "../shared/navigation";
 
 export interface CustomerForm {
   email: string;
@@ -108,7 +109,8 @@ export async function completeCheckout(provider: string, claims: CheckoutClaims,
  * and start an upsell session (docs/web.md).
  */
 export function successLocation(claims: CheckoutClaims, done: Completed): string {
-  const target = new URL(claims.successUrl ?? "/success", location.origin);
+  // CONTRACT §36: never anything but /success or an absolute http(s) URL (javascript: would run here).
+  const target = new URL(safeNavigationTarget(claims.successUrl), location.origin);
   target.searchParams.set("orderId", done.orderId);
   target.searchParams.set("transactionId", done.transactionId);
   target.searchParams.set("provider", done.provider);

@@ -2,10 +2,12 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 
 /**
- * SSRF guard for outgoing webhooks (docs/webhooks.md "URL guard"). A URL must be http(s); its host is
- * resolved and every address checked, at creation and again at every send (the check runs inside
- * the socket's DNS lookup, so the address connected to is the address checked: DNS rebinding
- * cannot slip a private address in between). `ALLOW_PRIVATE_WEBHOOK_URLS=true` lifts the check.
+ * SSRF guard for every outgoing URL we do not choose ourselves: webhook endpoints and the `baseUrl`
+ * (or shop domain) of provider and integration settings (CONTRACT §14, §36; docs/webhooks.md "URL
+ * guard"). A URL must be http(s); its host is resolved and every address checked, when it is saved
+ * and again on every connection (the check runs inside the socket's DNS lookup, so the address
+ * connected to is the address checked: DNS rebinding cannot slip a private address in between).
+ * `ALLOW_PRIVATE_WEBHOOK_URLS=true` lifts the check (tests reach their fakes on 127.0.0.1 with it).
  */
 const REFUSED = new BlockList();
 for (const [network, prefix] of [
@@ -16,42 +18,68 @@ for (const [network, prefix] of [
   ["169.254.0.0", 16], // link-local, incl. the 169.254.169.254 metadata service
   ["172.16.0.0", 12], // private
   ["192.0.0.0", 24], // IETF protocol assignments
+  ["192.0.2.0", 24], // documentation (TEST-NET-1)
+  ["192.88.99.0", 24], // 6to4 relay anycast (deprecated)
   ["192.168.0.0", 16], // private
   ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24], // documentation (TEST-NET-2)
+  ["203.0.113.0", 24], // documentation (TEST-NET-3)
   ["224.0.0.0", 4], // multicast
   ["240.0.0.0", 4], // reserved, broadcast
 ] as const) {
   REFUSED.addSubnet(network, prefix, "ipv4");
 }
 for (const [network, prefix] of [
-  ["::", 128], // unspecified
-  ["::1", 128], // loopback
+  ["::", 96], // unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d
+  ["::ffff:0:0:0", 96], // IPv4-translated (SIIT); plain IPv4-mapped addresses are judged by their IPv4 address
+  ["64:ff9b::", 96], // NAT64: reaches IPv4 addresses we cannot check
+  ["64:ff9b:1::", 48], // local-use NAT64
+  ["100::", 64], // discard-only
+  ["2001::", 23], // IETF protocol assignments: Teredo, benchmarking 2001:2::/48, ORCHID
+  ["2001:db8::", 32], // documentation
+  ["2002::", 16], // 6to4: carries an IPv4 address we cannot check
+  ["3fff::", 20], // documentation (RFC 9637)
+  ["5f00::", 16], // segment routing
   ["fc00::", 7], // unique local (incl. fd00:ec2::254 metadata)
   ["fe80::", 10], // link-local
+  ["fec0::", 10], // site-local (deprecated)
   ["ff00::", 8], // multicast
-  ["64:ff9b::", 96], // NAT64: reaches IPv4 addresses we cannot check
-  ["2001:db8::", 32], // documentation
 ] as const) {
   REFUSED.addSubnet(network, prefix, "ipv6");
 }
 
-/** Why `address` may not be a webhook target, or null when it may. */
+/** The IPv4 address an IPv4-mapped IPv6 address carries, else null. */
+function mappedIpv4(address: string): string | null {
+  let canonical: string;
+  try {
+    // URL parsing writes every form (0:0:0:0:0:ffff:127.0.0.1, ::FFFF:127.0.0.1) as ::ffff:7f00:1.
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!hex) return null;
+  const high = Number.parseInt(hex[1], 16);
+  const low = Number.parseInt(hex[2], 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+}
+
+/** Why `address` may not be connected to, or null when it may. */
 export function refusalOf(address: string): string | null {
   const family = isIP(address);
   if (family === 0) return `${address} is not an IP address`;
   if (family === 6) {
-    // IPv4-mapped (::ffff:a.b.c.d): judge the IPv4 address it carries.
-    const mapped = address.toLowerCase().match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/);
-    if (mapped) return refusalOf(mapped[1]);
-    if (/^::ffff:/i.test(address)) return `${address} is an IPv4-mapped address`;
+    // IPv4-mapped (::ffff:a.b.c.d, or ::ffff:7f00:1 as URL parsing writes it): judge the IPv4 address it carries.
+    const mapped = mappedIpv4(address);
+    if (mapped) return refusalOf(mapped) && `${address} maps to ${refusalOf(mapped)}`;
   }
-  return REFUSED.check(address, family === 4 ? "ipv4" : "ipv6") ? `${address} is a private, loopback, link-local, multicast or reserved address` : null;
+  return REFUSED.check(address, family === 4 ? "ipv4" : "ipv6") ? `${address} is a private, loopback, link-local, documentation, multicast or reserved address` : null;
 }
 
 export class UrlRefused extends Error {}
 
-/** Parses and checks the form of a webhook URL (http or https, a host); throws UrlRefused. */
-export function parseWebhookUrl(raw: string): URL {
+/** Parses and checks the form of an outgoing URL (http or https, a host); throws UrlRefused. */
+export function parseOutgoingUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -70,8 +98,8 @@ function resolveAll(host: string): Promise<LookupAddress[]> {
 }
 
 /** The creation-time check: the URL's form, then every address its host resolves to. Throws UrlRefused. */
-export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promise<URL> {
-  const url = parseWebhookUrl(raw);
+export async function checkOutgoingUrl(raw: string, allowPrivate: boolean): Promise<URL> {
+  const url = parseOutgoingUrl(raw);
   if (allowPrivate) return url;
   const host = hostOf(url);
   if (isIP(host)) {
