@@ -32,6 +32,8 @@ import { registerMarketingRoutes } from "./marketing/routes.js";
 import { registerWebRoutes } from "./web/routes.js";
 import { Metrics } from "./metrics/metrics.js";
 import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
+import { registerMerchantCredentialRoutes } from "./merchant-credentials/routes.js";
+import { registerMerchantApiRoutes } from "./merchant-api/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -84,6 +86,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     openapi: {
       openapi: "3.1.0",
       info: { title: "Checkout, upsell and administration API", version: "1.0.0", description: "See SPEC.md; errors are { error, code?, details? }." },
+      // Issue 15: `/api/v1` takes a brand's API key (docs/merchant-api.md).
+      components: { securitySchemes: { merchantApiKey: { type: "http", scheme: "bearer", description: "A brand API key, `sk_…`" } } },
     },
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
@@ -120,6 +124,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerCrmAdminRoutes(app, deps);
   registerDomainRoutes(app, deps);
   registerMarketingRoutes(app, deps);
+  registerMerchantCredentialRoutes(app, deps);
+  registerMerchantApiRoutes(app, deps);
 
   const worker = new WebhookWorker(deps, metrics);
   app.decorate("webhookWorker", worker);

@@ -12,7 +12,9 @@ import { checkoutExpired, checkoutNotFound, crmFailed, idempotencyConflict, paym
 import type { CheckoutClaims, CompleteBody, CompleteLineItem, CompleteResponse, SalesAttribution } from "./schemas.js";
 import { findCompletionCandidates, findOrderOfCheckout, lockOpenCheckout, saveCompletion, type CompletionCandidate } from "./store.js";
 
-type Verified = { candidate: CompletionCandidate; record: PaymentRecord };
+/** `paidInDemo`: the payment was verified by a demo adapter (recorded on the order, CONTRACT §35). */
+type VerifiedRecord = PaymentRecord & { paidInDemo: boolean };
+type Verified = { candidate: CompletionCandidate; record: VerifiedRecord };
 
 /**
  * SPEC "Checkout" complete. Reads the checkout(s) for orderId, replays an identical repeat
@@ -91,6 +93,7 @@ export async function completeCheckout({ ctx, input }: { ctx: Ctx; input: Comple
         billingAddress: input.billingAddress ?? checkout.billingAddress,
         shippingAddress: input.shippingAddress ?? checkout.shippingAddress,
         paymentMethodToken: record.paymentMethodToken,
+        paidInDemo: record.paidInDemo,
         crmProvider,
         crmOrderId,
         crmStatus: crmProvider === null ? null : crmOrderId ? "recorded" : canRecordInCrm ? "failed" : "skipped",
@@ -185,7 +188,7 @@ async function verifyPayment(ctx: Ctx, input: CompleteBody, candidates: Completi
 }
 
 /** The payment record when it verifies against this checkout, else the reason it does not. */
-async function verifyAgainst(ctx: Ctx, input: CompleteBody, candidate: CompletionCandidate): Promise<PaymentRecord | string> {
+async function verifyAgainst(ctx: Ctx, input: CompleteBody, candidate: CompletionCandidate): Promise<VerifiedRecord | string> {
   const checkout = candidate.checkout;
   if (input.amount !== checkout.amountCents) return "amount_mismatch";
   if (input.currency.toUpperCase() !== checkout.currency) return "currency_mismatch";
@@ -208,7 +211,7 @@ async function verifyAgainst(ctx: Ctx, input: CompleteBody, candidate: Completio
   if (record.status !== "succeeded") return `payment_${record.status}`;
   if (record.amountCents !== checkout.amountCents) return "amount_mismatch";
   if (record.currency.toUpperCase() !== checkout.currency) return "currency_mismatch";
-  return record;
+  return { ...record, paidInDemo: adapter.demo };
 }
 
 /**
