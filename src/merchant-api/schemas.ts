@@ -14,6 +14,8 @@ export const CreateCheckoutBody = Type.Object(
     expiresInSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86_400, default: 3600, description: "how long the checkout link stays valid" })),
   },
   {
+    // Unknown members (a `brandId`, `exp`…) are dropped: the brand is the key's, the lifetime expiresInSeconds.
+    additionalProperties: false,
     examples: [
       {
         orderId: "order-1001",
