@@ -55,7 +55,7 @@ const sessionBody = (suffix: string, extra: Record<string, unknown> = {}) => ({
   originalOrderId: order.orderId,
   customerEmail: EMAIL,
   provider: "vault_gateway_a",
-  offers: Array.from({ length: 20 }, (_, i) => ({ id: `o${i}`, name: "Gold bar", price: 9_999_999_999 })),
+  offers: Array.from({ length: 5 }, (_, i) => ({ id: `o${i}`, name: "Gold bar", price: 9_999_999_999 })),
   ...extra,
 });
 
