@@ -8,6 +8,7 @@ import { DomainsPage } from "./DomainsPage";
 import { MarketingPage } from "./MarketingPage";
 import { SettingsPage } from "./SettingsPage";
 import { WebhooksPage } from "./WebhooksPage";
+import { ApiKeysPage } from "./ApiKeysPage";
 import { LinksPage, SalespeoplePage } from "./SalesPages";
 import { SecurityPage } from "./SecurityPage";
 import { TenantsPage, UsersPage } from "./DirectoryPages";
@@ -29,6 +30,7 @@ const PAGES = [
   ["/admin/links", "Checkout links"],
   ["/admin/settings", "Provider settings"],
   ["/admin/webhooks", "Webhooks"],
+  ["/admin/api-keys", "API keys"],
   ["/admin/domains", "Domains"],
   ["/admin/marketing", "Marketing lists"],
   ["/admin/audit", "Audit log"],
@@ -89,6 +91,7 @@ export function AdminApp({ path }: { path: string }) {
         {page === "/admin/links" && <LinksPage />}
         {page === "/admin/settings" && <SettingsPage />}
         {page === "/admin/webhooks" && <WebhooksPage />}
+        {page === "/admin/api-keys" && <ApiKeysPage />}
         {page === "/admin/domains" && <DomainsPage />}
         {page === "/admin/marketing" && <MarketingPage />}
         {page === "/admin/audit" && <AuditPage />}
