@@ -40,7 +40,7 @@ describe.skipIf(NO_CHROMIUM)("API keys page in Chromium", () => {
       expect(secret).toMatch(/^sk_[0-9A-Za-z]{40}$/);
       await page.getByRole("button", { name: "Copy secret" }).click();
       await page.getByRole("button", { name: "Copied" }).waitFor();
-      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+      expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(secret);
       const row = page.getByRole("row", { name: /shop server/ });
       await row.waitFor();
       expect(await row.textContent()).toContain("checkouts:write, orders:read");
