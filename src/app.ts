@@ -37,6 +37,8 @@ import { registerMarketingRoutes } from "./marketing/routes.js";
 import { registerWebRoutes } from "./web/routes.js";
 import { Metrics } from "./metrics/metrics.js";
 import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
+import { registerMerchantCredentialRoutes } from "./merchant-credentials/routes.js";
+import { registerMerchantApiRoutes } from "./merchant-api/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -96,6 +98,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     openapi: {
       openapi: "3.1.0",
       info: { title: "Checkout, upsell and administration API", version: "1.0.0", description: "See SPEC.md; errors are { error, code?, details? }." },
+      // Issue 15: `/api/v1` takes a brand's API key (docs/merchant-api.md).
+      components: { securitySchemes: { merchantApiKey: { type: "http", scheme: "bearer", description: "A brand API key, `sk_…`" } } },
     },
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
@@ -146,6 +150,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerCrmAdminRoutes(app, deps);
   registerDomainRoutes(app, deps);
   registerMarketingRoutes(app, deps);
+  registerMerchantCredentialRoutes(app, deps);
+  registerMerchantApiRoutes(app, deps);
 
   registerWebhookRoutes(app, deps, worker);
   await registerIncomingWebhookRoutes(app, deps);

@@ -12,6 +12,8 @@ export interface Actor {
   organizationId?: string;
   brandId?: string;
   role?: string;
+  /** An API key's scopes (type `api`), checked by src/http/api-key.ts. */
+  scopes?: readonly string[];
 }
 
 /** What the process holds once: built by main.ts (or test support) and given to buildApp. */

@@ -55,6 +55,12 @@ export const AUDIT_ACTIONS = [
   "domain.verify",
   "domain.set_primary",
   "list_mapping.update",
+  // merchant credentials (issue 15, CONTRACT §34): `api_key.refused` carries the reason
+  "api_key.create",
+  "api_key.revoke",
+  "api_key.refused",
+  "signing_key.create",
+  "signing_key.retire",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

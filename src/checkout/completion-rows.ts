@@ -1,15 +1,16 @@
 import type { CommissionAmount } from "../commissions/calculate.js";
 import { newId } from "../lib/ids.js";
-import type { CrmProviderType, PaymentRecord } from "../providers/types.js";
+import type { CrmProviderType } from "../providers/types.js";
 import { outboxRows } from "../webhooks/events.js";
 import type { CompleteBody, CompleteLineItem, CompleteResponse, SalesAttribution } from "./schemas.js";
 import type { Completion, CompletionCandidate } from "./store.js";
+import type { VerifiedRecord } from "./verify-payment.js";
 
 /** What a verified completion decided; completionRows turns it into the rows saveCompletion writes. */
 export interface CompletionPlan {
   input: CompleteBody;
   candidate: CompletionCandidate;
-  record: PaymentRecord;
+  record: VerifiedRecord;
   lineItems: CompleteLineItem[];
   attribution: SalesAttribution | undefined;
   commission: CommissionAmount | null;
@@ -59,6 +60,7 @@ export function completionRows(plan: CompletionPlan, crmOrderId: string | null):
       billingAddress: input.billingAddress ?? checkout.billingAddress,
       shippingAddress: input.shippingAddress ?? checkout.shippingAddress,
       paymentMethodToken: record.paymentMethodToken,
+      paidInDemo: record.paidInDemo,
       crmProvider: crm?.provider ?? null,
       crmOrderId,
       crmStatus: crm === null ? null : crmOrderId ? "recorded" : crm.canRecord ? "failed" : "skipped",

@@ -2,6 +2,7 @@ import type { Ctx } from "../ctx.js";
 import { DEFAULT_BRAND_ID } from "../db/schema/index.js";
 import { notFound } from "../lib/errors.js";
 import { randomToken } from "../lib/ids.js";
+import { PAYMENT_PROVIDERS } from "../providers/types.js";
 import { issueCheckoutLink } from "./checkout-link.js";
 import type { CheckoutClaims, GenerateTokenBody, GenerateTokenResponse } from "./schemas.js";
 
@@ -9,10 +10,12 @@ const DEMO_TOTAL_CENTS = 4999;
 
 /**
  * SPEC "Token generate" (development and testing): signs a checkout token from the given members,
- * filling the order data that is missing, and stores a short link to it. Off in live mode (CONTRACT §22).
+ * filling the order data that is missing, and stores a short link to it. A demo tool (CONTRACT §35):
+ * 404 in live mode (§22) and as soon as any payment provider of the default brand has real
+ * credentials, since anyone may call it and it signs with the master secret.
  */
 export async function generateToken({ ctx, input }: { ctx: Ctx; input: GenerateTokenBody }): Promise<GenerateTokenResponse> {
-  if (ctx.config.paymentMode === "live") throw notFound();
+  if (ctx.config.paymentMode === "live" || (await hasRealProvider(ctx, DEFAULT_BRAND_ID))) throw notFound();
   const info = input.orderInfo ?? {};
   const lineItemsTotal = input.lineItems?.reduce((sum, item) => sum + item.quantity * item.unitPrice, 0);
   const total = info.total ?? (lineItemsTotal || DEMO_TOTAL_CENTS);
@@ -36,4 +39,10 @@ export async function generateToken({ ctx, input }: { ctx: Ctx; input: GenerateT
     token,
     payload: { orderId: claims.orderId, total: claims.amount, currency: claims.currency },
   };
+}
+
+/** Whether any payment provider of the brand resolves to a real adapter (the registry decides demo mode). */
+async function hasRealProvider(ctx: Ctx, brandId: string): Promise<boolean> {
+  const resolved = await Promise.all(PAYMENT_PROVIDERS.map((provider) => ctx.providers.payment(provider, brandId, ctx.db)));
+  return resolved.some(({ adapter }) => !adapter.demo);
 }

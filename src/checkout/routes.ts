@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Deps } from "../ctx.js";
+import { ctxWithOptionalApiKey } from "../http/api-key.js";
 import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
@@ -98,11 +99,11 @@ export function registerCheckoutRoutes(app: App, deps: Deps): void {
       onRequest: noStore,
       schema: {
         tags: ["checkout"],
-        summary: "The saved payment method token of a completed order",
+        summary: "The saved payment method token of a completed order (Bearer API key of the order's brand with upsell:write, except on orders paid in demo mode)",
         body: GetPaymentTokenBody,
-        response: { 200: GetPaymentTokenResponse, ...errorResponses(400, 404) },
+        response: { 200: GetPaymentTokenResponse, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => getPaymentToken({ ctx: ctxOf(deps, request), input: request.body }),
+    async (request) => getPaymentToken({ ctx: await ctxWithOptionalApiKey(deps, request), input: request.body }),
   );
 }

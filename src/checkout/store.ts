@@ -222,7 +222,13 @@ export async function findOrderOfCheckout(db: Db, checkoutId: string) {
 export async function findPaymentMethodToken(db: Db, provider: string, transactionId: string) {
   const statement = prepared(db, "checkout_payment_token", (d) =>
     d
-      .select({ paymentMethodToken: orders.paymentMethodToken, provider: orders.provider, providerOrderId: orders.providerOrderId })
+      .select({
+        paymentMethodToken: orders.paymentMethodToken,
+        provider: orders.provider,
+        providerOrderId: orders.providerOrderId,
+        brandId: orders.brandId,
+        paidInDemo: orders.paidInDemo,
+      })
       .from(orders)
       .where(and(eq(orders.provider, sql.placeholder("provider")), eq(orders.transactionId, sql.placeholder("transactionId"))))
       .limit(1)

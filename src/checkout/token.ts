@@ -3,6 +3,7 @@ import { SignJWT } from "jose";
 import { Compile } from "typebox/compile";
 import type { Ctx } from "../ctx.js";
 import { inputFault } from "../lib/input-shape.js";
+import { brandSigningSecret, markSigningKeyUsed } from "../merchant-credentials/signing-keys.js";
 import { invalidToken } from "./errors.js";
 import { CheckoutClaims } from "./schemas.js";
 import { refusalOfClaims } from "./token-claims.js";
@@ -28,8 +29,9 @@ function decodeJson(part: string): unknown {
   }
 }
 
-function isSignedBy(secret: string, signed: string, given: Buffer): boolean {
-  const expected = createHmac("sha256", keyOf(secret)).update(signed).digest();
+/** `cached`: the master secrets' KeyObjects are kept; a brand key's secret is never kept past the request. */
+function isSignedBy(secret: string, signed: string, given: Buffer, cached = true): boolean {
+  const expected = createHmac("sha256", cached ? keyOf(secret) : secret).update(signed).digest();
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
@@ -43,11 +45,16 @@ const isNumber = (value: unknown): value is number => typeof value === "number" 
  * 401 `Invalid token`, so the answer tells an attacker nothing about which check failed. The signing
  * secret may be CHECKOUT_TOKEN_SECRET or one of CHECKOUT_TOKEN_SECRET_PREVIOUS (a rotation in progress).
  *
+ * CONTRACT §34: a header with `kid` names a brand signing key. Such a token verifies with that key
+ * only (never the master secret) and only for that key's brand: a `brandId` claim naming another
+ * brand is refused, no `brandId` means the key's brand. Tokens without `kid` are the operator's
+ * (master secret) and may name any brand.
+ *
  * Verification is node:crypto HMAC with a cached key rather than jose: jose's WebCrypto path cost
  * ~100-150 µs per token against ~7 µs here, on the hottest route (docs/performance.md). Signing stays
  * with jose, and the tests check both directions against it.
  */
-export async function verifyCheckoutToken(ctx: Pick<Ctx, "config" | "clock"> & Partial<Pick<Ctx, "log">>, token: string): Promise<CheckoutClaims> {
+export async function verifyCheckoutToken(ctx: Pick<Ctx, "config" | "clock" | "db"> & Partial<Pick<Ctx, "log">>, token: string): Promise<CheckoutClaims> {
   const parts = token.split(".");
   if (parts.length !== 3 || !parts.every((part) => BASE64URL.test(part))) throw invalidToken();
   const [header, payload, signature] = parts as [string, string, string];
@@ -57,8 +64,18 @@ export async function verifyCheckoutToken(ctx: Pick<Ctx, "config" | "clock"> & P
 
   const signed = `${header}.${payload}`;
   const given = Buffer.from(signature, "base64url");
-  // The current secret first: during a rotation, tokens signed with a previous one still verify.
-  if (!isSignedBy(ctx.config.checkoutTokenSecret, signed, given) && !ctx.config.checkoutTokenSecretsPrevious.some((secret) => isSignedBy(secret, signed, given))) {
+  const kid = protectedHeader.kid;
+  let brandOfKey: string | null = null;
+  if (kid !== undefined) {
+    if (typeof kid !== "string" || kid.length === 0 || kid.length > 100) throw invalidToken();
+    const key = await brandSigningSecret(ctx, kid);
+    if (!key || !isSignedBy(key.secret, signed, given, false)) throw invalidToken();
+    brandOfKey = key.brandId;
+  } else if (
+    // The current secret first: during a rotation, tokens signed with a previous one still verify.
+    !isSignedBy(ctx.config.checkoutTokenSecret, signed, given) &&
+    !ctx.config.checkoutTokenSecretsPrevious.some((secret) => isSignedBy(secret, signed, given))
+  ) {
     throw invalidToken();
   }
 
@@ -75,7 +92,10 @@ export async function verifyCheckoutToken(ctx: Pick<Ctx, "config" | "clock"> & P
     ctx.log?.warn({ reason: refusal }, "checkout token refused");
     throw invalidToken();
   }
-  return claims as unknown as CheckoutClaims;
+  if (brandOfKey === null) return claims as unknown as CheckoutClaims;
+  if (claims.brandId !== undefined && claims.brandId !== brandOfKey) throw invalidToken();
+  await markSigningKeyUsed(ctx, kid as string);
+  return { ...(claims as unknown as CheckoutClaims), brandId: brandOfKey };
 }
 
 /** Signs claims with the current checkout secret, never a previous one; `iat` is now and `exp` now + lifetime (SPEC recommends at most 1 hour). */

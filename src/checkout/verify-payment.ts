@@ -4,7 +4,9 @@ import { paymentNotVerified, providerFailed } from "./errors.js";
 import type { CompleteBody } from "./schemas.js";
 import type { CompletionCandidate } from "./store.js";
 
-export type Verified = { candidate: CompletionCandidate; record: PaymentRecord };
+/** `paidInDemo`: the payment was verified by a demo adapter (recorded on the order, CONTRACT §35). */
+export type VerifiedRecord = PaymentRecord & { paidInDemo: boolean };
+export type Verified = { candidate: CompletionCandidate; record: VerifiedRecord };
 
 /**
  * CONTRACT §19: the provider confirms the transaction exists, belongs to this order, succeeded, and
@@ -30,7 +32,7 @@ export async function verifyPayment(ctx: Ctx, input: CompleteBody, candidates: C
 }
 
 /** The payment record when it verifies against this checkout, else the reason it does not. */
-async function verifyAgainst(ctx: Ctx, input: CompleteBody, candidate: CompletionCandidate): Promise<PaymentRecord | string> {
+async function verifyAgainst(ctx: Ctx, input: CompleteBody, candidate: CompletionCandidate): Promise<VerifiedRecord | string> {
   const checkout = candidate.checkout;
   if (input.amount !== checkout.amountCents) return "amount_mismatch";
   if (input.currency.toUpperCase() !== checkout.currency) return "currency_mismatch";
@@ -53,5 +55,5 @@ async function verifyAgainst(ctx: Ctx, input: CompleteBody, candidate: Completio
   if (record.status !== "succeeded") return `payment_${record.status}`;
   if (record.amountCents !== checkout.amountCents) return "amount_mismatch";
   if (record.currency.toUpperCase() !== checkout.currency) return "currency_mismatch";
-  return record;
+  return { ...record, paidInDemo: adapter.demo };
 }

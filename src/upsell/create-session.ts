@@ -1,5 +1,7 @@
 import type { Ctx } from "../ctx.js";
 import type { StoredOffer } from "../db/schema/index.js";
+import { isApiActor } from "../http/api-key.js";
+import { assertMerchantProof } from "../merchant-credentials/proof.js";
 import { newId } from "../lib/ids.js";
 import { currencyMismatch, duplicateOfferId, noSavedMethod, originalOrderNotFound, providerMismatch, tokenNotIssuedForOrder, upsellWindowClosed } from "./errors.js";
 import type { CreateSessionBody, CreateSessionResponse, UpsellOffer } from "./schemas.js";
@@ -12,16 +14,18 @@ export const UPSELL_WINDOW_MS = 60 * 60 * 1000;
 /**
  * SPEC "Upsell" create-session. Refuses, before anything is stored: repeated offer ids, a token not
  * issued for `originalOrderId` (CONTRACT §8), another provider or currency than the original order's,
- * and a request more than 60 minutes after the original order (§20). Then keeps the eligible offers
+ * a caller without merchant proof (§35), and a request more than 60 minutes after the original order (§20). Then keeps the eligible offers
  * (targeting rules) with their prices fixed, or answers `skipUpsell` when none is eligible.
  */
 export async function createUpsellSession({ ctx, input }: { ctx: Ctx; input: CreateSessionBody }): Promise<CreateSessionResponse> {
   assertUniqueOfferIds(input.offers);
-  const found = await findOriginalOrder(ctx.db, input.originalOrderId, input.paymentMethodToken);
+  const found = await findOriginalOrder(ctx.db, input.originalOrderId, input.paymentMethodToken, isApiActor(ctx.actor) ? ctx.actor.brandId : undefined);
   // Without the token, knowing an order id must not be enough to charge its card: the customer's
   // email must match too, and a mismatch reads exactly like an unknown order.
   const original = input.paymentMethodToken === undefined && found && !sameEmail(found.customerEmail, input.customerEmail) ? null : found;
   if (!original) throw input.paymentMethodToken === undefined ? originalOrderNotFound() : tokenNotIssuedForOrder();
+  // CONTRACT §35: the offers and prices are the merchant's only when the merchant's key sent them.
+  await assertMerchantProof(ctx, original);
   if (!original.paymentMethodToken) throw noSavedMethod();
   if (original.provider !== input.provider) throw providerMismatch();
   // SPEC's default `USD` is the original currency whenever the caller omits it: §20 allows no other.

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Deps } from "../ctx.js";
+import { ctxWithOptionalApiKey } from "../http/api-key.js";
 import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
@@ -37,9 +38,14 @@ export function registerUpsellRoutes(app: App, deps: Deps): void {
     {
       config: { idempotent: true },
       onRequest: noStore,
-      schema: { tags, summary: "Create an upsell session for a completed order", body: CreateSessionBody, response: { 200: CreateSessionResponse, ...errorResponses(400, 404, 409, 422) } },
+      schema: {
+        tags,
+        summary: "Create an upsell session for a completed order (Bearer API key of the order's brand with upsell:write, except on orders paid in demo mode)",
+        body: CreateSessionBody,
+        response: { 200: CreateSessionResponse, ...errorResponses(400, 401, 403, 404, 409, 422) },
+      },
     },
-    async (request) => createUpsellSession({ ctx: ctxOf(deps, request), input: request.body }),
+    async (request) => createUpsellSession({ ctx: await ctxWithOptionalApiKey(deps, request), input: request.body }),
   );
 
   app.post(

@@ -15,9 +15,11 @@ export type OfferResultRow = typeof upsellOfferResults.$inferSelect;
  * With a token, only the order that token was issued for matches (CONTRACT §8); without one, the
  * newest checkout order carrying that orderId.
  */
-export async function findOriginalOrder(db: Db, originalOrderId: string, paymentMethodToken: string | undefined) {
+export async function findOriginalOrder(db: Db, originalOrderId: string, paymentMethodToken: string | undefined, brandId?: string) {
   const conditions = [eq(orders.orderId, originalOrderId), eq(orders.kind, "checkout")];
   if (paymentMethodToken !== undefined) conditions.push(eq(orders.paymentMethodToken, paymentMethodToken));
+  // An API key sees only its brand's orders (CONTRACT §34).
+  if (brandId !== undefined) conditions.push(eq(orders.brandId, brandId));
   const [row] = await db
     .select({
       id: orders.id,
@@ -30,6 +32,7 @@ export async function findOriginalOrder(db: Db, originalOrderId: string, payment
       customerName: orders.customerName,
       customerEmail: orders.customerEmail,
       createdAt: orders.createdAt,
+      paidInDemo: orders.paidInDemo,
       successUrl: checkouts.successUrl,
       webhookUrl: checkouts.webhookUrl,
     })

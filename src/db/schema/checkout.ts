@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 import { brands } from "./tenancy.js";
 
@@ -71,6 +71,8 @@ export const orders = pgTable(
     createdAt: at("created_at").notNull(),
     /** The provider's latest word on the payment, from its notifications (src/webhooks/incoming). */
     paymentStatus: text("payment_status").$type<"succeeded" | "failed" | "refunded">(),
+    /** Paid through a provider's demo adapter (no real money): money paths then need no API key (CONTRACT §35). Null before 0006. */
+    paidInDemo: boolean("paid_in_demo"),
   },
   (t) => [
     uniqueIndex("orders_checkout_key").on(t.checkoutId),

@@ -11,3 +11,4 @@ export * from "./upsell.js";
 export * from "./salespeople.js";
 export * from "./webhooks.js";
 export * from "./domains.js";
+export * from "./merchant-credentials.js";

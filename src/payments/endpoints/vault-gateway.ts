@@ -1,5 +1,6 @@
 import type { Ctx } from "../../ctx.js";
 import { validationError } from "../../lib/errors.js";
+import { assertMerchantProof } from "../../merchant-credentials/proof.js";
 import type { VaultGatewayId, VaultPaymentInput } from "../../providers/demo/vault-gateway.js";
 import { attemptPayment, resolvePayment, succeededCharge } from "../attempts.js";
 import type { CardInput } from "../../providers/types.js";
@@ -32,7 +33,9 @@ const UPSELL_PROVIDER = "vault_gateway_a";
 
 /** process-upsell: a one-click charge of the method vaulted for `originalOrderId`. */
 export async function processVaultUpsell(ctx: Ctx, body: VaultUpsellBody): Promise<VaultUpsellReply> {
-  const { adapter, call, within } = await resolvePayment(ctx, UPSELL_PROVIDER, { orderId: body.originalOrderId });
+  const { order, adapter, call, within } = await resolvePayment(ctx, UPSELL_PROVIDER, { orderId: body.originalOrderId });
+  // CONTRACT §35: a real charge needs the merchant's key; the demo adapter moves no money.
+  if (!adapter.demo || ctx.actor.type === "api") await assertMerchantProof(ctx, { brandId: order.brandId, paidInDemo: adapter.demo });
   // CONTRACT §8: a token is usable only for upsells of the order it was issued for; anything else charges nothing.
   const original = await adapter.findTokenPayment(body.paymentMethodToken, call);
   if (!original || original.status !== "succeeded" || original.orderId !== body.originalOrderId) {

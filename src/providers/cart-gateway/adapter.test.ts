@@ -10,14 +10,19 @@ import { call } from "../../../test/support/identity.js";
 import { address, card, post } from "../../../test/support/provider-payments.js";
 import { orders, paymentDeclines } from "../../db/schema/index.js";
 import { startFakeCartGateway, type FakeCartGateway } from "./fake-server.js";
+import { bearer, createApiKey } from "../../../test/support/merchant.js";
 
 let t: TestApp;
+let apiKey: string;
+const merchantPost = (url: string, payload: unknown) => post(t, url, payload, { headers: bearer(apiKey) });
 let fake: FakeCartGateway;
 let session: string;
 let brandId: string;
 beforeAll(async () => {
   [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeCartGateway()]);
   ({ session, brandId } = await registerOwner(t));
+  // CONTRACT §35: the money paths of a real-money order need the brand's API key.
+  apiKey = (await createApiKey(t, session)).secret;
 });
 afterAll(async () => {
   await t.close();
@@ -49,7 +54,7 @@ const complete = (orderId: string, transactionId: string) =>
 const ordersOf = (orderId: string) => t.deps.database.db.select().from(orders).where(eq(orders.orderId, orderId));
 
 async function upsell(orderId: string, paymentMethodToken: string) {
-  const created = await post(t, "/api/upsell/create-session", {
+  const created = await merchantPost("/api/upsell/create-session", {
     orderId: `${orderId}-up`,
     originalOrderId: orderId,
     customerEmail: "ada@example.com",

@@ -10,14 +10,19 @@ import { call } from "../../../test/support/identity.js";
 import { post } from "../../../test/support/provider-payments.js";
 import { orders, paymentDeclines } from "../../db/schema/index.js";
 import { startFakeHostedStore, type FakeHostedStore } from "./fake-server.js";
+import { bearer, createApiKey } from "../../../test/support/merchant.js";
 
 let t: TestApp;
+let apiKey: string;
+const merchantPost = (url: string, payload: unknown) => post(t, url, payload, { headers: bearer(apiKey) });
 let fake: FakeHostedStore;
 let session: string;
 let brandId: string;
 beforeAll(async () => {
   [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeHostedStore()]);
   ({ session, brandId } = await registerOwner(t));
+  // CONTRACT §35: the money paths of a real-money order need the brand's API key.
+  apiKey = (await createApiKey(t, session)).secret;
 });
 afterAll(async () => {
   await t.close();
@@ -65,7 +70,7 @@ describe("hosted_store with settings", () => {
     const confirmed = await post(t, "/api/providers/hosted_store/confirm-order", { storeOrderId, orderId });
     expect(json(confirmed)).toMatchObject({ success: true, status: "confirmed", demo: false });
 
-    const created = await post(t, "/api/upsell/create-session", {
+    const created = await merchantPost("/api/upsell/create-session", {
       orderId: `${orderId}-up`,
       originalOrderId: orderId,
       customerEmail: "ada@example.com",
@@ -82,7 +87,7 @@ describe("hosted_store with settings", () => {
 
     fake.declineMandates = true;
     try {
-      const again = await post(t, "/api/upsell/create-session", {
+      const again = await merchantPost("/api/upsell/create-session", {
         orderId: `${orderId}-up2`,
         originalOrderId: orderId,
         customerEmail: "ada@example.com",

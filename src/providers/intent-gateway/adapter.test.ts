@@ -11,14 +11,19 @@ import { card, post } from "../../../test/support/provider-payments.js";
 import { checkouts, orders, paymentDeclines, upsellSessions } from "../../db/schema/index.js";
 import { SETTINGS_CACHE_MS } from "../registry.js";
 import { startFakeIntentGateway, type FakeIntentGateway } from "./fake-server.js";
+import { bearer, createApiKey } from "../../../test/support/merchant.js";
 
 let t: TestApp;
+let apiKey: string;
+const merchantPost = (url: string, payload: unknown) => post(t, url, payload, { headers: bearer(apiKey) });
 let fake: FakeIntentGateway;
 let session: string;
 let brandId: string;
 beforeAll(async () => {
   [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeIntentGateway()]);
   ({ session, brandId } = await registerOwner(t));
+  // CONTRACT §35: the money paths of a real-money order need the brand's API key.
+  apiKey = (await createApiKey(t, session)).secret;
 });
 afterAll(async () => {
   await t.close();
@@ -47,7 +52,7 @@ async function paidCheckout(paymentMethod = "pm_card_visa") {
   expect(confirmed.statusCode, confirmed.body).toBe(200);
   const done = await complete(orderId, intentId);
   expect(done.statusCode, done.body).toBe(200);
-  const created = await post(t, "/api/upsell/create-session", {
+  const created = await merchantPost("/api/upsell/create-session", {
     orderId: `${orderId}-up`,
     originalOrderId: orderId,
     customerEmail: "ada@example.com",

@@ -9,13 +9,18 @@ import { address, card, customer, post } from "../../../test/support/provider-pa
 import { orders, paymentDeclines, sessions } from "../../db/schema/index.js";
 import { sha256 } from "../../lib/crypto.js";
 import { startFakeOrderCrmB, type FakeOrderCrmB } from "./fake-server.js";
+import { bearer, createApiKey } from "../../../test/support/merchant.js";
 
 let t: TestApp;
+let apiKey: string;
+const merchantPost = (url: string, payload: unknown) => post(t, url, payload, { headers: bearer(apiKey) });
 let fake: FakeOrderCrmB;
 let brandId: string;
 beforeAll(async () => {
   [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeOrderCrmB()]);
   const { session } = await registerUser(t);
+  // CONTRACT §35: the money paths of a real-money order need the brand's API key.
+  apiKey = (await createApiKey(t, session)).secret;
   const [row] = await t.deps.database.db.select({ brandId: sessions.brandId }).from(sessions).where(eq(sessions.idHash, sha256(session)));
   brandId = row!.brandId!;
   const res = await call(t, "POST", "/api/admin/settings", { session, body: { provider: "order_crm_b", settings: { apiUsername: fake.loginId, apiPassword: fake.password, campaignId: "12", baseUrl: fake.baseUrl } } });
@@ -39,7 +44,7 @@ const complete = (orderId: string, transactionId: string) =>
   post(t, "/api/checkout/complete", { orderId, transactionId, provider: "order_crm_b", customerEmail: "ada@example.com", customerName: "Ada", amount: AMOUNT, currency: "USD" });
 const ordersOf = (orderId: string) => t.deps.database.db.select().from(orders).where(eq(orders.orderId, orderId));
 async function upsell(orderId: string, paymentMethodToken: string) {
-  const created = await post(t, "/api/upsell/create-session", { orderId: `${orderId}-up`, originalOrderId: orderId, customerEmail: "ada@example.com", paymentMethodToken, provider: "order_crm_b", offers: [{ id: "a", name: "Offer a", price: 600 }] });
+  const created = await merchantPost("/api/upsell/create-session", { orderId: `${orderId}-up`, originalOrderId: orderId, customerEmail: "ada@example.com", paymentMethodToken, provider: "order_crm_b", offers: [{ id: "a", name: "Offer a", price: 600 }] });
   expect(created.statusCode, created.body).toBe(200);
   return post(t, "/api/upsell/accept", { sessionId: json(created).sessionId, offerId: "a" });
 }

@@ -11,14 +11,19 @@ import { card, post } from "../../../test/support/provider-payments.js";
 import { orders, paymentDeclines, providerSettings, sessions } from "../../db/schema/index.js";
 import { seal, sha256 } from "../../lib/crypto.js";
 import { startFakeVaultGateway, type FakeVaultGateway } from "./fake-server.js";
+import { bearer, createApiKey } from "../../../test/support/merchant.js";
 
 let t: TestApp;
+let apiKey: string;
+const merchantPost = (url: string, payload: unknown) => post(t, url, payload, { headers: bearer(apiKey) });
 let fake: FakeVaultGateway;
 let session: string;
 let brandId: string;
 beforeAll(async () => {
   [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeVaultGateway()]);
   ({ session, brandId } = await registerOwner(t));
+  // CONTRACT §35: the money paths of a real-money order need the brand's API key.
+  apiKey = (await createApiKey(t, session)).secret;
 });
 afterAll(async () => {
   await t.close();
@@ -64,7 +69,7 @@ describe("vault_gateway_a with settings", () => {
     expect(fake.requests.at(-1)).toMatchObject({ path: "/api/query.php", form: { transaction_id: transactionId } });
     expect(await ordersOf(orderId)).toHaveLength(1);
 
-    const upsell = await post(t, "/api/providers/vault_gateway_a/process-upsell", { paymentMethodToken, amount: 500, orderId: `${orderId}-u1`, originalOrderId: orderId });
+    const upsell = await merchantPost("/api/providers/vault_gateway_a/process-upsell", { paymentMethodToken, amount: 500, orderId: `${orderId}-u1`, originalOrderId: orderId });
     expect(upsell.statusCode, upsell.body).toBe(200);
     expect(json(upsell)).toMatchObject({ success: true, amount: 500, currency: "USD", demo: false });
     const charge = fake.requests.at(-1)!;
@@ -85,7 +90,7 @@ describe("vault_gateway_a with settings", () => {
     const orderId = await initialize("vault_gateway_a");
     const paid = json(await pay("vault_gateway_a", orderId, "4000000000000341"));
     expect((await complete("vault_gateway_a", orderId, paid.transactionId)).statusCode).toBe(200);
-    const upsell = await post(t, "/api/providers/vault_gateway_a/process-upsell", { paymentMethodToken: paid.paymentMethodToken, amount: 500, orderId: `${orderId}-u1`, originalOrderId: orderId });
+    const upsell = await merchantPost("/api/providers/vault_gateway_a/process-upsell", { paymentMethodToken: paid.paymentMethodToken, amount: 500, orderId: `${orderId}-u1`, originalOrderId: orderId });
     expect(upsell.statusCode).toBe(402);
   });
 

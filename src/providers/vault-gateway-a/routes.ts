@@ -1,4 +1,5 @@
 import type { Deps } from "../../ctx.js";
+import { ctxWithOptionalApiKey } from "../../http/api-key.js";
 import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
@@ -27,8 +28,13 @@ export function registerVaultGatewayARoutes(app: App, deps: Deps): void {
     "/api/providers/vault_gateway_a/process-upsell",
     {
       ...providerRouteOptions,
-      schema: { tags, summary: "One-click upsell charge of the vaulted method of originalOrderId", body: VaultUpsellBody, response: { 200: VaultUpsellReply, ...errorResponses(400, 402, 409, 422, 429, 502, 503) } },
+      schema: {
+        tags,
+        summary: "One-click upsell charge of the vaulted method of originalOrderId (Bearer API key of the order's brand with upsell:write, except in demo mode)",
+        body: VaultUpsellBody,
+        response: { 200: VaultUpsellReply, ...errorResponses(400, 401, 402, 403, 409, 422, 429, 502, 503) },
+      },
     },
-    async (request) => processVaultUpsell(ctxOf(deps, request), request.body),
+    async (request) => processVaultUpsell(await ctxWithOptionalApiKey(deps, request), request.body),
   );
 }

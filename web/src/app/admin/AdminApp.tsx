@@ -9,6 +9,7 @@ import { DomainsPage } from "./DomainsPage";
 import { MarketingPage } from "./MarketingPage";
 import { SettingsPage } from "./SettingsPage";
 import { WebhooksPage } from "./WebhooksPage";
+import { ApiKeysPage } from "./ApiKeysPage";
 import { LinksPage, SalespeoplePage } from "./SalesPages";
 import { SecurityPage } from "./SecurityPage";
 import { TenantsPage, UsersPage } from "./DirectoryPages";
@@ -28,6 +29,7 @@ const ROUTES: readonly { path: string; title: string; render: (props: PageProps)
   { path: "/admin/links", title: "Checkout links", render: () => <LinksPage /> },
   { path: "/admin/settings", title: "Provider settings", render: () => <SettingsPage /> },
   { path: "/admin/webhooks", title: "Webhooks", render: () => <WebhooksPage /> },
+  { path: "/admin/api-keys", title: "API keys", render: () => <ApiKeysPage /> },
   { path: "/admin/domains", title: "Domains", render: () => <DomainsPage /> },
   { path: "/admin/marketing", title: "Marketing lists", render: () => <MarketingPage /> },
   { path: "/admin/audit", title: "Audit log", render: () => <AuditPage /> },

@@ -1,0 +1,92 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { getPaymentToken } from "../checkout/get-payment-token.js";
+import { GetPaymentTokenBody, GetPaymentTokenResponse } from "../checkout/schemas.js";
+import type { Deps } from "../ctx.js";
+import { apiCtxOf, requireApiKey } from "../http/api-key.js";
+import { errorResponses } from "../http/schemas.js";
+import type { App } from "../http/types.js";
+import { createUpsellSession } from "../upsell/create-session.js";
+import { CreateSessionBody, CreateSessionResponse } from "../upsell/schemas.js";
+import { createMerchantCheckout, getMerchantCheckout } from "./checkouts.js";
+import { CheckoutIdParams, CreateCheckoutBody, CreatedCheckout, MERCHANT_API_TAG, MerchantCheckoutView } from "./schemas.js";
+
+const tags = [MERCHANT_API_TAG];
+const security = [{ merchantApiKey: [] }];
+
+/** Merchant answers carry tokens: no cache may keep them, errors included. */
+async function noStore(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header("cache-control", "no-store");
+}
+
+/**
+ * Issue 15: `/api/v1` for merchant servers, `Authorization: Bearer sk_…` only (a session cookie is no
+ * key). The guard runs on onRequest, before Idempotency-Key is looked at; each route calls the same
+ * verb as its public counterpart, acting as the key.
+ */
+export function registerMerchantApiRoutes(app: App, deps: Deps): void {
+  app.post(
+    "/api/v1/checkouts",
+    {
+      config: { idempotent: true },
+      onRequest: [noStore, requireApiKey(deps, ["checkouts:write"])],
+      schema: {
+        tags,
+        security,
+        summary: "Create a checkout for the key's brand (scope checkouts:write); redirect the buyer to `url`",
+        body: CreateCheckoutBody,
+        response: { 201: CreatedCheckout, ...errorResponses(400, 401, 403, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const ctx = apiCtxOf(deps, request);
+      const created = await createMerchantCheckout({ ctx, actor: request.apiActor!, input: request.body });
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.get(
+    "/api/v1/checkouts/:id",
+    {
+      onRequest: [noStore, requireApiKey(deps, ["checkouts:write", "orders:read"])],
+      schema: {
+        tags,
+        security,
+        summary: "A checkout of the key's brand and its payment state (scope checkouts:write or orders:read)",
+        params: CheckoutIdParams,
+        response: { 200: MerchantCheckoutView, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => getMerchantCheckout({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: request.params }),
+  );
+
+  app.post(
+    "/api/v1/upsell/sessions",
+    {
+      config: { idempotent: true },
+      onRequest: [noStore, requireApiKey(deps, ["upsell:write"])],
+      schema: {
+        tags,
+        security,
+        summary: "Create an upsell session for an order of the key's brand (scope upsell:write); SPEC create-session body and answer",
+        body: CreateSessionBody,
+        response: { 200: CreateSessionResponse, ...errorResponses(400, 401, 403, 404, 409, 422) },
+      },
+    },
+    async (request) => createUpsellSession({ ctx: apiCtxOf(deps, request), input: request.body }),
+  );
+
+  app.post(
+    "/api/v1/payment-tokens",
+    {
+      onRequest: [noStore, requireApiKey(deps, ["upsell:write"])],
+      schema: {
+        tags,
+        security,
+        summary: "The saved payment method token of an order of the key's brand (scope upsell:write); SPEC get-payment-token body and answer",
+        body: GetPaymentTokenBody,
+        response: { 200: GetPaymentTokenResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => getPaymentToken({ ctx: apiCtxOf(deps, request), input: request.body }),
+  );
+}

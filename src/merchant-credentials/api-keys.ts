@@ -1,0 +1,81 @@
+import { randomInt } from "node:crypto";
+import { recordAudit } from "../audit/record.js";
+import type { Ctx } from "../ctx.js";
+import { assertRole, brandOfScope } from "../http/auth.js";
+import { API_KEY_SCOPES } from "../db/schema/index.js";
+import { withTransaction } from "../db/transaction.js";
+import { sha256 } from "../lib/crypto.js";
+import { newId } from "../lib/ids.js";
+import { apiKeyNotFound } from "./errors.js";
+import type { ApiKeyIdParams, ApiKeysReply, ApiKeyView, CreateApiKeyBody, CreateApiKeyReply, RevokedReply } from "./schemas.js";
+import { insertApiKey, listApiKeysOfBrand, revokeApiKey, type ApiKeyRow } from "./store.js";
+
+type Verb<I> = { ctx: Ctx; input: I };
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** 40 base62 characters ≈ 238 bits: no guessing, and the hash needs no salt or slow KDF. */
+const SECRET_LENGTH = 40;
+/** `sk_` and 8 characters: enough to tell keys apart, far too little to help guess one. */
+const PREFIX_LENGTH = 11;
+
+export function generateApiKeySecret(): string {
+  let secret = "sk_";
+  for (let i = 0; i < SECRET_LENGTH; i += 1) secret += BASE62[randomInt(BASE62.length)];
+  return secret;
+}
+
+function viewOf(row: ApiKeyRow): ApiKeyView {
+  return { id: row.id, name: row.name, prefix: row.prefix, scopes: row.scopes, createdAt: row.createdAt.getTime(), lastUsedAt: row.lastUsedAt?.getTime() ?? null };
+}
+
+/** `POST /api/admin/api-keys` (admin, owner): the secret is in this answer only; the table keeps its SHA-256. */
+export async function createApiKey({ ctx, input }: Verb<CreateApiKeyBody>): Promise<CreateApiKeyReply> {
+  const scope = assertRole(ctx, "admin");
+  const brandId = await brandOfScope(ctx.db, scope);
+  const secret = generateApiKeySecret();
+  const row: ApiKeyRow = {
+    id: newId("key"),
+    organizationId: scope.organizationId,
+    brandId,
+    name: input.name,
+    prefix: secret.slice(0, PREFIX_LENGTH),
+    keyHash: sha256(secret),
+    scopes: input.scopes ?? [...API_KEY_SCOPES],
+    createdBy: scope.userId,
+    createdAt: new Date(ctx.clock.now()),
+    lastUsedAt: null,
+    revokedAt: null,
+  };
+  await withTransaction(ctx.db, async (tx) => {
+    await insertApiKey(tx, row);
+    await recordAudit(tx, ctx, {
+      action: "api_key.create",
+      resourceType: "api_key",
+      resourceId: row.id,
+      success: true,
+      brandId,
+      details: { name: row.name, prefix: row.prefix, scopes: row.scopes },
+    });
+  });
+  return { success: true, apiKey: viewOf(row), secret };
+}
+
+/** `GET /api/admin/api-keys` (any member): the brand's live keys, never a secret or a hash. */
+export async function listApiKeys({ ctx }: Omit<Verb<unknown>, "input">): Promise<ApiKeysReply> {
+  const scope = assertRole(ctx, "member");
+  const brandId = await brandOfScope(ctx.db, scope);
+  const rows = await listApiKeysOfBrand(ctx.db, scope.organizationId, brandId);
+  return { apiKeys: rows.map(viewOf) };
+}
+
+/** `DELETE /api/admin/api-keys/<id>` (admin, owner): refused from the next request on, on every instance (no cache). */
+export async function revokeApiKeyOfBrand({ ctx, input }: Verb<ApiKeyIdParams>): Promise<RevokedReply> {
+  const scope = assertRole(ctx, "admin");
+  const brandId = await brandOfScope(ctx.db, scope);
+  await withTransaction(ctx.db, async (tx) => {
+    const revoked = await revokeApiKey(tx, { id: input.id, organizationId: scope.organizationId, brandId }, new Date(ctx.clock.now()));
+    if (!revoked) throw apiKeyNotFound();
+    await recordAudit(tx, ctx, { action: "api_key.revoke", resourceType: "api_key", resourceId: revoked.id, success: true, brandId, details: { name: revoked.name, prefix: revoked.prefix } });
+  });
+  return { success: true };
+}

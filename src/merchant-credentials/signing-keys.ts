@@ -1,0 +1,76 @@
+import { randomBytes } from "node:crypto";
+import { recordAudit } from "../audit/record.js";
+import type { Ctx } from "../ctx.js";
+import { assertRole, brandOfScope } from "../http/auth.js";
+import { withTransaction } from "../db/transaction.js";
+import { seal, unseal } from "../lib/crypto.js";
+import { newId } from "../lib/ids.js";
+import { signingKeyNotFound } from "./errors.js";
+import type { CreateSigningKeyReply, RevokedReply, SigningKeyParams, SigningKeysReply } from "./schemas.js";
+import { findLiveSigningKey, insertSigningKey, listSigningKeysOfBrand, retireSigningKey, touchSigningKey } from "./store.js";
+
+type Verb<I> = { ctx: Ctx; input: I };
+
+/** `POST /api/admin/signing-keys` (admin, owner): 32 random bytes, base64url, shown once; stored sealed with ENCRYPTION_KEY. */
+export async function createSigningKey({ ctx }: Omit<Verb<unknown>, "input">): Promise<CreateSigningKeyReply> {
+  const scope = assertRole(ctx, "admin");
+  const brandId = await brandOfScope(ctx.db, scope);
+  const secret = randomBytes(32).toString("base64url");
+  const kid = newId("bsk");
+  const createdAt = new Date(ctx.clock.now());
+  await withTransaction(ctx.db, async (tx) => {
+    await insertSigningKey(tx, {
+      kid,
+      organizationId: scope.organizationId,
+      brandId,
+      sealedSecret: seal(secret, ctx.config.encryptionKeyring[0]!),
+      createdBy: scope.userId,
+      createdAt,
+    });
+    await recordAudit(tx, ctx, { action: "signing_key.create", resourceType: "signing_key", resourceId: kid, success: true, brandId });
+  });
+  return { success: true, signingKey: { kid, createdAt: createdAt.getTime() }, secret };
+}
+
+/** `GET /api/admin/signing-keys` (any member): kids and dates, never a secret. */
+export async function listSigningKeys({ ctx }: Omit<Verb<unknown>, "input">): Promise<SigningKeysReply> {
+  const scope = assertRole(ctx, "member");
+  const brandId = await brandOfScope(ctx.db, scope);
+  const rows = await listSigningKeysOfBrand(ctx.db, scope.organizationId, brandId);
+  return { signingKeys: rows.map((row) => ({ kid: row.kid, createdAt: row.createdAt.getTime(), lastUsedAt: row.lastUsedAt?.getTime() ?? null })) };
+}
+
+/** `DELETE /api/admin/signing-keys/<kid>` (admin, owner): tokens naming it are refused from now on. */
+export async function retireSigningKeyOfBrand({ ctx, input }: Verb<SigningKeyParams>): Promise<RevokedReply> {
+  const scope = assertRole(ctx, "admin");
+  const brandId = await brandOfScope(ctx.db, scope);
+  await withTransaction(ctx.db, async (tx) => {
+    const retired = await retireSigningKey(tx, { kid: input.kid, organizationId: scope.organizationId, brandId }, new Date(ctx.clock.now()));
+    if (!retired) throw signingKeyNotFound();
+    await recordAudit(tx, ctx, { action: "signing_key.retire", resourceType: "signing_key", resourceId: retired.kid, success: true, brandId });
+  });
+  return { success: true };
+}
+
+/**
+ * The secret and brand of a live signing key, for verifying a token whose header names it; null when
+ * the kid is unknown, retired or cannot be opened (ENCRYPTION_KEY changed), which the caller reads as
+ * an invalid token. Read per token, never cached, so a retired key stops working on every instance.
+ */
+export async function brandSigningSecret(ctx: Pick<Ctx, "db" | "config"> & Partial<Pick<Ctx, "log">>, kid: string): Promise<{ brandId: string; secret: string } | null> {
+  const row = await findLiveSigningKey(ctx.db, kid);
+  if (!row) return null;
+  let secret: string;
+  try {
+    secret = unseal(row.sealedSecret, ctx.config.encryptionKeyring);
+  } catch {
+    ctx.log?.error({ kid }, "signing key cannot be opened (ENCRYPTION_KEY changed?)");
+    return null;
+  }
+  return { brandId: row.brandId, secret };
+}
+
+/** After a token naming `kid` verified: its `lastUsedAt`, at most once a minute. */
+export async function markSigningKeyUsed(ctx: Pick<Ctx, "db" | "clock">, kid: string): Promise<void> {
+  await touchSigningKey(ctx.db, kid, new Date(ctx.clock.now()));
+}
