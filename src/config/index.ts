@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
 import { FAULT_POINTS, type FaultPoint } from "../lib/fault-points.js";
-import { POOL_DEFAULTS, type PoolSettings } from "../db/pool-settings.js";
+import { POOL_DEFAULTS, type PoolSettings } from "./pool-settings.js";
 
 export type DatabaseKind = "pglite-file" | "pglite-memory" | "postgres";
 export type RegistrationMode = "open" | "disabled" | "maintenance";

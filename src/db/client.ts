@@ -10,7 +10,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type { Config } from "../config/index.js";
-import { POOL_DEFAULTS } from "./pool-settings.js";
+import { POOL_DEFAULTS } from "../config/pool-settings.js";
 import * as schema from "./schema/index.js";
 
 export type Schema = typeof schema;
