@@ -37,12 +37,19 @@ export const RULES: Rule[] = [
   { why: "routes are registered by app.ts (or by a routes file gathering its sub-folders')", from: ["src/**"], notFrom: ["src/app.ts", ...ROUTES], to: ROUTES },
   { why: "a store holds its feature's queries: no routes, no HTTP", from: STORES, to: [...ROUTES, "src/http/**"] },
   { why: "production code imports no test file, test helper or fake server", from: ["src/**"], to: TEST_ONLY },
+  {
+    why: "a provider adapter translates and nothing else: no database, no payment rules, no checkout or upsell (STYLE 'Providers')",
+    from: ["src/providers/*/adapter.ts", "src/providers/*/demo.ts", "src/providers/demo/**", "src/providers/vault-direct-post.ts", "src/providers/http-client.ts"],
+    to: ["src/db/**", "src/payments/**", "src/checkout/**", "src/upsell/**"],
+  },
+  { why: "payment rules (payments/) know no HTTP route and no administration", from: ["src/payments/**"], to: [...ROUTES, "src/admin/**"] },
 ];
 
 /** Single imports a rule allows after all, each with its reason. */
 export const EXCEPTIONS: { from: string; to: string; why: string }[] = [
   { from: "src/http/auth.ts", to: "src/identity/store.ts", why: "the session's shape (SessionView), set on the request by identity's session hook" },
   { from: "src/http/errors.ts", to: "src/providers/**", why: "ProviderError is rendered as 502/503 by the one error handler" },
+  { from: "src/providers/demo/ledger.ts", to: "src/db/schema/index.ts", why: "the DemoLedger interface names its record's shape (a type import); payments/demo-ledger.ts implements it" },
   // The Bearer key is looked up in its feature's store, refused with its errors, and each refusal audited.
   { from: "src/http/api-key.ts", to: "src/merchant-credentials/store.ts", why: "API keys are read from their feature's store" },
   { from: "src/http/api-key.ts", to: "src/merchant-credentials/errors.ts", why: "a refused key answers its feature's errors" },
