@@ -1,5 +1,5 @@
 // "No input ever yields a 500": every route of the OpenAPI document, with and without an owner's
-// session, gets malformed bodies, wrong types, odd path parameters and odd query strings. Each
+// session (and the brand's API key on /api/v1), gets malformed bodies, wrong types, odd path parameters and odd query strings. Each
 // answer must be below 500, and every error must be the contract's { error: string } JSON.
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,9 +8,12 @@ import { registerOwner } from "../support/admin.js";
 import { ORIGIN } from "../support/identity.js";
 import { leafPaths, memberPaths, nestedJson, operationsOf, sampleOf, withMember, type Operation } from "../support/openapi-inputs.js";
 import { SESSION_COOKIE } from "../../src/identity/policy.js";
+import { bearer, createApiKey } from "../support/merchant.js";
 
 let t: TestApp;
 let session: string;
+/** The owner's brand's API key: /api/v1 takes a Bearer key where the other routes take the session. */
+let apiKey: string;
 let routes: { method: string; path: string }[];
 /** Operations with a JSON body, but not the one that ends the session the others use. */
 let bodyOperations: (Operation & { body: Record<string, any> })[];
@@ -18,6 +21,7 @@ let bodyOperations: (Operation & { body: Record<string, any> })[];
 beforeAll(async () => {
   t = await buildTestApp();
   session = (await registerOwner(t)).session;
+  apiKey = (await createApiKey(t, session)).secret;
   const doc = (await t.app.inject({ method: "GET", url: "/openapi.json" })).json() as { paths: Record<string, Record<string, any>> };
   bodyOperations = operationsOf(doc).filter((op): op is Operation & { body: Record<string, any> } => op.body !== null);
   routes = Object.entries(doc.paths)
@@ -36,7 +40,12 @@ async function call(method: string, url: string, body: string | Buffer | undefin
     method: method as "GET",
     url,
     payload: body,
-    headers: { origin: ORIGIN, ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+    headers: {
+      origin: ORIGIN,
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      ...(withSession && url.startsWith("/api/v1/") ? bearer(apiKey) : {}),
+      ...headers,
+    },
     cookies: withSession ? { [SESSION_COOKIE]: session } : {},
   });
 }
