@@ -23,7 +23,8 @@ const AMOUNT = 2500;
 const EMAIL = "buyer@example.com";
 
 beforeAll(async () => {
-  [t, fake] = await Promise.all([buildTestApp(), startFakeVaultGateway()]);
+  // The fake gateway listens on 127.0.0.1, which the settings URL guard refuses unless allowed (CONTRACT §36).
+  [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeVaultGateway()]);
   // The first registered owner holds the default organization and brand: the generator's brand.
   shop = await registerOwner(t, "Real Shop");
   rival = await registerOwner(t, "Rival Shop");
