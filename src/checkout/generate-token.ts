@@ -30,6 +30,9 @@ export async function generateToken({ ctx, input }: { ctx: Ctx; input: GenerateT
     // A generated customer or salesperson would prefill someone else's data or pay a commission to nobody.
     ...(input.customer ? { customer: input.customer } : {}),
     ...(input.salesAttribution ? { salesAttribution: input.salesAttribution } : {}),
+    // Signed with the master secret by a tool anyone may call: a provider that moves real money
+    // (credentials added after this token was made) must refuse it (initialize, resolvePayment).
+    demoOnly: true,
   };
   const { token, code, checkoutUrl } = await issueCheckoutLink(ctx, { claims, brandId: DEFAULT_BRAND_ID });
   return {

@@ -37,7 +37,7 @@ export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: Init
   const shippingAddress = input.shippingAddress ?? addressFromClaims(claims.shippingAddress);
   const billingAddress = input.billingAddress ?? null;
 
-  const outcome = await initializeAtProvider(ctx, input.provider, brandId, {
+  const outcome = await initializeAtProvider(ctx, input.provider, brandId, claims.demoOnly === true, {
     checkoutId,
     orderId: claims.orderId,
     amountCents: claims.amount,
@@ -98,9 +98,11 @@ async function initializeAtProvider(
   ctx: Ctx,
   provider: PaymentProviderType,
   brandId: string,
+  demoOnly: boolean,
   input: InitializeInput,
 ): Promise<InitializeOutcome> {
   const { adapter, call } = await ctx.providers.payment(provider, brandId);
+  if (demoOnly && !adapter.demo) throw providerNotAllowed();
   try {
     return await adapter.initialize(input, { ...call, log: ctx.log });
   } catch (error) {

@@ -78,6 +78,8 @@ export const CheckoutClaims = Type.Object({
   metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
   lineItems: Type.Optional(Type.Array(ClaimLineItem)),
   salesAttribution: Type.Optional(ClaimSalesAttribution),
+  /** Set by the public token generator only (CONTRACT §35): such a checkout is paid through demo-mode providers alone. */
+  demoOnly: Type.Optional(Type.Boolean()),
   exp: unixTime(),
   iat: unixTime(),
 });

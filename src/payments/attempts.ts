@@ -1,6 +1,7 @@
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
+import { providerNotAllowed } from "../checkout/errors.js";
 import { AppError } from "../lib/errors.js";
 import { assertCardAcceptable } from "../providers/demo/cards.js";
 import type { CardInput, ChargeOutcome, PaymentProviderType } from "../providers/types.js";
@@ -15,7 +16,10 @@ export type { OrderContext } from "./store.js";
  */
 export async function resolvePayment<P extends PaymentProviderType>(ctx: Ctx, provider: P, where: Parameters<typeof orderContextOf>[1]) {
   const order = await orderContextOf(ctx.db, where);
-  return { order, ...(await ctx.providers.payment(provider, order.brandId)) };
+  const resolved = await ctx.providers.payment(provider, order.brandId);
+  // A checkout of the public token generator never reaches a provider that moves real money (CONTRACT §35).
+  if (order.demoOnly && !resolved.adapter.demo) throw providerNotAllowed();
+  return { order, ...resolved };
 }
 
 /** A charge the adapter reports as neither succeeded nor declined where only those two can happen. */

@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { hotStatement, runHot } from "../db/hot.js";
 import { checkouts, DEFAULT_BRAND_ID, paymentDeclines } from "../db/schema/index.js";
@@ -12,18 +12,27 @@ export interface OrderContext {
   /** The checkout's amount and currency, when there is a checkout. */
   amountCents: number | null;
   currency: string | null;
+  /** The checkout came from the public token generator: demo-mode providers only (CONTRACT §35). */
+  demoOnly: boolean;
 }
 
 /** The newest checkout for an orderId (the same orderId may exist in two brands; the latest wins). */
 export async function orderContextOf(db: Db, where: { orderId: string } | { provider: PaymentProviderType; providerOrderId: string }): Promise<OrderContext> {
   const condition = "orderId" in where ? eq(checkouts.orderId, where.orderId) : and(eq(checkouts.provider, where.provider), eq(checkouts.providerOrderId, where.providerOrderId));
   const [checkout] = await db
-    .select({ brandId: checkouts.brandId, checkoutId: checkouts.id, webhookUrl: checkouts.webhookUrl, amountCents: checkouts.amountCents, currency: checkouts.currency })
+    .select({
+      brandId: checkouts.brandId,
+      checkoutId: checkouts.id,
+      webhookUrl: checkouts.webhookUrl,
+      amountCents: checkouts.amountCents,
+      currency: checkouts.currency,
+      demoOnly: sql<boolean>`coalesce((${checkouts.claims}->>'demoOnly')::boolean, false)`,
+    })
     .from(checkouts)
     .where(condition)
     .orderBy(desc(checkouts.createdAt))
     .limit(1);
-  return checkout ?? { brandId: DEFAULT_BRAND_ID, checkoutId: null, webhookUrl: null, amountCents: null, currency: null };
+  return checkout ?? { brandId: DEFAULT_BRAND_ID, checkoutId: null, webhookUrl: null, amountCents: null, currency: null, demoOnly: false };
 }
 
 /** Declines within the window for the order and for the client address. */

@@ -17,6 +17,8 @@ let fake: FakeVaultGateway;
 let shop: Registered;
 let rival: Registered;
 let key: string;
+/** A token of the public generator, made while every provider of the default brand was in demo mode. */
+let generated: { token: string; orderId: string };
 let rivalKey: string;
 let order: { orderId: string; transactionId: string; paymentMethodToken: string };
 const AMOUNT = 2500;
@@ -31,7 +33,11 @@ beforeAll(async () => {
   key = (await createApiKey(t, shop.session)).secret;
   rivalKey = (await createApiKey(t, rival.session)).secret;
   // The token generator still works while every provider is in demo mode.
-  expect((await post(t, "/api/token/generate", {})).statusCode).toBe(200);
+  const made = await post(t, "/api/token/generate", {});
+  expect(made.statusCode).toBe(200);
+  generated = { token: json(made).token, orderId: json(made).payload.orderId };
+  // Its checkout is initialized while vault_gateway_a is still in demo mode.
+  expect((await post(t, "/api/checkout/initialize", { token: generated.token, provider: "vault_gateway_a" })).statusCode).toBe(200);
   const configured = await call(t, "POST", "/api/admin/settings", { session: shop.session, body: { provider: "vault_gateway_a", settings: { securityKey: fake.securityKey, baseUrl: fake.baseUrl } } });
   expect(configured.statusCode, configured.body).toBe(200);
 
@@ -116,6 +122,18 @@ describe("money paths on a real-money order", () => {
     expect(json(upsell)).toMatchObject({ success: true, demo: false, amount: 300 });
     expect(charges()).toBe(before + 2);
     expect(t.logs.join("\n")).not.toContain(key);
+  });
+
+  it("step 3: a token the generator made earlier reaches no real-money provider: initialize and pay are refused, nothing is charged", async () => {
+    const before = fake.requests.length;
+    // Its checkout was initialized in demo mode; paying it now that the gateway is real is refused before the gateway is called.
+    const pay = await post(t, "/api/providers/vault_gateway_a/process-payment", { orderId: generated.orderId, amount: 1, currency: "USD", ...card() });
+    expect(pay.statusCode, pay.body).toBe(400);
+    expect(json(pay).code).toBe("PROVIDER_NOT_ALLOWED");
+    const again = await post(t, "/api/checkout/initialize", { token: generated.token, provider: "vault_gateway_a" });
+    expect(again.statusCode, again.body).toBe(400);
+    expect(json(again).code).toBe("PROVIDER_NOT_ALLOWED");
+    expect(fake.requests.length).toBe(before);
   });
 
   it("step 3: the public token generator is 404 once the default brand has real credentials", async () => {

@@ -1,7 +1,7 @@
 import type { CompleteResponse, InitializeResponse } from "../shared/api-types";
 import { api, ApiError } from "../shared/api";
 import type { CheckoutClaims } from "../shared/jwt";
-import { PAYMENT_PROVIDERS, PROVIDER_MANIFEST } from "../../../src/providers/manifest";
+import { PAYMENT_PROVIDERS, PROVIDER_MANIFEST } from "../shared/providers";
 import { safeNavigationTarget } from "../shared/navigation";
 
 export interface CustomerForm {
