@@ -1,6 +1,6 @@
 import { createDemoCrm } from "../demo/crm.js";
 import type { DemoLedger } from "../demo/ledger.js";
-import { createDemoOrderGateway, type OrderCharge } from "../demo/order-gateway.js";
+import { createDemoOrderGateway, paymentContractOf, type OrderCharge } from "../demo/order-gateway.js";
 import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
 
 export const PROVIDER = "cart_gateway";
@@ -23,11 +23,7 @@ export interface CartGatewayAdapter extends PaymentProvider {
 export function createDemoCartGateway(ledger: DemoLedger) {
   const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "cartOrderId");
   return {
-    id: PROVIDER,
-    demo: true,
-    initialize: gateway.initialize,
-    findPayment: gateway.findPayment,
-    chargeSaved: gateway.chargeSaved,
+    ...paymentContractOf(gateway, PROVIDER),
 
     async createCart({ orderId, currency, ...rest }, call) {
       const amountCents = rest.lineItems.reduce((sum, item) => sum + item.price * item.quantity, 0);

@@ -107,3 +107,8 @@ async function recordHostedPayment(ledger: DemoLedger, call: ProviderCall, provi
   });
   return { status: "succeeded", transactionId, paymentMethodToken: order.id, providerOrderId: order.id };
 }
+
+/** The PaymentProvider members an order-gateway demo shares with the others (id, demo, initialize, lookups). */
+export function paymentContractOf<P extends PaymentProviderType>(gateway: ReturnType<typeof createDemoOrderGateway>, id: P) {
+  return { id, demo: true as const, initialize: gateway.initialize, findPayment: gateway.findPayment, chargeSaved: gateway.chargeSaved };
+}

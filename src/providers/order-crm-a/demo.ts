@@ -1,6 +1,6 @@
 import { createDemoCrm } from "../demo/crm.js";
 import type { DemoLedger } from "../demo/ledger.js";
-import { createDemoOrderGateway, type OrderCharge, type OrderConfirmation } from "../demo/order-gateway.js";
+import { createDemoOrderGateway, paymentContractOf, type OrderCharge, type OrderConfirmation } from "../demo/order-gateway.js";
 import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
 
 export const PROVIDER = "order_crm_a";
@@ -33,11 +33,7 @@ export interface OrderCrmAAdapter extends PaymentProvider {
 export function createDemoOrderCrmA(ledger: DemoLedger) {
   const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "crmAOrderId");
   return {
-    id: PROVIDER,
-    demo: true,
-    initialize: gateway.initialize,
-    findPayment: gateway.findPayment,
-    chargeSaved: gateway.chargeSaved,
+    ...paymentContractOf(gateway, PROVIDER),
 
     async createOrder({ orderId, totalCents, currency, ...rest }, call) {
       const order = await gateway.createOrder(call, { orderId, amountCents: totalCents, currency, data: rest });

@@ -1,7 +1,7 @@
 import { conflict } from "../../lib/errors.js";
 import { createDemoCrm } from "../demo/crm.js";
 import type { DemoLedger } from "../demo/ledger.js";
-import { createDemoOrderGateway, type OrderCharge } from "../demo/order-gateway.js";
+import { createDemoOrderGateway, paymentContractOf, type OrderCharge } from "../demo/order-gateway.js";
 import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
 
 export const PROVIDER = "order_crm_b";
@@ -27,11 +27,7 @@ export interface OrderCrmBAdapter extends PaymentProvider {
 export function createDemoOrderCrmB(ledger: DemoLedger) {
   const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "orderId");
   return {
-    id: PROVIDER,
-    demo: true,
-    initialize: gateway.initialize,
-    findPayment: gateway.findPayment,
-    chargeSaved: gateway.chargeSaved,
+    ...paymentContractOf(gateway, PROVIDER),
 
     async processPayment({ card, ...input }, call) {
       // One CRM order per orderId: a paid one is not charged again.
