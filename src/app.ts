@@ -121,7 +121,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   // Before rate limiting: a valid session gets the authenticated limit (hooks run in registration order).
   registerSessionResolution(app, deps);
   registerRateLimit(app, { store: options.rateLimitStore, clock: deps.clock, anonymous: deps.config.rateLimit.anonymous, authenticated: deps.config.rateLimit.authenticated });
-  registerIdempotency(app, { db: deps.database.db, clock: deps.clock });
+  registerIdempotency(app, { db: deps.database.db, clock: deps.clock, hashKey: deps.config.encryptionKey });
 
   // Before the routes: identity routes trigger the mail job, webhook routes use the worker.
   const jobs = new JobRunner(deps);

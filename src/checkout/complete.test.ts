@@ -331,7 +331,8 @@ describe("complete: idempotency by orderId", () => {
   it("answers 409 IDEMPOTENCY_CONFLICT for another transaction or amount, changing nothing", async () => {
     const paid = await paidCheckout();
     const first = json(await complete(completeBody(paid)));
-    const pay2 = json(await post(t, "/api/providers/vault_gateway_b/process-payment", { orderId: paid.orderId, amount: paid.amount, currency: "USD", ...CARD }));
+    // Another real charge of the same amount, made for another order (the paid order itself cannot be charged twice).
+    const pay2 = json(await post(t, "/api/providers/vault_gateway_b/process-payment", { orderId: `${paid.orderId}-2`, amount: paid.amount, currency: "USD", ...CARD }));
     for (const body of [completeBody(paid, { transactionId: pay2.transactionId }), completeBody(paid, { amount: paid.amount + 1 })]) {
       const res = await complete(body);
       expect(res.statusCode).toBe(409);

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Db } from "../db/client.js";
 import type { Clock } from "../lib/clock.js";
-import { sha256 } from "../lib/crypto.js";
+import { canonicalJson } from "../lib/canonical-json.js";
+import { keyedHash } from "../lib/crypto.js";
 import { clearStaleKey, completeKey, deleteKey, findKey, reserveKey } from "./idempotency-store.js";
 
 const KEEP_MS = 24 * 60 * 60 * 1000;
@@ -19,18 +20,6 @@ declare module "fastify" {
   }
 }
 
-/** JSON with sorted keys, so the same body sent with members in another order is the same request. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value && typeof value === "object") {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
 function errorReply(reply: FastifyReply, status: number, error: string, code: string) {
   return reply.code(status).send({ error, code });
 }
@@ -41,7 +30,7 @@ function errorReply(reply: FastifyReply, status: number, error: string, code: st
  * is 409. The reservation is a row inserted with ON CONFLICT, so concurrent repeats across
  * processes see exactly one winner. A 5xx is not kept, so the client can retry it.
  */
-export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock }): void {
+export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock; hashKey: Buffer }): void {
   app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
     if (!request.routeOptions.config.idempotent) return;
     const key = request.headers["idempotency-key"];
@@ -51,7 +40,8 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     }
     const caller = request.rateLimitSubject?.authenticated ? `s:${request.rateLimitSubject.key}` : `a:${request.ip}`;
     const scope = `${caller} ${request.method} ${request.routeOptions.url}`;
-    const requestHash = sha256(canonical(request.body ?? null));
+    // Keyed: a body holds card numbers, and a plain hash of a card number can be reversed by trying them all.
+    const requestHash = keyedHash(canonicalJson(request.body ?? null), deps.hashKey);
     const now = deps.clock.now();
 
     // Clear an expired or abandoned reservation for this key, then try to reserve it.

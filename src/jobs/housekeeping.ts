@@ -2,6 +2,7 @@ import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
 import { purgeExpiredIdempotencyKeys } from "../http/idempotency-store.js";
 import { pruneSentMail } from "../identity/mail-store.js";
+import { forgetOldChargeReplies } from "../payments/store.js";
 import { pruneDeliveredDeliveries, pruneDispatchedEvents } from "../webhooks/store.js";
 import type { Job, JobContext } from "./runner.js";
 import { tryTransactionLock } from "./store.js";
@@ -26,6 +27,8 @@ const PRUNES: Prune[] = [
   { table: "webhook_deliveries", keepMs: (days) => days * DAY_MS, run: pruneDeliveredDeliveries },
   { table: "outbox_events", keepMs: (days) => days * DAY_MS, run: pruneDispatchedEvents },
   { table: "mail_outbox", keepMs: (days) => days * DAY_MS, run: pruneSentMail },
+  // A paid order's first answer is replayed for 24 hours, like an Idempotency-Key's; the claim itself stays.
+  { table: "order_charges", keepMs: () => DAY_MS, run: forgetOldChargeReplies },
 ];
 
 /**

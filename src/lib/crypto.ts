@@ -1,8 +1,13 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** SHA-256 hex digest: how tokens and session ids are stored (never the raw value). */
 export function sha256(value: string): string {
   return createHash("sha256").update(value).digest("hex");
+}
+
+/** HMAC-SHA-256 hex: a fingerprint of a value that may hold card data, not reversible without the key. */
+export function keyedHash(value: string, key: Buffer): string {
+  return createHmac("sha256", key).update(value).digest("hex");
 }
 
 export function safeEqual(a: string, b: string): boolean {

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { hotStatement, runHot } from "../db/hot.js";
-import { checkouts, DEFAULT_BRAND_ID, paymentDeclines } from "../db/schema/index.js";
+import { checkouts, DEFAULT_BRAND_ID, orderCharges, paymentDeclines } from "../db/schema/index.js";
 import type { PaymentProviderType } from "../providers/types.js";
 
 /** Whose payment this is: the checkout found for the orderId, else the default brand (CONTRACT §27). */
@@ -14,6 +14,8 @@ export interface OrderContext {
   currency: string | null;
   /** The checkout came from the public token generator: demo-mode providers only (CONTRACT §35). */
   demoOnly: boolean;
+  /** The checkout is completed: the order is paid (CONTRACT §37). */
+  completed: boolean;
 }
 
 /** The newest checkout for an orderId (the same orderId may exist in two brands; the latest wins). */
@@ -27,12 +29,13 @@ export async function orderContextOf(db: Db, where: { orderId: string } | { prov
       amountCents: checkouts.amountCents,
       currency: checkouts.currency,
       demoOnly: sql<boolean>`coalesce((${checkouts.claims}->>'demoOnly')::boolean, false)`,
+      completed: sql<boolean>`${checkouts.status} = 'completed'`,
     })
     .from(checkouts)
     .where(condition)
     .orderBy(desc(checkouts.createdAt))
     .limit(1);
-  return checkout ?? { brandId: DEFAULT_BRAND_ID, checkoutId: null, webhookUrl: null, amountCents: null, currency: null, demoOnly: false };
+  return checkout ?? { brandId: DEFAULT_BRAND_ID, checkoutId: null, webhookUrl: null, amountCents: null, currency: null, demoOnly: false, completed: false };
 }
 
 /** Declines within the window for the order and for the client address. */
@@ -55,4 +58,55 @@ export async function countDeclines(db: Db, orderId: string, clientAddress: stri
 
 export async function insertDecline(tx: Db, decline: typeof paymentDeclines.$inferInsert): Promise<void> {
   await tx.insert(paymentDeclines).values(decline);
+}
+
+export type OrderChargeRow = typeof orderCharges.$inferSelect;
+export type OrderChargeKey = Pick<OrderChargeRow, "brandId" | "orderId">;
+type Claim = OrderChargeKey & Pick<OrderChargeRow, "provider" | "requestHash" | "providerKey" | "createdAt">;
+
+const whereCharge = ({ brandId, orderId }: OrderChargeKey) => and(eq(orderCharges.brandId, brandId), eq(orderCharges.orderId, orderId));
+const whereHeld = (id: OrderChargeKey, providerKey: string) => and(whereCharge(id), eq(orderCharges.providerKey, providerKey), eq(orderCharges.state, "charging"));
+
+/** Inserts a `charging` claim; false when the order already has one (ON CONFLICT: one winner across processes). */
+export async function claimOrderCharge(db: Db, claim: Claim): Promise<boolean> {
+  const rows = await db.insert(orderCharges).values({ ...claim, state: "charging" }).onConflictDoNothing().returning({ orderId: orderCharges.orderId });
+  return rows.length === 1;
+}
+
+export async function findOrderCharge(db: Db, id: OrderChargeKey): Promise<OrderChargeRow | undefined> {
+  const [row] = await db.select().from(orderCharges).where(whereCharge(id));
+  return row;
+}
+
+/** Takes over an abandoned claim, if it is still the one read (created at `seenAt`): one winner. */
+export async function takeOverOrderCharge(db: Db, claim: Claim, seenAt: Date): Promise<boolean> {
+  const rows = await db
+    .update(orderCharges)
+    .set({ provider: claim.provider, requestHash: claim.requestHash, providerKey: claim.providerKey, createdAt: claim.createdAt })
+    .where(and(whereCharge(claim), eq(orderCharges.state, "charging"), eq(orderCharges.createdAt, seenAt)))
+    .returning({ orderId: orderCharges.orderId });
+  return rows.length === 1;
+}
+
+export async function markOrderChargePaid(db: Db, id: OrderChargeKey, providerKey: string, reply: Record<string, unknown>, paidAt: Date): Promise<void> {
+  await db.update(orderCharges).set({ state: "paid", reply, paidAt }).where(whereHeld(id, providerKey));
+}
+
+/** Ends a claim without a charge: `delete` (nothing was charged) or `abandon` (unknown: the next attempt takes it over at once). */
+export async function releaseOrderCharge(db: Db, id: OrderChargeKey, providerKey: string, how: "delete" | "abandon"): Promise<void> {
+  if (how === "delete") await db.delete(orderCharges).where(whereHeld(id, providerKey));
+  else await db.update(orderCharges).set({ createdAt: new Date(0) }).where(whereHeld(id, providerKey));
+}
+
+/** Housekeeping: forgets up to `limit` stored answers of charges paid before `before`; the claim stays (the order is paid). */
+export async function forgetOldChargeReplies(tx: Db, before: number, limit: number): Promise<number> {
+  const result = await tx.execute(sql`
+    with gone as (
+      update order_charges c set reply = null
+      from (select brand_id, order_id from order_charges where reply is not null and paid_at < ${new Date(before)} limit ${limit}) old
+      where c.brand_id = old.brand_id and c.order_id = old.order_id
+      returning 1
+    )
+    select count(*)::int as forgotten from gone`);
+  return (result as unknown as { rows: { forgotten: number }[] }).rows[0]?.forgotten ?? 0;
 }

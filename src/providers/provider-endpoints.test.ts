@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../../test/support/app.js";
 import { address, AMOUNT, card, customer, post } from "../../test/support/provider-payments.js";
 import { demoProviderRecords } from "../db/schema/index.js";
+import { DEMO_UNIT_PRICE_CENTS } from "./hosted-store/demo.js";
+import { orderClaims, signToken } from "../../test/support/checkout.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -24,6 +26,14 @@ function expectOk(response: LightMyRequestResponse, members: string[]): Record<s
   expect(Object.keys(body).sort()).toEqual([...members].sort());
   expect(body.success).toBe(true);
   return body;
+}
+
+/** A checkout initialized with a token of these claims, as a merchant's customer opens it. */
+async function initializedCheckout(claims: Record<string, unknown>): Promise<{ orderId: string }> {
+  const order = orderClaims(claims);
+  const initialized = await post(t, "/api/checkout/initialize", { token: await signToken(t, order), provider: "hosted_store" });
+  expect(initialized.statusCode, initialized.body).toBe(200);
+  return { orderId: order.orderId as string };
 }
 
 const ledgerRow = async (id: string) => (await t.deps.database.db.select().from(demoProviderRecords).where(eq(demoProviderRecords.id, id)))[0];
@@ -46,22 +56,32 @@ describe("intent_gateway", () => {
     expect(row!.paymentMethodToken).toMatch(new RegExp(`^${confirmed.paymentMethodId}\\|cus_demo_${ID}$`));
   });
 
-  it("confirm without a card reads the status and never charges twice", async () => {
-    const created = (await post(t, "/api/providers/intent_gateway/create-intent", { amount: AMOUNT, currency: "USD", orderId: "ig-2", ...card() })).json();
-    const first = expectOk(await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: created.paymentIntentId }), ["success", "status", "paymentIntentId", "orderId", "paymentMethodId"]);
-    expect(first.status).toBe("succeeded");
-    const again = (await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: created.paymentIntentId, ...card("4000000000000002") })).json();
-    expect(again).toMatchObject({ status: "succeeded", paymentMethodId: first.paymentMethodId });
-  });
-
-  it("confirm refuses an intent without a card, and an unknown intent", async () => {
+  it("confirm with SPEC's body { paymentIntentId } charges an intent without a card as the default test card (demo)", async () => {
     const created = (await post(t, "/api/providers/intent_gateway/create-intent", { amount: AMOUNT, currency: "USD", orderId: "ig-3" })).json();
-    const bare = await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: created.paymentIntentId });
-    expect(bare.statusCode).toBe(400);
-    expect(bare.json()).toMatchObject({ code: "VALIDATION_ERROR", details: "cardNumber" });
+    const confirmed = expectOk(await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: created.paymentIntentId }), ["success", "status", "paymentIntentId", "orderId", "paymentMethodId"]);
+    expect(confirmed).toMatchObject({ status: "succeeded", orderId: "ig-3" });
+    expect(await ledgerRow(created.paymentIntentId)).toMatchObject({ status: "succeeded", amountCents: AMOUNT, cardLast4: "4242" });
     const unknown = await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: "pi_demo_unknown", ...card() });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.headers["cache-control"]).toBe("no-store");
+  });
+
+  it("a card given at create keeps its test-card behaviour when confirmed without one; a paid intent is read, never charged again", async () => {
+    const paid = (await post(t, "/api/providers/intent_gateway/create-intent", { amount: AMOUNT, currency: "USD", orderId: "ig-2", ...card() })).json();
+    const read = expectOk(await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: paid.paymentIntentId }), ["success", "status", "paymentIntentId", "orderId", "paymentMethodId"]);
+    expect(read.status).toBe("succeeded");
+    const again = await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: paid.paymentIntentId, ...card("5555555555554444") });
+    expect(again.json()).toEqual({ error: "Order already paid", code: "ALREADY_PAID" });
+
+    const threeDs = (await post(t, "/api/providers/intent_gateway/create-intent", { amount: AMOUNT, currency: "USD", orderId: "ig-2b", ...card("4000000000003220") })).json();
+    expect((await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: threeDs.paymentIntentId })).json().status).toBe("requires_action");
+    expect((await ledgerRow(threeDs.paymentIntentId))!.status).toBe("requires_action");
+
+    const declined = await post(t, "/api/providers/intent_gateway/create-intent", { amount: AMOUNT, currency: "USD", orderId: "ig-2c", ...card("4000000000000002") }, { remoteAddress: "10.2.0.9" });
+    expect(declined.statusCode).toBe(402);
+    const declinedId = (await t.deps.database.db.select().from(demoProviderRecords).where(eq(demoProviderRecords.orderId, "ig-2c")))[0]!.id;
+    const readDeclined = await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: declinedId }, { remoteAddress: "10.2.0.9" });
+    expect(readDeclined.json()).toMatchObject({ code: "PAYMENT_FAILED", details: "card_declined" });
   });
 
   it("a declined intent reads as 402 again without counting a second decline, and can be retried with another card", async () => {
@@ -140,7 +160,7 @@ describe("order_crm_a", () => {
     expect(confirmed).toMatchObject({ crmAOrderId: order.crmAOrderId, orderId: "crma-1", status: "confirmed", demo: true });
   });
 
-  it("refuses another order's CRM order (404), a second payment (409) and confirming an unpaid order (409)", async () => {
+  it("refuses another order's CRM order (404), a second payment with another card (409) and confirming an unpaid order (409)", async () => {
     const order = (await createOrder("crma-2")).json();
     const foreign = await post(t, "/api/providers/order_crm_a/process-payment", { crmAOrderId: order.crmAOrderId, orderId: "crma-other", ...card() });
     expect(foreign.statusCode).toBe(404);
@@ -150,9 +170,9 @@ describe("order_crm_a", () => {
     expect(unpaid.statusCode).toBe(409);
 
     expect((await post(t, "/api/providers/order_crm_a/process-payment", { crmAOrderId: order.crmAOrderId, orderId: "crma-2", ...card() })).statusCode).toBe(200);
-    const twice = await post(t, "/api/providers/order_crm_a/process-payment", { crmAOrderId: order.crmAOrderId, orderId: "crma-2", ...card() });
+    const twice = await post(t, "/api/providers/order_crm_a/process-payment", { crmAOrderId: order.crmAOrderId, orderId: "crma-2", ...card("5555555555554444") });
     expect(twice.statusCode).toBe(409);
-    expect(twice.json()).toMatchObject({ error: "Order already paid", code: "CONFLICT" });
+    expect(twice.json()).toEqual({ error: "Order already paid", code: "ALREADY_PAID" });
   });
 });
 
@@ -170,13 +190,14 @@ describe("order_crm_b", () => {
 });
 
 describe("concurrent payments of one order", () => {
-  it("charge once: one 200, one 409 Order already paid", async () => {
+  it("identical concurrent payments charge once and all answer the first charge", async () => {
     const order = (
       await post(t, "/api/providers/order_crm_a/create-order", { orderId: "race-1", customer, shippingAddress: address, billingAddress: address, lineItems, total: AMOUNT, currency: "USD" })
     ).json();
     const pay = () => post(t, "/api/providers/order_crm_a/process-payment", { crmAOrderId: order.crmAOrderId, orderId: "race-1", ...card() });
     const answers = await Promise.all([pay(), pay(), pay()]);
-    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409, 409]);
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200]);
+    expect(new Set(answers.map((a) => a.json().transactionId)).size).toBe(1);
     const charges = await t.deps.database.db.select().from(demoProviderRecords).where(and(eq(demoProviderRecords.orderId, "race-1"), eq(demoProviderRecords.kind, "charge")));
     expect(charges).toHaveLength(1);
   });
@@ -184,8 +205,21 @@ describe("concurrent payments of one order", () => {
   it("order_crm_b does not charge a paid orderId again", async () => {
     const body = { orderId: "race-2", campaignId: "c1", customer, billingAddress: address, lineItems, ...card() };
     expect((await post(t, "/api/providers/order_crm_b/process-payment", body)).statusCode).toBe(200);
-    const again = await post(t, "/api/providers/order_crm_b/process-payment", body);
+    const again = await post(t, "/api/providers/order_crm_b/process-payment", { ...body, campaignId: "c2" });
     expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual({ error: "Order already paid", code: "ALREADY_PAID" });
+  });
+
+  it("hosted_store complete-checkout: concurrent completions charge once; another draft of the paid order is refused", async () => {
+    const draft = (await post(t, "/api/providers/hosted_store/create-checkout", { orderId: "race-3", lineItems: [{ variantId: "v1", quantity: 1 }], customer: { email: customer.email } })).json();
+    const complete = () => post(t, "/api/providers/hosted_store/complete-checkout", { storeOrderId: draft.storeOrderId, orderId: "race-3" });
+    const answers = await Promise.all([complete(), complete(), complete()]);
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200]);
+    const other = (await post(t, "/api/providers/hosted_store/create-checkout", { orderId: "race-3", lineItems: [{ variantId: "v2", quantity: 1 }], customer: { email: customer.email } })).json();
+    const second = await post(t, "/api/providers/hosted_store/complete-checkout", { storeOrderId: other.storeOrderId, orderId: "race-3" });
+    expect(second.json()).toEqual({ error: "Order already paid", code: "ALREADY_PAID" });
+    const charges = await t.deps.database.db.select().from(demoProviderRecords).where(and(eq(demoProviderRecords.orderId, "race-3"), eq(demoProviderRecords.status, "paid")));
+    expect(charges).toHaveLength(1);
   });
 });
 
@@ -214,11 +248,26 @@ describe("hosted_store", () => {
     expect(confirmed).toMatchObject({ status: "confirmed", storeOrderId: draft.storeOrderId });
   });
 
-  it("create-checkout needs an amount when no checkout exists for the orderId; customer.email is required", async () => {
-    const noAmount = await post(t, "/api/providers/hosted_store/create-checkout", { orderId: "hs-2", lineItems: [{ variantId: "v1", quantity: 1 }], customer: { email: customer.email } });
-    expect(noAmount.statusCode).toBe(400);
-    expect(noAmount.json()).toMatchObject({ code: "VALIDATION_ERROR", details: "amount" });
-    const noEmail = await post(t, "/api/providers/hosted_store/create-checkout", { orderId: "hs-2", lineItems: [{ variantId: "v1", quantity: 1 }], customer: {}, amount: AMOUNT });
+  it("create-checkout with SPEC's body prices the draft: the checkout's amount, else the line items' prices, else the demo catalogue", async () => {
+    const spec = { lineItems: [{ variantId: "v1", quantity: 3 }], customer: { email: customer.email } };
+    const catalogue = expectOk(await post(t, "/api/providers/hosted_store/create-checkout", { orderId: "hs-2", ...spec }), ["success", "checkoutUrl", "storeOrderId", "demo"]);
+    expect(await ledgerRow(catalogue.storeOrderId)).toMatchObject({ amountCents: 3 * DEMO_UNIT_PRICE_CENTS, currency: "USD" });
+
+    const priced = (await post(t, "/api/providers/hosted_store/create-checkout", { orderId: "hs-3", ...spec, lineItems: [{ variantId: "v1", quantity: 2, price: 1250 }, { variantId: "v2", quantity: 1 }] })).json();
+    expect(await ledgerRow(priced.storeOrderId)).toMatchObject({ amountCents: 2 * 1250 + DEMO_UNIT_PRICE_CENTS });
+
+    const { orderId } = await initializedCheckout({ amount: 4321, currency: "EUR" });
+    const fromCheckout = (await post(t, "/api/providers/hosted_store/create-checkout", { orderId, ...spec })).json();
+    expect(await ledgerRow(fromCheckout.storeOrderId)).toMatchObject({ amountCents: 4321, currency: "EUR" });
+  });
+
+  it("create-checkout refuses a total outside the amount limits and a customer without email", async () => {
+    const free = await post(t, "/api/providers/hosted_store/create-checkout", { orderId: "hs-4", lineItems: [{ variantId: "v1", quantity: 1, price: 0 }], customer: { email: customer.email } });
+    expect(free.statusCode).toBe(400);
+    expect(free.json()).toMatchObject({ code: "VALIDATION_ERROR", details: "lineItems" });
+    const huge = await post(t, "/api/providers/hosted_store/create-checkout", { orderId: "hs-4", lineItems: [{ variantId: "v1", quantity: 10_000, price: 100_000_000_00 }], customer: { email: customer.email } });
+    expect(huge.json()).toMatchObject({ code: "VALIDATION_ERROR", details: "lineItems" });
+    const noEmail = await post(t, "/api/providers/hosted_store/create-checkout", { orderId: "hs-4", lineItems: [{ variantId: "v1", quantity: 1 }], customer: {}, amount: AMOUNT });
     expect(noEmail.json()).toMatchObject({ code: "VALIDATION_ERROR", details: "customer.email" });
   });
 });

@@ -9,7 +9,8 @@ const text = (maxLength = 255) => Type.String({ minLength: 1, maxLength });
 
 export const OrderId = text();
 /** Integer cents; a payment of nothing is not a payment. */
-export const AmountCents = Type.Integer({ minimum: 1, maximum: 100_000_000_00 });
+export const MAX_AMOUNT_CENTS = 100_000_000_00;
+export const AmountCents = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS });
 /** ISO 4217; upper-cased by the verbs. */
 export const Currency = Type.String({ pattern: "^[A-Za-z]{3}$" });
 
@@ -41,7 +42,8 @@ export const ProductLineItems = Type.Array(Type.Object({ productId: text(), quan
 /** cart_gateway. */
 export const CartLineItems = Type.Array(Type.Object({ itemId: text(), quantity, price }), itemBounds);
 /** hosted_store. */
-export const VariantLineItems = Type.Array(Type.Object({ variantId: text(), quantity }), itemBounds);
+// `price` is not in SPEC's body: the store prices variants itself; the demo store may be told a price (docs/providers.md).
+export const VariantLineItems = Type.Array(Type.Object({ variantId: text(), quantity, price: Type.Optional(price) }), itemBounds);
 
 /** Card fields are strings (SPEC); their content is checked by assertCardAcceptable, with field names. */
 export const CardFields = {

@@ -161,8 +161,12 @@ describe.skipIf(NO_CHROMIUM)("checkout and upsell pages in Chromium", () => {
     }
   });
 
-  it("a declined card shows the API's message and keeps what was typed", async () => {
+  it("a declined card shows the API's message and keeps what was typed; another card then pays, each attempt with its own Idempotency-Key", async () => {
     const page = await stack.browser.newPage();
+    const attemptKeys: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/api/providers/")) attemptKeys.push(request.headers()["idempotency-key"] ?? "");
+    });
     try {
       await page.goto(`${stack.base}/checkout/${await checkoutToken(claims(`e2e-decline-${Date.now()}`))}`);
       await page.getByLabel("Phone (optional)").fill("+44 20 7946 0000");
@@ -177,6 +181,14 @@ describe.skipIf(NO_CHROMIUM)("checkout and upsell pages in Chromium", () => {
       expect(await page.getByLabel("Card number").inputValue()).toBe("4000 0000 0000 0002");
       expect(await page.getByRole("button", { name: /^Pay / }).isEnabled()).toBe(true);
       await screenshot(page, "checkout-declined");
+
+      // CONTRACT §37: after a decline a new attempt is allowed; CONTRACT §17: each attempt sends its own key.
+      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+      await page.getByRole("button", { name: /^Pay / }).click();
+      await page.waitForURL(/\/upsell\//);
+      expect(attemptKeys).toHaveLength(2);
+      expect(attemptKeys.every((key) => key.length > 0)).toBe(true);
+      expect(attemptKeys[0]).not.toBe(attemptKeys[1]);
     } finally {
       await page.close();
     }

@@ -30,65 +30,43 @@ export interface CardEndpoint {
   name: string;
   provider: PaymentProviderType;
   url: string;
-  /** Arranges what the endpoint needs (a CRM order, a cart, an intent), then pays with the card fields. */
+  /** Arranges what the endpoint needs (a CRM order, a cart, an intent) and gives the body that pays with the card fields. */
+  arrange(t: TestApp, orderId: string, options?: InjectOptions): Promise<(cardFields: Partial<CardFields>) => Record<string, unknown>>;
+  /** arrange, then pay with the card fields. */
   pay(t: TestApp, orderId: string, cardFields: Partial<CardFields>, options?: InjectOptions): Promise<LightMyRequestResponse>;
 }
 
 const lineItems = [{ productId: "p1", quantity: 2, price: AMOUNT / 2 }];
 
+function cardEndpoint(name: string, provider: PaymentProviderType, verb: string, arrange: CardEndpoint["arrange"]): CardEndpoint {
+  const url = `/api/providers/${provider}/${verb}`;
+  return {
+    name,
+    provider,
+    url,
+    arrange,
+    pay: async (t, orderId, c, o) => post(t, url, (await arrange(t, orderId, o))(c), o),
+  };
+}
+
 /** Every endpoint of SPEC.md that takes card fields (intent_gateway: demo mode, CONTRACT §33). */
 export const CARD_ENDPOINTS: CardEndpoint[] = [
-  {
-    name: "intent_gateway create-intent",
-    provider: "intent_gateway",
-    url: "/api/providers/intent_gateway/create-intent",
-    pay: (t, orderId, c, o) => post(t, "/api/providers/intent_gateway/create-intent", { orderId, amount: AMOUNT, currency: "USD", ...c }, o),
-  },
-  {
-    name: "intent_gateway confirm",
-    provider: "intent_gateway",
-    url: "/api/providers/intent_gateway/confirm",
-    pay: async (t, orderId, c, o) => {
-      const intent = await post(t, "/api/providers/intent_gateway/create-intent", { orderId, amount: AMOUNT, currency: "USD" }, o);
-      return post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: intent.json().paymentIntentId, ...c }, o);
-    },
-  },
-  {
-    name: "vault_gateway_a process-payment",
-    provider: "vault_gateway_a",
-    url: "/api/providers/vault_gateway_a/process-payment",
-    pay: (t, orderId, c, o) => post(t, "/api/providers/vault_gateway_a/process-payment", { orderId, amount: AMOUNT, currency: "USD", ...c }, o),
-  },
-  {
-    name: "order_crm_a process-payment",
-    provider: "order_crm_a",
-    url: "/api/providers/order_crm_a/process-payment",
-    pay: async (t, orderId, c, o) => {
-      const order = await post(t, "/api/providers/order_crm_a/create-order", { orderId, customer, shippingAddress: address, billingAddress: address, lineItems, total: AMOUNT, currency: "USD" }, o);
-      return post(t, "/api/providers/order_crm_a/process-payment", { crmAOrderId: order.json().crmAOrderId, orderId, ...c }, o);
-    },
-  },
-  {
-    name: "order_crm_b process-payment",
-    provider: "order_crm_b",
-    url: "/api/providers/order_crm_b/process-payment",
-    pay: (t, orderId, c, o) => post(t, "/api/providers/order_crm_b/process-payment", { orderId, campaignId: "camp-1", customer, billingAddress: address, lineItems, ...c }, o),
-  },
-  {
-    name: "cart_gateway process-payment",
-    provider: "cart_gateway",
-    url: "/api/providers/cart_gateway/process-payment",
-    pay: async (t, orderId, c, o) => {
-      const cart = await post(t, "/api/providers/cart_gateway/create-cart", { orderId, customer, shippingAddress: address, lineItems: [{ itemId: "i1", quantity: 1, price: AMOUNT }] }, o);
-      return post(t, "/api/providers/cart_gateway/process-payment", { cartOrderId: cart.json().cartOrderId, orderId, ...c }, o);
-    },
-  },
-  {
-    name: "vault_gateway_b process-payment",
-    provider: "vault_gateway_b",
-    url: "/api/providers/vault_gateway_b/process-payment",
-    pay: (t, orderId, c, o) => post(t, "/api/providers/vault_gateway_b/process-payment", { orderId, amount: AMOUNT, ...c }, o),
-  },
+  cardEndpoint("intent_gateway create-intent", "intent_gateway", "create-intent", async (_t, orderId) => (c) => ({ orderId, amount: AMOUNT, currency: "USD", ...c })),
+  cardEndpoint("intent_gateway confirm", "intent_gateway", "confirm", async (t, orderId, o) => {
+    const intent = await post(t, "/api/providers/intent_gateway/create-intent", { orderId, amount: AMOUNT, currency: "USD" }, o);
+    return (c) => ({ paymentIntentId: intent.json().paymentIntentId, ...c });
+  }),
+  cardEndpoint("vault_gateway_a process-payment", "vault_gateway_a", "process-payment", async (_t, orderId) => (c) => ({ orderId, amount: AMOUNT, currency: "USD", ...c })),
+  cardEndpoint("order_crm_a process-payment", "order_crm_a", "process-payment", async (t, orderId, o) => {
+    const order = await post(t, "/api/providers/order_crm_a/create-order", { orderId, customer, shippingAddress: address, billingAddress: address, lineItems, total: AMOUNT, currency: "USD" }, o);
+    return (c) => ({ crmAOrderId: order.json().crmAOrderId, orderId, ...c });
+  }),
+  cardEndpoint("order_crm_b process-payment", "order_crm_b", "process-payment", async (_t, orderId) => (c) => ({ orderId, campaignId: "camp-1", customer, billingAddress: address, lineItems, ...c })),
+  cardEndpoint("cart_gateway process-payment", "cart_gateway", "process-payment", async (t, orderId, o) => {
+    const cart = await post(t, "/api/providers/cart_gateway/create-cart", { orderId, customer, shippingAddress: address, lineItems: [{ itemId: "i1", quantity: 1, price: AMOUNT }] }, o);
+    return (c) => ({ cartOrderId: cart.json().cartOrderId, orderId, ...c });
+  }),
+  cardEndpoint("vault_gateway_b process-payment", "vault_gateway_b", "process-payment", async (_t, orderId) => (c) => ({ orderId, amount: AMOUNT, ...c })),
 ];
 
 export interface Paid {

@@ -1,4 +1,5 @@
-import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { index, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 
 /**
@@ -42,4 +43,27 @@ export const paymentDeclines = pgTable(
     createdAt: at("created_at").notNull(),
   },
   (t) => [index("payment_declines_order_idx").on(t.orderId, t.createdAt), index("payment_declines_address_idx").on(t.clientAddress, t.createdAt)],
+);
+
+/**
+ * One successful charge per (brand, orderId) on the card-taking provider endpoints (CONTRACT §37).
+ * A `charging` row is held while the provider is called (taken over after a minute when its request
+ * died); `paid` keeps the first answer, replayed to an identical repeat for 24 hours. A decline
+ * deletes the row, so the buyer may try again. Never card data: `request_hash` is keyed (HMAC).
+ */
+export const orderCharges = pgTable(
+  "order_charges",
+  {
+    brandId: text("brand_id").notNull(),
+    orderId: text("order_id").notNull(),
+    provider: text("provider").notNull(),
+    state: text("state").$type<"charging" | "paid">().notNull(),
+    requestHash: text("request_hash").notNull(),
+    /** Sent to the provider as its idempotency key; kept when a dead request's claim is taken over. */
+    providerKey: text("provider_key").notNull(),
+    reply: jsonb("reply").$type<Record<string, unknown>>(),
+    createdAt: at("created_at").notNull(),
+    paidAt: at("paid_at"),
+  },
+  (t) => [primaryKey({ columns: [t.brandId, t.orderId] }), index("order_charges_reply_idx").on(t.paidAt).where(sql`reply is not null`)],
 );

@@ -1,4 +1,5 @@
 import type { Ctx } from "../../ctx.js";
+import { chargeOnce } from "../charge-once.js";
 import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
 import { cardOf } from "../../providers/schemas.js";
 import { PROVIDER } from "../../providers/cart-gateway/demo.js";
@@ -12,14 +13,16 @@ export async function createCart(ctx: Ctx, body: CreateCartBody): Promise<Create
 
 /** Charges the cart's total by card. */
 export async function payCart(ctx: Ctx, body: CartPaymentBody): Promise<CartPaymentReply> {
-  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   const card = cardOf(body);
-  const charge = await attemptPayment(ctx, {
-    provider: PROVIDER,
-    orderId: body.orderId,
-    card,
-    charge: (tx) => within(tx).processPayment({ cartOrderId: body.cartOrderId, orderId: body.orderId, card }, call),
-    declineOf: declineOfCharge,
+  return chargeOnce(ctx, { provider: PROVIDER, brandId: order.brandId, orderId: body.orderId, completed: order.completed, request: body, call }, async (call) => {
+    const charge = await attemptPayment(ctx, {
+      provider: PROVIDER,
+      orderId: body.orderId,
+      card,
+      charge: (tx) => within(tx).processPayment({ cartOrderId: body.cartOrderId, orderId: body.orderId, card }, call),
+      declineOf: declineOfCharge,
+    });
+    return { success: true, transactionId: succeededCharge(charge.outcome).transactionId, cartOrderId: charge.providerOrderId, demo: adapter.demo };
   });
-  return { success: true, transactionId: succeededCharge(charge.outcome).transactionId, cartOrderId: charge.providerOrderId, demo: adapter.demo };
 }

@@ -1,14 +1,19 @@
 import type { Ctx } from "../../ctx.js";
 import { validationError } from "../../lib/errors.js";
+import { chargeOnce } from "../charge-once.js";
 import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
-import { PROVIDER } from "../../providers/hosted-store/demo.js";
+import { DEMO_UNIT_PRICE_CENTS, PROVIDER } from "../../providers/hosted-store/demo.js";
+import { MAX_AMOUNT_CENTS } from "../../providers/schemas.js";
 import type { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "../../providers/hosted-store/schemas.js";
+
+/** The line items at their given prices, or the demo catalogue's price per unit for those without one. */
+const lineItemsTotal = (items: CreateHostedCheckoutBody["lineItems"]) => items.reduce((sum, item) => sum + (item.price ?? DEMO_UNIT_PRICE_CENTS) * item.quantity, 0);
 
 /** create-checkout: a draft order for the checkout's amount and the hosted page to pay it on. */
 export async function createHostedCheckout(ctx: Ctx, body: CreateHostedCheckoutBody): Promise<CreateHostedCheckoutReply> {
   const { order, adapter, call } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
-  const amountCents = order.amountCents ?? body.amount;
-  if (amountCents === undefined) throw validationError("Invalid request: amount is required when no checkout exists for orderId", "amount");
+  const amountCents = order.amountCents ?? body.amount ?? lineItemsTotal(body.lineItems);
+  if (amountCents < 1 || amountCents > MAX_AMOUNT_CENTS) throw validationError(`Invalid request: the line items total ${amountCents} cents, outside 1 to ${MAX_AMOUNT_CENTS}`, "lineItems");
   const currency = (order.currency ?? body.currency ?? "USD").toUpperCase();
   const draft = await adapter.createCheckout({ orderId: body.orderId, lineItems: body.lineItems, customer: body.customer, amountCents, currency }, call);
   return { success: true, checkoutUrl: draft.checkoutUrl, storeOrderId: draft.storeOrderId, demo: adapter.demo };
@@ -16,15 +21,17 @@ export async function createHostedCheckout(ctx: Ctx, body: CreateHostedCheckoutB
 
 /** complete-checkout: the customer paid on the hosted page; the draft becomes a paid order. */
 export async function completeHostedCheckout(ctx: Ctx, body: StoreOrderBody): Promise<CompleteHostedCheckoutReply> {
-  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
-  const charge = await attemptPayment(ctx, {
-    provider: PROVIDER,
-    orderId: body.orderId,
-    charge: (tx) => within(tx).completeCheckout(body, call),
-    declineOf: declineOfCharge,
+  const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  return chargeOnce(ctx, { provider: PROVIDER, brandId: order.brandId, orderId: body.orderId, completed: order.completed, request: body, call }, async (call) => {
+    const charge = await attemptPayment(ctx, {
+      provider: PROVIDER,
+      orderId: body.orderId,
+      charge: (tx) => within(tx).completeCheckout(body, call),
+      declineOf: declineOfCharge,
+    });
+    const { transactionId, paymentMethodToken } = succeededCharge(charge.outcome);
+    return { success: true, storeOrderId: charge.providerOrderId, orderId: body.orderId, transactionId, paymentMethodToken, status: "paid" as const, demo: adapter.demo };
   });
-  const { transactionId, paymentMethodToken } = succeededCharge(charge.outcome);
-  return { success: true, storeOrderId: charge.providerOrderId, orderId: body.orderId, transactionId, paymentMethodToken, status: "paid", demo: adapter.demo };
 }
 
 /** confirm-order: marks a paid store order confirmed (for fulfilment); idempotent. */

@@ -1,6 +1,7 @@
 import type { Ctx } from "../../ctx.js";
 import { AppError, validationError } from "../../lib/errors.js";
 import { attemptPayment, resolvePayment } from "../attempts.js";
+import { chargeOnce } from "../charge-once.js";
 import { paymentFailed } from "../declines.js";
 import { optionalCardOf } from "../../providers/schemas.js";
 import { PROVIDER, type PaymentIntentView } from "../../providers/intent-gateway/demo.js";
@@ -11,39 +12,55 @@ const declineOfIntent = (intent: PaymentIntentView) =>
 
 /** create-intent: a payment intent for the order; with card fields (demo) it is confirmed at once. */
 export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Promise<CreateIntentReply> {
-  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   const card = optionalCardOf(body);
   const input = { orderId: body.orderId, amountCents: body.amount, currency: body.currency.toUpperCase(), customer: body.customer, metadata: body.metadata, shippingAddress: body.shippingAddress };
-  const intent = card
-    ? await attemptPayment(ctx, {
-        provider: PROVIDER,
-        orderId: body.orderId,
-        card,
-        charge: (tx) => within(tx).createIntent({ ...input, card }, call),
-        declineOf: declineOfIntent,
-      })
-    : await adapter.createIntent(input, call);
-  return { success: true, paymentIntentId: intent.paymentIntentId, clientSecret: intent.clientSecret };
+  if (!card) {
+    const intent = await adapter.createIntent(input, call);
+    return { success: true, paymentIntentId: intent.paymentIntentId, clientSecret: intent.clientSecret };
+  }
+  return chargeOnce(ctx, { provider: PROVIDER, brandId: order.brandId, orderId: body.orderId, completed: order.completed, request: body, call }, async (call, result) => {
+    const intent = await attemptPayment(ctx, {
+      provider: PROVIDER,
+      orderId: body.orderId,
+      card,
+      charge: (tx) => within(tx).createIntent({ ...input, card }, call),
+      declineOf: declineOfIntent,
+    });
+    result.charged = intent.status === "succeeded";
+    return { success: true, paymentIntentId: intent.paymentIntentId, clientSecret: intent.clientSecret };
+  });
 }
 
-/** confirm: with card fields (demo) a payment attempt; without, the intent's current status. */
-export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): Promise<ConfirmIntentReply> {
-  const { adapter, call, within } = await resolvePayment(ctx, PROVIDER, { provider: PROVIDER, providerOrderId: body.paymentIntentId });
-  const card = optionalCardOf(body);
-  const existing = await adapter.retrieveIntent(body.paymentIntentId, call);
-  if (!existing) throw new AppError("NOT_FOUND", "Payment intent not found", "paymentIntentId");
-
-  const intent = card
-    ? await attemptPayment(ctx, {
-        provider: PROVIDER,
-        orderId: existing.orderId,
-        card,
-        charge: (tx) => within(tx).confirmIntent({ paymentIntentId: body.paymentIntentId, card }, call),
-        declineOf: declineOfIntent,
-      })
-    : await adapter.confirmIntent({ paymentIntentId: body.paymentIntentId }, call);
-  // Reading a failed intent reports the earlier decline again; it is not a new attempt, so nothing is counted.
+/** The confirm answer for an intent: a failed one is the 402 of its decline; one without a card is 400. */
+function confirmReply(intent: PaymentIntentView): ConfirmIntentReply {
   if (intent.status === "failed") throw paymentFailed(intent.declineReason ?? "card_declined");
   if (intent.status === "requires_payment_method" || !intent.paymentMethodId) throw validationError("Invalid request: cardNumber is required", "cardNumber");
   return { success: true, status: intent.status, paymentIntentId: intent.paymentIntentId, orderId: intent.orderId, paymentMethodId: intent.paymentMethodId };
+}
+
+/**
+ * confirm: a payment attempt. In demo mode a card given here is charged, and an intent still waiting
+ * for a card confirms as the default test card would; live, the page confirmed with the gateway's SDK
+ * and this reads the outcome. A succeeded intent is the order's one charge (CONTRACT §37).
+ */
+export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): Promise<ConfirmIntentReply> {
+  const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { provider: PROVIDER, providerOrderId: body.paymentIntentId });
+  const card = optionalCardOf(body);
+  const existing = await adapter.retrieveIntent(body.paymentIntentId, call);
+  if (!existing) throw new AppError("NOT_FOUND", "Payment intent not found", "paymentIntentId");
+  // Without a card, an intent past its payment attempt is only read: no charge, and a decline reported again is not counted again.
+  if (!card && existing.status !== "requires_payment_method") return confirmReply(existing);
+
+  return chargeOnce(ctx, { provider: PROVIDER, brandId: order.brandId, orderId: existing.orderId, completed: order.completed, request: body, call }, async (call, result) => {
+    const intent = await attemptPayment(ctx, {
+      provider: PROVIDER,
+      orderId: existing.orderId,
+      card,
+      charge: (tx) => within(tx).confirmIntent({ paymentIntentId: body.paymentIntentId, card }, call),
+      declineOf: declineOfIntent,
+    });
+    result.charged = intent.status === "succeeded";
+    return confirmReply(intent);
+  });
 }

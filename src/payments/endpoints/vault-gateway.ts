@@ -3,6 +3,7 @@ import { validationError } from "../../lib/errors.js";
 import { assertMerchantProof } from "../../merchant-credentials/proof.js";
 import type { VaultGatewayId, VaultPaymentInput } from "../../providers/demo/vault-gateway.js";
 import { attemptPayment, resolvePayment, succeededCharge } from "../attempts.js";
+import { chargeOnce } from "../charge-once.js";
 import type { CardInput } from "../../providers/types.js";
 import type { VaultUpsellBody, VaultUpsellReply } from "../../providers/vault-gateway-a/schemas.js";
 
@@ -16,17 +17,19 @@ export interface VaultPaymentReply {
 
 /** process-payment of both vault gateways: charge the card and vault it for one-click upsells. */
 export async function processVaultPayment(ctx: Ctx, provider: VaultGatewayId, input: Omit<VaultPaymentInput, "card"> & { card: CardInput }): Promise<VaultPaymentReply> {
-  const { adapter, call, within } = await resolvePayment(ctx, provider, { orderId: input.orderId });
+  const { order, adapter, call, within } = await resolvePayment(ctx, provider, { orderId: input.orderId });
   const currency = input.currency.toUpperCase();
-  const outcome = await attemptPayment(ctx, {
-    provider,
-    orderId: input.orderId,
-    card: input.card,
-    charge: (tx) => within(tx).processPayment({ ...input, currency }, call),
-    declineOf: (o) => (o.status === "declined" ? { reason: o.reason, amountCents: input.amountCents, currency } : null),
+  return chargeOnce(ctx, { provider, brandId: order.brandId, orderId: input.orderId, completed: order.completed, request: input, call }, async (call) => {
+    const outcome = await attemptPayment(ctx, {
+      provider,
+      orderId: input.orderId,
+      card: input.card,
+      charge: (tx) => within(tx).processPayment({ ...input, currency }, call),
+      declineOf: (o) => (o.status === "declined" ? { reason: o.reason, amountCents: input.amountCents, currency } : null),
+    });
+    const { transactionId, paymentMethodToken } = succeededCharge(outcome);
+    return { success: true, transactionId, orderId: input.orderId, paymentMethodToken, demo: adapter.demo };
   });
-  const { transactionId, paymentMethodToken } = succeededCharge(outcome);
-  return { success: true, transactionId, orderId: input.orderId, paymentMethodToken, demo: adapter.demo };
 }
 
 const UPSELL_PROVIDER = "vault_gateway_a";
@@ -42,12 +45,15 @@ export async function processVaultUpsell(ctx: Ctx, body: VaultUpsellBody): Promi
     throw validationError("Invalid request: paymentMethodToken was not issued for originalOrderId", "paymentMethodToken");
   }
   const input = { paymentMethodToken: body.paymentMethodToken, amountCents: body.amount, currency: original.currency, orderId: body.orderId, originalOrderId: body.originalOrderId };
-  const outcome = await attemptPayment(ctx, {
-    provider: UPSELL_PROVIDER,
-    orderId: body.orderId,
-    charge: (tx) => within(tx).chargeSaved(input, call),
-    declineOf: (o) => (o.status === "declined" ? { reason: o.reason, amountCents: input.amountCents, currency: input.currency } : null),
+  // The upsell's orderId is a new order of the same brand: charged once, like any other (CONTRACT §37).
+  return chargeOnce(ctx, { provider: UPSELL_PROVIDER, brandId: order.brandId, orderId: body.orderId, completed: false, request: body, call }, async (call) => {
+    const outcome = await attemptPayment(ctx, {
+      provider: UPSELL_PROVIDER,
+      orderId: body.orderId,
+      charge: (tx) => within(tx).chargeSaved(input, call),
+      declineOf: (o) => (o.status === "declined" ? { reason: o.reason, amountCents: input.amountCents, currency: input.currency } : null),
+    });
+    const { transactionId } = succeededCharge(outcome);
+    return { success: true, transactionId, orderId: body.orderId, originalOrderId: body.originalOrderId, amount: body.amount, currency: original.currency, demo: adapter.demo };
   });
-  const { transactionId } = succeededCharge(outcome);
-  return { success: true, transactionId, orderId: body.orderId, originalOrderId: body.originalOrderId, amount: body.amount, currency: original.currency, demo: adapter.demo };
 }

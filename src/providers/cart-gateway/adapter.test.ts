@@ -8,7 +8,7 @@ import { registerOwner } from "../../../test/support/admin.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
 import { call } from "../../../test/support/identity.js";
 import { address, card, post } from "../../../test/support/provider-payments.js";
-import { orders, paymentDeclines } from "../../db/schema/index.js";
+import { orderCharges, orders, paymentDeclines } from "../../db/schema/index.js";
 import { startFakeCartGateway, type FakeCartGateway } from "./fake-server.js";
 import { bearer, createApiKey } from "../../../test/support/merchant.js";
 
@@ -107,11 +107,19 @@ describe("cart_gateway with settings", () => {
     expect((await upsell(orderId, cartOrderId)).statusCode).toBe(402);
   });
 
-  it("answers 404 for another order's cart and 409 for a cart paid already", async () => {
+  it("answers 404 for another order's cart, 409 for a cart paid already, and replays an identical repeat without charging", async () => {
     const { orderId, cartOrderId } = await initialize();
     expect((await pay(cartOrderId, "someone-else")).statusCode).toBe(404);
-    expect((await pay(cartOrderId, orderId)).statusCode).toBe(200);
-    expect((await pay(cartOrderId, orderId)).statusCode).toBe(409);
+    const first = await pay(cartOrderId, orderId);
+    expect(first.statusCode).toBe(200);
+    const charges = () => fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/pay")).length;
+    const charged = charges();
+    expect((await pay(cartOrderId, orderId)).body).toBe(first.body);
+    expect((await pay(cartOrderId, orderId, "5555555555554444")).json()).toEqual({ error: "Order already paid", code: "ALREADY_PAID" });
+    expect(charges()).toBe(charged);
+    // Paid at the store by other means (no claim of ours): the store's own answer is the same 409.
+    await t.deps.database.db.delete(orderCharges).where(eq(orderCharges.orderId, orderId));
+    expect((await pay(cartOrderId, orderId, "5555555555554444")).json()).toEqual({ error: "Order already paid", code: "ALREADY_PAID" });
   });
 
   it.each(["500", "garbage"] as const)("answers 502 PROVIDER_ERROR when the API answers %s, writing nothing", async (mode) => {

@@ -107,7 +107,7 @@ export function createCartGateway() {
       });
       const base = { providerOrderId: cart.id, amountCents: cart.total, currency: cart.currency.toUpperCase() };
       if (paid.status === "declined") return { ...base, outcome: { status: "declined", reason: paid.reason } };
-      if (paid.status === "conflict") throw conflict("Order already paid");
+      if (paid.status === "conflict") throw conflict("Order already paid", "ALREADY_PAID");
       const transaction = transactionOf(ok(paid));
       return { ...base, outcome: { status: "succeeded", transactionId: transaction.id, paymentMethodToken: cart.id, providerOrderId: cart.id } };
     },

@@ -12,6 +12,9 @@ export const TEST_CARDS = {
   declineSavedCharges: "4000000000000341",
 } as const;
 
+/** The card a demo intent confirmed without card fields (SPEC's confirm body) is charged as: it succeeds. */
+export const DEFAULT_TEST_CARD = "4242424242424242";
+
 /** What a card does in demo mode. `requires_action` becomes a decline everywhere but the intent gateway. */
 export type TestCardBehaviour =
   | { kind: "succeed"; savedChargesDecline: boolean }

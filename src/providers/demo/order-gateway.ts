@@ -73,7 +73,7 @@ export function createDemoOrderGateway(ledger: DemoLedger, provider: PaymentProv
 
     /** Charges the order's amount once: a paid order answers 409 instead of charging again. */
     async payOrder(call: ProviderCall, order: LedgerRecord, card: CardInput | null): Promise<OrderCharge> {
-      if (order.status !== "pending") throw conflict("Order already paid");
+      if (order.status !== "pending") throw conflict("Order already paid", "ALREADY_PAID");
       const charged = { providerOrderId: order.id, amountCents: order.amountCents ?? 0, currency: order.currency ?? "USD" };
       const outcome = card
         ? await chargeDemoCard(ledger, call, { provider, transactionPrefix: prefixes.transaction, orderId: order.orderId!, ...charged, card, paymentMethodToken: () => order.id })

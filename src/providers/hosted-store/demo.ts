@@ -8,8 +8,9 @@ export const PREFIX = { order: "hs_ord", transaction: "hs_txn" } as const;
 
 export interface CreateHostedCheckoutInput {
   orderId: string;
-  lineItems: { variantId: string; quantity: number }[];
+  lineItems: { variantId: string; quantity: number; price?: number }[];
   customer: { email: string; firstName?: string; lastName?: string; phone?: string };
+  /** What the demo store charges; the real store prices the variants itself. */
   amountCents: number;
   currency: string;
 }
@@ -21,6 +22,9 @@ export interface HostedStoreAdapter extends PaymentProvider {
   completeCheckout(input: { storeOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderCharge>;
   confirmOrder(input: { storeOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderConfirmation>;
 }
+
+/** The demo store's catalogue: every variant costs this much per unit (docs/providers.md). */
+export const DEMO_UNIT_PRICE_CENTS = 1_000;
 
 /** Demo: the hosted page lives under our own base URL. */
 const checkoutUrlOf = (call: ProviderCall, storeOrderId: string) => `${call.publicBaseUrl}/demo/hosted-store/${storeOrderId}`;

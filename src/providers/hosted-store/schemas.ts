@@ -13,7 +13,7 @@ export const CreateHostedCheckoutBody = Type.Object({
     phone: Type.Optional(Type.String({ maxLength: 64 })),
   }),
   // Not in SPEC's list: the store prices variants itself; the demo store takes the checkout's amount,
-  // or these when no checkout exists for orderId (docs/providers.md).
+  // else this, else the line items' prices, else its catalogue price per unit (docs/providers.md).
   amount: Type.Optional(AmountCents),
   currency: Type.Optional(Currency),
 });

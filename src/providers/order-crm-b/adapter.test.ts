@@ -6,7 +6,7 @@ import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
 import { call, registerUser } from "../../../test/support/identity.js";
 import { address, card, customer, post } from "../../../test/support/provider-payments.js";
-import { orders, paymentDeclines, sessions } from "../../db/schema/index.js";
+import { orderCharges, orders, paymentDeclines, sessions } from "../../db/schema/index.js";
 import { sha256 } from "../../lib/crypto.js";
 import { startFakeOrderCrmB, type FakeOrderCrmB } from "./fake-server.js";
 import { bearer, createApiKey } from "../../../test/support/merchant.js";
@@ -75,7 +75,11 @@ describe("order_crm_b payments with settings", () => {
     const first = await pay(orderId);
     expect(json(first)).toMatchObject({ success: true, demo: false });
     const charges = fake.requests.filter((r) => r.path === "/order/import/").length;
-    expect((await pay(orderId)).statusCode).toBe(409);
+    expect((await pay(orderId, "5555555555554444")).json()).toEqual({ error: "Order already paid", code: "ALREADY_PAID" });
+    expect(fake.requests.filter((r) => r.path === "/order/import/").length).toBe(charges);
+    // Paid at the CRM by other means (no claim of ours): the CRM's order query answers the same 409, before any import.
+    await t.deps.database.db.delete(orderCharges).where(eq(orderCharges.orderId, orderId));
+    expect((await pay(orderId, "5555555555554444")).json()).toEqual({ error: "Order already paid", code: "ALREADY_PAID" });
     expect(fake.requests.filter((r) => r.path === "/order/import/").length).toBe(charges);
   });
 

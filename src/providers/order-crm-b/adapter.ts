@@ -146,7 +146,7 @@ export function createOrderCrmB() {
     async processPayment({ card, ...input }, call) {
       // One paid CRM order per orderId, as the demo: a second payment is refused before any charge.
       const existing = (await post(call, "/order/query/", { custom1: input.orderId, orderStatus: "COMPLETE" })) as { totalResults?: number } | null;
-      if ((existing?.totalResults ?? 0) > 0) throw conflict("Order already paid");
+      if ((existing?.totalResults ?? 0) > 0) throw conflict("Order already paid", "ALREADY_PAID");
       const amountCents = input.lineItems.reduce((sum, item) => sum + item.price * item.quantity, 0);
       const charged = await postForChargeWith(call, "/order/import/", {
         campaignId: input.campaignId,

@@ -31,7 +31,7 @@ export function createDemoOrderCrmB(ledger: DemoLedger) {
 
     async processPayment({ card, ...input }, call) {
       // One CRM order per orderId: a paid one is not charged again.
-      if (await ledger.findLatestForOrder(PROVIDER, "provider_order", input.orderId, ["paid", "confirmed"])) throw conflict("Order already paid");
+      if (await ledger.findLatestForOrder(PROVIDER, "provider_order", input.orderId, ["paid", "confirmed"])) throw conflict("Order already paid", "ALREADY_PAID");
       const amountCents = input.lineItems.reduce((sum, item) => sum + item.price * item.quantity, 0);
       // The order initialize created for this checkout, when the amounts agree; otherwise a new one.
       const order =

@@ -45,37 +45,41 @@ export const addressOf = (f: CustomerForm) => ({
  */
 export async function payWithCard(provider: string, claims: CheckoutClaims, init: Initialized, form: CustomerForm, card: CardForm): Promise<string> {
   const base = { orderId: claims.orderId, ...card };
+  // One key per pay attempt (CONTRACT §17): a double submit or a retried request charges once.
+  const attempt = crypto.randomUUID();
+  const post = <T>(path: string, body: unknown) => api<T>(path, { body, idempotencyKey: `${attempt}:${path}` });
   switch (provider) {
     case "vault_gateway_a":
     case "vault_gateway_b": {
       const extra = provider === "vault_gateway_b" ? { shippingAddress: addressOf(form) } : {};
-      const paid = await api<{ transactionId: string }>(`/api/providers/${provider}/process-payment`, {
-        body: { ...base, amount: claims.amount, currency: claims.currency, customer: customerOf(form), billingAddress: addressOf(form), ...extra },
+      const paid = await post<{ transactionId: string }>(`/api/providers/${provider}/process-payment`, {
+        ...base,
+        amount: claims.amount,
+        currency: claims.currency,
+        customer: customerOf(form),
+        billingAddress: addressOf(form),
+        ...extra,
       });
       return paid.transactionId;
     }
     case "intent_gateway": {
-      const confirmed = await api<{ status: string; paymentIntentId: string }>("/api/providers/intent_gateway/confirm", {
-        body: { paymentIntentId: init.providerOrderId, ...card },
-      });
+      const confirmed = await post<{ status: string; paymentIntentId: string }>("/api/providers/intent_gateway/confirm", { paymentIntentId: init.providerOrderId, ...card });
       if (confirmed.status !== "succeeded") throw new ApiError(402, "Your bank asks for an extra authentication step this page cannot show. Please use another card.", "PAYMENT_FAILED", "requires_action");
       return confirmed.paymentIntentId;
     }
     case "order_crm_a": {
-      const paid = await api<{ transactionId: string }>("/api/providers/order_crm_a/process-payment", { body: { ...base, crmAOrderId: init.providerOrderId } });
+      const paid = await post<{ transactionId: string }>("/api/providers/order_crm_a/process-payment", { ...base, crmAOrderId: init.providerOrderId });
       return paid.transactionId;
     }
     case "cart_gateway": {
-      const cart = await api<{ cartOrderId: string }>("/api/providers/cart_gateway/create-cart", {
-        body: {
-          orderId: claims.orderId,
-          customer: customerOf(form),
-          shippingAddress: addressOf(form),
-          lineItems: [{ itemId: claims.orderId, quantity: 1, price: claims.amount }],
-          currency: claims.currency,
-        },
+      const cart = await post<{ cartOrderId: string }>("/api/providers/cart_gateway/create-cart", {
+        orderId: claims.orderId,
+        customer: customerOf(form),
+        shippingAddress: addressOf(form),
+        lineItems: [{ itemId: claims.orderId, quantity: 1, price: claims.amount }],
+        currency: claims.currency,
       });
-      const paid = await api<{ transactionId: string }>("/api/providers/cart_gateway/process-payment", { body: { ...base, cartOrderId: cart.cartOrderId } });
+      const paid = await post<{ transactionId: string }>("/api/providers/cart_gateway/process-payment", { ...base, cartOrderId: cart.cartOrderId });
       return paid.transactionId;
     }
     default:

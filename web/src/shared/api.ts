@@ -11,9 +11,13 @@ export class ApiError extends Error {
   }
 }
 
-/** One JSON call to our API (same origin; the session cookie goes along). Non-2xx throws ApiError. */
-export async function api<T>(path: string, options: { method?: string; body?: unknown } = {}): Promise<T> {
+/**
+ * One JSON call to our API (same origin; the session cookie goes along). Non-2xx throws ApiError.
+ * `idempotencyKey` makes a repeat of the same call (a retry after a lost answer) replay the first answer.
+ */
+export async function api<T>(path: string, options: { method?: string; body?: unknown; idempotencyKey?: string } = {}): Promise<T> {
   const init: RequestInit = { method: options.method ?? (options.body === undefined ? "GET" : "POST"), credentials: "same-origin", headers: {} };
+  if (options.idempotencyKey) (init.headers as Record<string, string>)["idempotency-key"] = options.idempotencyKey;
   if (options.body !== undefined) {
     init.body = JSON.stringify(options.body);
     (init.headers as Record<string, string>)["content-type"] = "application/json";
