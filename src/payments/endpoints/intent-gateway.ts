@@ -2,6 +2,7 @@ import type { Ctx } from "../../ctx.js";
 import { AppError, validationError } from "../../lib/errors.js";
 import { attemptPayment, resolvePayment } from "../attempts.js";
 import { chargeOnce } from "../charge-once.js";
+import { orderContextOf } from "../store.js";
 import { paymentFailed } from "../declines.js";
 import { optionalCardOf } from "../../providers/schemas.js";
 import { PROVIDER, type PaymentIntentView } from "../../providers/intent-gateway/demo.js";
@@ -52,7 +53,9 @@ export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): P
   // Without a card, an intent past its payment attempt is only read: no charge, and a decline reported again is not counted again.
   if (!card && existing.status !== "requires_payment_method") return confirmReply(existing);
 
-  return chargeOnce(ctx, { provider: PROVIDER, brandId: order.brandId, orderId: existing.orderId, completed: order.completed, request: body, call }, async (call, result) => {
+  // An intent made by create-intent is no checkout's providerOrderId: whose order it is follows from its orderId.
+  const owner = order.checkoutId ? order : await orderContextOf(ctx.db, { orderId: existing.orderId });
+  return chargeOnce(ctx, { provider: PROVIDER, brandId: owner.brandId, orderId: existing.orderId, completed: owner.completed, request: body, call }, async (call, result) => {
     const intent = await attemptPayment(ctx, {
       provider: PROVIDER,
       orderId: existing.orderId,
