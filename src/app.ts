@@ -39,6 +39,7 @@ import { Metrics } from "./metrics/metrics.js";
 import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
 import { registerMerchantCredentialRoutes } from "./merchant-credentials/routes.js";
 import { registerMerchantApiRoutes } from "./merchant-api/routes.js";
+import { registerOrderRoutes } from "./orders/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -152,6 +153,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerMarketingRoutes(app, deps);
   registerMerchantCredentialRoutes(app, deps);
   registerMerchantApiRoutes(app, deps);
+  registerOrderRoutes(app, deps);
 
   registerWebhookRoutes(app, deps, worker);
   await registerIncomingWebhookRoutes(app, deps);

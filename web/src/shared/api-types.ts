@@ -23,6 +23,7 @@ import type {
   SocialProvidersReply as SocialProvidersReplySchema,
   TwoFactorSetupReply as TwoFactorSetupReplySchema,
 } from "../../../src/identity/schemas";
+import type { OrderDetail as OrderDetailSchema, OrderListReply as OrderListReplySchema } from "../../../src/orders/schemas";
 import type { ListsReply as ListsReplySchema, UpdateMappingsReply as UpdateMappingsReplySchema } from "../../../src/marketing/schemas";
 import type { ListSalespeopleReply as ListSalespeopleReplySchema, PortalStateReply as PortalStateReplySchema } from "../../../src/salespeople/schemas";
 import type { AcceptOfferResponse as AcceptOfferResponseSchema, CurrentOfferResponse as CurrentOfferResponseSchema, DeclineOfferResponse as DeclineOfferResponseSchema } from "../../../src/upsell/schemas";
@@ -44,6 +45,10 @@ export type TwoFactorSetupReply = Static<typeof TwoFactorSetupReplySchema>;
 export type UsersReply = Static<typeof UsersReplySchema>;
 export type OrganizationsReply = Static<typeof OrganizationsReplySchema>;
 export type BrandsReply = Static<typeof BrandsReplySchema>;
+
+// Orders
+export type OrderListReply = Static<typeof OrderListReplySchema>;
+export type OrderDetail = Static<typeof OrderDetailSchema>;
 
 // Sales
 export type CommissionListReply = Static<typeof CommissionListReplySchema>;

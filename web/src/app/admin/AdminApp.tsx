@@ -7,6 +7,7 @@ import { CommissionsPage } from "./CommissionsPage";
 import { DashboardPage } from "./DashboardPage";
 import { DomainsPage } from "./DomainsPage";
 import { MarketingPage } from "./MarketingPage";
+import { OrdersPage } from "./OrdersPage";
 import { SettingsPage } from "./SettingsPage";
 import { WebhooksPage } from "./WebhooksPage";
 import { ApiKeysPage } from "./ApiKeysPage";
@@ -22,6 +23,7 @@ export type AuthState = AuthStateReply;
  */
 const ROUTES: readonly { path: string; title: string; render: (props: PageProps) => ReactElement }[] = [
   { path: "/admin", title: "Dashboard", render: () => <DashboardPage /> },
+  { path: "/admin/orders", title: "Orders", render: () => <OrdersPage /> },
   { path: "/admin/users", title: "Users", render: ({ auth }) => <UsersPage auth={auth} /> },
   { path: "/admin/organizations", title: "Organizations & brands", render: ({ auth, refresh }) => <TenantsPage auth={auth} onChange={refresh} /> },
   { path: "/admin/commissions", title: "Commissions", render: () => <CommissionsPage /> },

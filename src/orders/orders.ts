@@ -1,0 +1,105 @@
+import type { Ctx } from "../ctx.js";
+import type { Db } from "../db/client.js";
+import type { ApiActor } from "../http/api-key.js";
+import { assertRole, brandOfScope } from "../http/auth.js";
+import { notFound, validationError } from "../lib/errors.js";
+import type { MerchantOrderIdParams, OrderCharge, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, OrderStatus, OrderSummary } from "./schemas.js";
+import { findCheckoutOrder, findCommissionsOf, findLineItemsOf, findOrderPage, findUpsellsOf, type OrderCursor, type OrderRow } from "./store.js";
+
+/** What we know of the payment today; refunds and disputes (issue 17's next steps) add the other two statuses. */
+function statusOf(row: OrderRow): OrderStatus {
+  if (row.paymentStatus === "refunded") return "refunded";
+  if (row.paymentStatus === "failed") return "failed";
+  return "paid";
+}
+
+const chargeOf = (row: OrderRow): OrderCharge => ({
+  id: row.id,
+  orderId: row.orderId,
+  status: statusOf(row),
+  amount: row.amountCents,
+  currency: row.currency,
+  provider: row.provider,
+  transactionId: row.transactionId,
+  createdAt: row.createdAt.getTime(),
+});
+
+const summaryOf = (row: OrderRow, upsells: OrderRow[]): OrderSummary => ({
+  ...chargeOf(row),
+  customerEmail: row.customerEmail,
+  customerName: row.customerName,
+  test: row.paidInDemo === true,
+  upsells: upsells.map(chargeOf),
+});
+
+// The cursor is opaque to callers: base64url of `<createdAt ms>.<id>`, the last order of the page.
+const encodeCursor = (row: OrderRow) => Buffer.from(`${row.createdAt.getTime()}.${row.id}`).toString("base64url");
+
+function decodeCursor(cursor: string): OrderCursor {
+  const match = /^(\d{1,16})\.([\w-]{1,100})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (!match) throw validationError("Invalid request: cursor is not a cursor this list gave", "cursor");
+  return { createdAt: Number(match[1]), id: match[2]! };
+}
+
+/** A page of the brand's checkout orders, newest first, each with its accepted upsells. */
+export async function listOrdersOfBrand(db: Db, brandId: string, query: OrderListQuery): Promise<OrderListReply> {
+  const rows = await findOrderPage(db, brandId, query, query.cursor ? decodeCursor(query.cursor) : null);
+  const page = rows.slice(0, query.limit);
+  const upsells = await findUpsellsOf(
+    db,
+    brandId,
+    page.map((row) => row.id),
+  );
+  return {
+    orders: page.map((row) => summaryOf(row, upsells.filter((u) => u.parentOrderId === row.id))),
+    nextCursor: rows.length > query.limit ? encodeCursor(page.at(-1)!) : null,
+  };
+}
+
+/** One checkout order of the brand with everything the detail page shows; 404 for any other brand's. */
+export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: string } | { orderId: string }): Promise<OrderDetail> {
+  const row = await findCheckoutOrder(db, brandId, where);
+  if (!row) throw notFound("Order not found");
+  const upsells = await findUpsellsOf(db, brandId, [row.id]);
+  const refs = [row.id, ...upsells.map((u) => u.id)];
+  const [lineItems, commissionRows] = await Promise.all([findLineItemsOf(db, [row.id]), findCommissionsOf(db, brandId, refs)]);
+  return {
+    ...summaryOf(row, upsells),
+    providerOrderId: row.providerOrderId,
+    customer: row.customer ?? null,
+    billingAddress: row.billingAddress ?? null,
+    shippingAddress: row.shippingAddress ?? null,
+    lineItems: lineItems.map((item) => ({ id: item.itemId, name: item.name, sku: item.sku, quantity: item.quantity, unitPrice: item.unitPriceCents })),
+    crm: row.crmProvider ? { provider: row.crmProvider, orderId: row.crmOrderId, status: row.crmStatus } : null,
+    affId: row.affId,
+    subId: row.subId,
+    commissions: commissionRows.map((c) => ({
+      id: c.id,
+      orderId: c.orderId,
+      salespersonId: c.salespersonId,
+      salespersonName: c.salespersonName,
+      amount: c.commissionAmountCents,
+      currency: c.currency,
+      status: c.status,
+    })),
+  };
+}
+
+/** `GET /api/admin/orders`: any member, the session's brand. */
+export async function listOrders({ ctx, input }: { ctx: Ctx; input: OrderListQuery }): Promise<OrderListReply> {
+  const brandId = await brandOfScope(ctx.db, assertRole(ctx, "member"));
+  return listOrdersOfBrand(ctx.db, brandId, input);
+}
+
+/** `GET /api/admin/orders/<id>`: any member, an order of the session's brand by our id. */
+export async function getOrder({ ctx, input }: { ctx: Ctx; input: OrderIdParams }): Promise<OrderDetail> {
+  const brandId = await brandOfScope(ctx.db, assertRole(ctx, "member"));
+  return orderDetailOfBrand(ctx.db, brandId, { id: input.id });
+}
+
+/** `GET /api/v1/orders`: the key's brand (scope orders:read, checked by the route's guard). */
+export const listMerchantOrders = ({ ctx, actor, input }: { ctx: Ctx; actor: ApiActor; input: OrderListQuery }) => listOrdersOfBrand(ctx.db, actor.brandId, input);
+
+/** `GET /api/v1/orders/<orderId>`: by the merchant's order id, the key's brand only. */
+export const getMerchantOrder = ({ ctx, actor, input }: { ctx: Ctx; actor: ApiActor; input: MerchantOrderIdParams }) =>
+  orderDetailOfBrand(ctx.db, actor.brandId, { orderId: input.orderId });

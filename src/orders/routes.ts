@@ -1,0 +1,78 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Deps } from "../ctx.js";
+import { apiCtxOf, requireApiKey } from "../http/api-key.js";
+import { callerCtx } from "../http/auth.js";
+import { errorResponses } from "../http/schemas.js";
+import type { App } from "../http/types.js";
+import { MERCHANT_API_TAG } from "../merchant-api/schemas.js";
+import { getMerchantOrder, getOrder, listMerchantOrders, listOrders } from "./orders.js";
+import { MerchantOrderIdParams, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply } from "./schemas.js";
+
+const ADMIN_TAG = "Administration: orders";
+
+/** Orders carry customers' personal data: no cache may keep them. */
+async function noStore(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header("cache-control", "no-store");
+}
+
+/** Issue 17: the orders of the back office (session, any role, the selected brand) and of merchant servers (`/api/v1`, scope orders:read). */
+export function registerOrderRoutes(app: App, deps: Deps): void {
+  app.get(
+    "/api/admin/orders",
+    {
+      onRequest: noStore,
+      schema: {
+        tags: [ADMIN_TAG],
+        summary: "The brand's orders, newest first, each with its upsells: search, filters, cursor pagination (any role)",
+        querystring: OrderListQuery,
+        response: { 200: OrderListReply, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => listOrders({ ctx: callerCtx(deps, request), input: request.query }),
+  );
+
+  app.get(
+    "/api/admin/orders/:id",
+    {
+      onRequest: noStore,
+      schema: {
+        tags: [ADMIN_TAG],
+        summary: "One order of the brand: line items, customer, payment, upsells, CRM and commissions (any role)",
+        params: OrderIdParams,
+        response: { 200: OrderDetail, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => getOrder({ ctx: callerCtx(deps, request), input: request.params }),
+  );
+
+  const security = [{ merchantApiKey: [] }];
+  app.get(
+    "/api/v1/orders",
+    {
+      onRequest: [noStore, requireApiKey(deps, ["orders:read"])],
+      schema: {
+        tags: [MERCHANT_API_TAG],
+        security,
+        summary: "The key's brand's orders, as in the back office (scope orders:read)",
+        querystring: OrderListQuery,
+        response: { 200: OrderListReply, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => listMerchantOrders({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: request.query }),
+  );
+
+  app.get(
+    "/api/v1/orders/:orderId",
+    {
+      onRequest: [noStore, requireApiKey(deps, ["orders:read"])],
+      schema: {
+        tags: [MERCHANT_API_TAG],
+        security,
+        summary: "One order of the key's brand by the merchant's order id (scope orders:read)",
+        params: MerchantOrderIdParams,
+        response: { 200: OrderDetail, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => getMerchantOrder({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: request.params }),
+  );
+}

@@ -1,0 +1,96 @@
+import { Type, type Static } from "typebox";
+import { PAYMENT_PROVIDERS } from "../providers/manifest.js";
+
+// Issue 17: the orders list and detail of the back office and of /api/v1 (docs/orders.md).
+
+export const ORDER_PAGE_SIZE_DEFAULT = 25;
+export const ORDER_PAGE_SIZE_MAX = 100;
+
+export const ORDER_STATUSES = ["paid", "partially_refunded", "refunded", "disputed", "failed"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+const UnixMs = (description: string) => Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description });
+const Cents = (description: string) => Type.Integer({ minimum: 0, maximum: 100_000_000_00, description });
+
+export const OrderListQuery = Type.Object({
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "an order id or transaction id (exact), an email or a customer name (case-insensitive, from the start)" })),
+  status: Type.Optional(Type.Enum([...ORDER_STATUSES])),
+  provider: Type.Optional(Type.Enum([...PAYMENT_PROVIDERS])),
+  from: Type.Optional(UnixMs("created at or after, Unix ms")),
+  to: Type.Optional(UnixMs("created before, Unix ms")),
+  minAmount: Type.Optional(Cents("the checkout payment's amount at least this, minor units")),
+  maxAmount: Type.Optional(Cents("the checkout payment's amount at most this, minor units")),
+  test: Type.Optional(Type.Boolean({ description: "true: demo-mode orders only; false: real-money orders only; absent: both" })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "nextCursor of the previous page" })),
+  limit: Type.Integer({ minimum: 1, maximum: ORDER_PAGE_SIZE_MAX, default: ORDER_PAGE_SIZE_DEFAULT }),
+});
+export type OrderListQuery = Static<typeof OrderListQuery>;
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const Json = Type.Object({}, { additionalProperties: true });
+
+/** One charge of an order: the checkout payment or an accepted upsell. */
+export const OrderCharge = Type.Object({
+  id: Type.String({ description: "our order id (ord_…)" }),
+  orderId: Type.String({ description: "the merchant's order id" }),
+  status: Type.Enum([...ORDER_STATUSES]),
+  amount: Type.Integer({ description: "minor units" }),
+  currency: Type.String(),
+  provider: Type.String(),
+  transactionId: Type.String(),
+  createdAt: Type.Integer({ description: "Unix ms" }),
+});
+export type OrderCharge = Static<typeof OrderCharge>;
+
+export const OrderSummary = Type.Object({
+  ...OrderCharge.properties,
+  customerEmail: Type.String(),
+  customerName: Type.String(),
+  test: Type.Boolean({ description: "paid through a demo-mode provider: no real money moved" }),
+  /** The accepted upsells of this order, oldest first. */
+  upsells: Type.Array(OrderCharge),
+});
+export type OrderSummary = Static<typeof OrderSummary>;
+
+export const OrderListReply = Type.Object({
+  orders: Type.Array(OrderSummary),
+  nextCursor: Nullable(Type.String({ description: "pass as cursor for the next page; null on the last page" })),
+});
+export type OrderListReply = Static<typeof OrderListReply>;
+
+export const OrderLineItem = Type.Object({
+  id: Type.String(),
+  name: Nullable(Type.String()),
+  sku: Nullable(Type.String()),
+  quantity: Type.Integer(),
+  unitPrice: Type.Integer({ description: "minor units" }),
+});
+
+export const OrderDetail = Type.Object({
+  ...OrderSummary.properties,
+  providerOrderId: Nullable(Type.String()),
+  customer: Nullable(Json),
+  billingAddress: Nullable(Json),
+  shippingAddress: Nullable(Json),
+  lineItems: Type.Array(OrderLineItem),
+  crm: Nullable(Type.Object({ provider: Type.String(), orderId: Nullable(Type.String()), status: Nullable(Type.String()) })),
+  affId: Nullable(Type.String()),
+  subId: Nullable(Type.String()),
+  commissions: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      orderId: Type.String(),
+      salespersonId: Type.String(),
+      salespersonName: Nullable(Type.String()),
+      amount: Type.Integer({ description: "the commission, minor units" }),
+      currency: Type.String(),
+      status: Type.String(),
+    }),
+  ),
+});
+export type OrderDetail = Static<typeof OrderDetail>;
+
+export const OrderIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) });
+export type OrderIdParams = Static<typeof OrderIdParams>;
+export const MerchantOrderIdParams = Type.Object({ orderId: Type.String({ minLength: 1, maxLength: 255 }) });
+export type MerchantOrderIdParams = Static<typeof MerchantOrderIdParams>;

@@ -1,0 +1,136 @@
+import { useState, type FormEvent } from "react";
+import type { OrderDetail, OrderListReply } from "../../shared/api-types";
+import { formatMoney } from "../../shared/money";
+import { PAYMENT_PROVIDERS } from "../../shared/providers";
+import { date, formValues, useApi } from "./hooks";
+import { Failure, Field, Select } from "./ui";
+
+const PAGE_SIZE = "25";
+const STATUSES = ["paid", "partially_refunded", "refunded", "disputed", "failed"] as const;
+
+/** The brand's orders (issue 17): search, filters, cursor pages; an order opens its detail below the list. */
+export function OrdersPage() {
+  const [query, setQuery] = useState(new URLSearchParams({ limit: PAGE_SIZE }));
+  // The cursors of the pages before this one, so "Previous" needs no backward cursor from the API.
+  const [previous, setPrevious] = useState<string[]>([]);
+  const [openId, setOpenId] = useState<string | null>(null);
+  const { data, error } = useApi<OrderListReply>(`/api/admin/orders?${query}`);
+
+  function filter(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const v = formValues(event.currentTarget);
+    const q = new URLSearchParams({ limit: PAGE_SIZE });
+    for (const key of ["q", "status", "provider", "test"]) if (v[key]) q.set(key, v[key]);
+    setPrevious([]);
+    setQuery(q);
+  }
+  const withCursor = (cursor: string | undefined) => {
+    const q = new URLSearchParams(query);
+    if (cursor) q.set("cursor", cursor);
+    else q.delete("cursor");
+    return q;
+  };
+  const next = () => {
+    setPrevious([...previous, query.get("cursor") ?? ""]);
+    setQuery(withCursor(data!.nextCursor!));
+  };
+  const back = () => {
+    setQuery(withCursor(previous.at(-1) || undefined));
+    setPrevious(previous.slice(0, -1));
+  };
+
+  return (
+    <>
+      <h1>Orders</h1>
+      <form className="toolbar" onSubmit={filter} role="search" aria-label="Order filters">
+        <Field id="q" label="Search" type="search" placeholder="Order id, transaction id, email or name" />
+        <Select id="status" label="Status" options={[["", "Any"], ...STATUSES.map((s): [string, string] => [s, s.replace("_", " ")])]} />
+        <Select id="provider" label="Provider" options={[["", "Any"], ...PAYMENT_PROVIDERS]} />
+        <Select id="test" label="Money" options={[["", "Real and test"], ["false", "Real money only"], ["true", "Test orders only"]]} />
+        <button type="submit">Search</button>
+      </form>
+      <Failure error={error} />
+      <table>
+        <thead>
+          <tr><th>Created</th><th>Order</th><th>Customer</th><th>Amount</th><th>Status</th><th>Provider</th><th>Upsells</th></tr>
+        </thead>
+        <tbody>
+          {data?.orders.map((o) => (
+            <tr key={o.id}>
+              <td>{date(o.createdAt)}</td>
+              <td>
+                <button type="button" className="link" onClick={() => setOpenId(o.id)} aria-label={`Open order ${o.orderId}`}>{o.orderId}</button>
+                {o.test && <small> (test)</small>}
+              </td>
+              <td>{o.customerName} <small>{o.customerEmail}</small></td>
+              <td>{formatMoney(o.amount, o.currency)}</td>
+              <td>{o.status.replace("_", " ")}</td>
+              <td>{o.provider}</td>
+              <td>{o.upsells.length > 0 ? o.upsells.map((u) => formatMoney(u.amount, u.currency)).join(", ") : "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {data && data.orders.length === 0 && <p>No orders match.</p>}
+      <p className="actions">
+        <button type="button" className="secondary" onClick={back} disabled={previous.length === 0}>Previous</button>
+        <button type="button" className="secondary" onClick={next} disabled={!data?.nextCursor}>Next</button>
+      </p>
+      {openId && <OrderPanel id={openId} onClose={() => setOpenId(null)} />}
+    </>
+  );
+}
+
+function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
+  const { data: order, error } = useApi<OrderDetail>(`/api/admin/orders/${encodeURIComponent(id)}`);
+  return (
+    <section aria-label="Order detail">
+      <button type="button" onClick={onClose}>Close</button>
+      <Failure error={error} />
+      {order && (
+        <>
+          <h2>Order {order.orderId}</h2>
+          <dl>
+            <dt>Status</dt><dd>{order.status.replace("_", " ")}</dd>
+            <dt>Customer</dt><dd>{order.customerName} ({order.customerEmail})</dd>
+            <dt>Payment</dt><dd>{formatMoney(order.amount, order.currency)} via {order.provider}, transaction {order.transactionId}{order.test ? " (test)" : ""}</dd>
+            {order.crm && <><dt>CRM</dt><dd>{order.crm.provider}: {order.crm.status ?? "pending"}{order.crm.orderId ? `, ${order.crm.orderId}` : ""}</dd></>}
+          </dl>
+          {order.lineItems.length > 0 && (
+            <table>
+              <caption>Items</caption>
+              <thead><tr><th>Item</th><th>Quantity</th><th>Unit price</th></tr></thead>
+              <tbody>
+                {order.lineItems.map((item) => (
+                  <tr key={item.id}><td>{item.name ?? item.id}</td><td>{item.quantity}</td><td>{formatMoney(item.unitPrice, order.currency)}</td></tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {order.upsells.length > 0 && (
+            <table>
+              <caption>Upsells</caption>
+              <thead><tr><th>Order</th><th>Amount</th><th>Status</th><th>Transaction</th></tr></thead>
+              <tbody>
+                {order.upsells.map((u) => (
+                  <tr key={u.id}><td>{u.orderId}</td><td>{formatMoney(u.amount, u.currency)}</td><td>{u.status}</td><td>{u.transactionId}</td></tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {order.commissions.length > 0 && (
+            <table>
+              <caption>Commissions</caption>
+              <thead><tr><th>Salesperson</th><th>Amount</th><th>Status</th></tr></thead>
+              <tbody>
+                {order.commissions.map((c) => (
+                  <tr key={c.id}><td>{c.salespersonName ?? c.salespersonId}</td><td>{formatMoney(c.amount, c.currency)}</td><td>{c.status}</td></tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
