@@ -4,7 +4,7 @@ import type { ApiActor } from "../http/api-key.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { notFound, validationError } from "../lib/errors.js";
 import type { MerchantOrderIdParams, OrderCharge, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, OrderStatus, OrderSummary } from "./schemas.js";
-import { findCheckoutOrder, findCommissionsOf, findLineItemsOf, findOrderPage, findUpsellsOf, type OrderCursor, type OrderRow } from "./store.js";
+import { findCheckoutOrder, findCommissionsOf, findLineItemsOf, findUpsellsOf, orderPageQuery, type OrderCursor, type OrderRow } from "./store.js";
 
 /** What we know of the payment today; refunds and disputes (issue 17's next steps) add the other two statuses. */
 function statusOf(row: OrderRow): OrderStatus {
@@ -43,7 +43,7 @@ function decodeCursor(cursor: string): OrderCursor {
 
 /** A page of the brand's checkout orders, newest first, each with its accepted upsells. */
 export async function listOrdersOfBrand(db: Db, brandId: string, query: OrderListQuery): Promise<OrderListReply> {
-  const rows = await findOrderPage(db, brandId, query, query.cursor ? decodeCursor(query.cursor) : null);
+  const rows = await orderPageQuery(db, brandId, query, query.cursor ? decodeCursor(query.cursor) : null);
   const page = rows.slice(0, query.limit);
   const upsells = await findUpsellsOf(
     db,

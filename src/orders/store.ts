@@ -29,8 +29,11 @@ function searchCondition(q: string): SQL {
   return or(eq(orders.orderId, q), eq(orders.transactionId, q), sql`lower(${orders.customerEmail}) like ${prefix}`, sql`lower(${orders.customerName}) like ${prefix}`)!;
 }
 
-/** The page's checkout orders of one brand, newest first; one more than `limit` tells whether a next page exists. */
-export async function findOrderPage(db: Db, brandId: string, query: OrderListQuery, after: OrderCursor | null): Promise<OrderRow[]> {
+/**
+ * The page's checkout orders of one brand, newest first; one more than `limit` tells whether a next
+ * page exists. Unexecuted, so the plan test can EXPLAIN it.
+ */
+export function orderPageQuery(db: Db, brandId: string, query: OrderListQuery, after: OrderCursor | null) {
   // The tenant condition comes from the caller, never from the query.
   const conditions: SQL[] = [eq(orders.brandId, brandId), eq(orders.kind, "checkout")];
   if (query.q) conditions.push(searchCondition(query.q.trim()));

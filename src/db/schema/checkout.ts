@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 import { brands } from "./tenancy.js";
@@ -80,6 +81,10 @@ export const orders = pgTable(
     index("orders_order_id_idx").on(t.orderId),
     index("orders_transaction_idx").on(t.provider, t.transactionId),
     index("orders_parent_idx").on(t.parentOrderId),
+    // The orders list's search (src/orders/store.ts): a transaction id, the start of an email or a name in one brand.
+    index("orders_brand_transaction_idx").on(t.brandId, t.transactionId),
+    index("orders_brand_email_idx").on(t.brandId, sql`lower(${t.customerEmail}) text_pattern_ops`),
+    index("orders_brand_name_idx").on(t.brandId, sql`lower(${t.customerName}) text_pattern_ops`),
   ],
 );
 
