@@ -39,8 +39,19 @@ export const RULES: Rule[] = [
   { why: "production code imports no test file, test helper or fake server", from: ["src/**"], to: TEST_ONLY },
   {
     why: "a provider adapter translates and nothing else: no database, no payment rules, no checkout or upsell (STYLE 'Providers')",
-    from: ["src/providers/*/adapter.ts", "src/providers/*/demo.ts", "src/providers/demo/**", "src/providers/vault-direct-post.ts", "src/providers/http-client.ts"],
+    from: ["src/providers/*/adapter.ts", "src/providers/*/demo.ts", "src/providers/*/provider.ts", "src/providers/demo/**", "src/providers/vault-direct-post.ts", "src/providers/http-client.ts"],
     to: ["src/db/**", "src/payments/**", "src/checkout/**", "src/upsell/**"],
+  },
+  {
+    why: "a real adapter does not lean on the demo one: what both implement is in the folder's provider.ts (issue 14)",
+    from: ["src/providers/*/adapter.ts", "src/providers/*/provider.ts", "src/providers/vault-direct-post.ts"],
+    to: ["src/providers/*/demo.ts", "src/providers/demo/**"],
+  },
+  {
+    why: "a provider's demo.ts is its demo adapter, built only by the demo registry: ids and interfaces come from provider.ts",
+    from: ["src/**"],
+    notFrom: ["src/providers/demo/index.ts"],
+    to: ["src/providers/*/demo.ts"],
   },
   { why: "payment rules (payments/) know no HTTP route and no administration", from: ["src/payments/**"], to: [...ROUTES, "src/admin/**"] },
 ];
@@ -54,6 +65,7 @@ export const EXCEPTIONS: { from: string; to: string; why: string }[] = [
   { from: "src/http/api-key.ts", to: "src/merchant-credentials/store.ts", why: "API keys are read from their feature's store" },
   { from: "src/http/api-key.ts", to: "src/merchant-credentials/errors.ts", why: "a refused key answers its feature's errors" },
   { from: "src/http/api-key.ts", to: "src/audit/record.ts", why: "every refused use of a key is audited (issue 15)" },
+  { from: "src/payments/endpoints/hosted-store.ts", to: "src/providers/hosted-store/demo.ts", why: "DEMO_UNIT_PRICE_CENTS: the demo store's catalogue price for line items without one" },
 ];
 
 function globToRegExp(glob: string): RegExp {
@@ -131,6 +143,7 @@ describe("import directions", () => {
       ["src/deps.ts", 'import { startFakeHosting } from "./domains/fake-hosting.js";\nimport { buildTestApp } from "../test/support/app.js";'],
       ["src/upsell/accept-offer.ts", 'import { registerUpsellRoutes } from "./routes.js";'],
       ["src/http/rate-limit.ts", 'import { findSession } from "../identity/store.js";'],
+      ["src/providers/cart-gateway/adapter.ts", 'import { PROVIDER, type CartGatewayAdapter } from "./demo.js";'],
       // Allowed: tests reach anything; a feature uses http/, db/, lib/ and another feature's verbs.
       ["src/marketing/lists.test.ts", 'import { registerDirectoryRoutes } from "../admin/directory-routes.js";'],
       ["src/marketing/sources.ts", 'import { assertRole } from "../http/auth.js";\nimport { recordAudit } from "../audit/record.js";'],
@@ -146,6 +159,8 @@ describe("import directions", () => {
       "src/deps.ts -> test/support/app.ts: production code imports no test file, test helper or fake server",
       "src/upsell/accept-offer.ts -> src/upsell/routes.ts: routes are registered by app.ts (or by a routes file gathering its sub-folders')",
       "src/http/rate-limit.ts -> src/identity/store.ts: http/ is cross-cutting: it knows no feature (exceptions below)",
+      "src/providers/cart-gateway/adapter.ts -> src/providers/cart-gateway/demo.ts: a real adapter does not lean on the demo one: what both implement is in the folder's provider.ts (issue 14)",
+      "src/providers/cart-gateway/adapter.ts -> src/providers/cart-gateway/demo.ts: a provider's demo.ts is its demo adapter, built only by the demo registry: ids and interfaces come from provider.ts",
     ]);
   });
 });

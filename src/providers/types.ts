@@ -66,6 +66,20 @@ export type ChargeOutcome =
   | { status: "requires_action"; transactionId?: string; clientSecret?: string; redirectUrl?: string }
   | { status: "declined"; reason: string; providerCode?: string };
 
+/** A card charge against a provider-side order (order_crm_a, order_crm_b, cart_gateway, hosted_store): the outcome plus what was charged. */
+export interface OrderCharge {
+  outcome: ChargeOutcome;
+  providerOrderId: string;
+  amountCents: number;
+  currency: string;
+}
+
+export interface OrderConfirmation {
+  providerOrderId: string;
+  orderId: string;
+  status: "confirmed";
+}
+
 /** What the provider says about a transaction, for completion to verify (CONTRACT §19). */
 export interface PaymentRecord {
   transactionId: string;

@@ -1,7 +1,7 @@
 import { newId } from "../lib/ids.js";
-import type { VaultGatewayAdapter, VaultGatewayId } from "./demo/vault-gateway.js";
 import { baseUrlOf, centsOf, credentialOf, decimalAmount, formEncode, providerFetch } from "./http-client.js";
 import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall } from "./types.js";
+import { vaultToken, type VaultGatewayAdapter, type VaultGatewayId } from "./vault-gateway-a/provider.js";
 
 /** The direct-post gateways' public address; `baseUrl` in the settings overrides it. */
 export const VAULT_GATEWAY_BASE_URL = "https://secure.nmi.com";
@@ -36,7 +36,7 @@ export function createDirectPostVaultGateway(id: VaultGatewayId, prefix: string)
     const transactionId = reply.get("transactionid") ?? "";
     if (code === "1" && transactionId) {
       const vaultId = reply.get("customer_vault_id") || (typeof form.customer_vault_id === "string" ? form.customer_vault_id : "");
-      return { status: "succeeded", transactionId, paymentMethodToken: vaultId ? `${vaultId}|${transactionId}` : undefined };
+      return { status: "succeeded", transactionId, paymentMethodToken: vaultId ? vaultToken(vaultId, transactionId) : undefined };
     }
     if (code === "2") return { status: "declined", reason: "card_declined", providerCode: reply.get("response_code") ?? undefined };
     throw failure(code === "3" ? "gateway error" : "unreadable response");
@@ -61,7 +61,7 @@ export function createDirectPostVaultGateway(id: VaultGatewayId, prefix: string)
       status: succeeded ? "succeeded" : "failed",
       amountCents,
       currency: (tag(transaction, "currency") ?? "").toUpperCase(),
-      paymentMethodToken: succeeded && vaultId ? `${vaultId}|${transactionId}` : "",
+      paymentMethodToken: succeeded && vaultId ? vaultToken(vaultId, transactionId) : "",
     };
   }
 

@@ -2,7 +2,7 @@ import type { Ctx } from "../../ctx.js";
 import { chargeOnce } from "../charge-once.js";
 import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
 import { cardOf } from "../../providers/schemas.js";
-import { PROVIDER } from "../../providers/cart-gateway/demo.js";
+import { PROVIDER } from "../../providers/cart-gateway/provider.js";
 import type { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "../../providers/cart-gateway/schemas.js";
 
 export async function createCart(ctx: Ctx, body: CreateCartBody): Promise<CreateCartReply> {

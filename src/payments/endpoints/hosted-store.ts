@@ -2,7 +2,8 @@ import type { Ctx } from "../../ctx.js";
 import { validationError } from "../../lib/errors.js";
 import { chargeOnce } from "../charge-once.js";
 import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
-import { DEMO_UNIT_PRICE_CENTS, PROVIDER } from "../../providers/hosted-store/demo.js";
+import { DEMO_UNIT_PRICE_CENTS } from "../../providers/hosted-store/demo.js";
+import { PROVIDER } from "../../providers/hosted-store/provider.js";
 import { MAX_AMOUNT_CENTS } from "../../providers/schemas.js";
 import type { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "../../providers/hosted-store/schemas.js";
 

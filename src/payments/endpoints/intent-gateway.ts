@@ -5,7 +5,7 @@ import { chargeOnce } from "../charge-once.js";
 import { orderContextOf } from "../store.js";
 import { paymentFailed } from "../declines.js";
 import { optionalCardOf } from "../../providers/schemas.js";
-import { PROVIDER, type PaymentIntentView } from "../../providers/intent-gateway/demo.js";
+import { PROVIDER, type PaymentIntentView } from "../../providers/intent-gateway/provider.js";
 import type { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "../../providers/intent-gateway/schemas.js";
 
 const declineOfIntent = (intent: PaymentIntentView) =>

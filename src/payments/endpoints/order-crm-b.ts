@@ -2,7 +2,7 @@ import type { Ctx } from "../../ctx.js";
 import { chargeOnce } from "../charge-once.js";
 import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
 import { cardOf } from "../../providers/schemas.js";
-import { PROVIDER } from "../../providers/order-crm-b/demo.js";
+import { PROVIDER } from "../../providers/order-crm-b/provider.js";
 import type { CrmBPaymentBody, CrmBPaymentReply } from "../../providers/order-crm-b/schemas.js";
 
 /** Creates the CRM order from the line items and charges its total by card. */

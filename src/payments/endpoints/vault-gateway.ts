@@ -1,7 +1,7 @@
 import type { Ctx } from "../../ctx.js";
 import { validationError } from "../../lib/errors.js";
 import { assertMerchantProof } from "../../merchant-credentials/proof.js";
-import type { VaultGatewayId, VaultPaymentInput } from "../../providers/demo/vault-gateway.js";
+import type { VaultGatewayId, VaultPaymentInput } from "../../providers/vault-gateway-a/provider.js";
 import { attemptPayment, resolvePayment, succeededCharge } from "../attempts.js";
 import { chargeOnce } from "../charge-once.js";
 import type { CardInput } from "../../providers/types.js";

@@ -1,8 +1,7 @@
 import { AppError, conflict } from "../../lib/errors.js";
-import type { OrderCharge } from "../demo/order-gateway.js";
 import { baseUrlOf, credentialOf, providerFetch } from "../http-client.js";
-import { ProviderError, type ChargeOutcome, type CrmProvider, type PaymentRecord, type ProviderCall } from "../types.js";
-import { PROVIDER, type CartGatewayAdapter } from "./demo.js";
+import { ProviderError, type ChargeOutcome, type CrmProvider, type OrderCharge, type PaymentRecord, type ProviderCall } from "../types.js";
+import { PROVIDER, type CartGatewayAdapter } from "./provider.js";
 
 /** The cart API's public address; `baseUrl` in the settings overrides it. */
 export const CART_GATEWAY_BASE_URL = "https://api.cartgateway.com";

@@ -1,24 +1,10 @@
 import { createDemoCrm } from "../demo/crm.js";
 import type { DemoLedger } from "../demo/ledger.js";
-import { createDemoOrderGateway, paymentContractOf, type OrderCharge } from "../demo/order-gateway.js";
-import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
+import { createDemoOrderGateway, paymentContractOf } from "../demo/order-gateway.js";
+import { PROVIDER, type CartGatewayAdapter } from "./provider.js";
 
-export const PROVIDER = "cart_gateway";
 /** Ids: `cart_ord_…` (cart order = payment method token), `cart_txn_…` (transaction). */
 export const PREFIX = { order: "cart_ord", transaction: "cart_txn" } as const;
-
-export interface CreateCartInput {
-  orderId: string;
-  customer: PartyInput & { email: string };
-  shippingAddress: AddressInput;
-  lineItems: { itemId: string; quantity: number; price: number }[];
-  currency: string;
-}
-
-export interface CartGatewayAdapter extends PaymentProvider {
-  createCart(input: CreateCartInput, call: ProviderCall): Promise<{ cartOrderId: string }>;
-  processPayment(input: { cartOrderId: string; orderId: string; card: CardInput }, call: ProviderCall): Promise<OrderCharge>;
-}
 
 export function createDemoCartGateway(ledger: DemoLedger) {
   const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "cartOrderId");

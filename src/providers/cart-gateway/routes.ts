@@ -3,7 +3,7 @@ import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./demo.js";
+import { PROVIDER } from "./provider.js";
 import { createCart, payCart } from "../../payments/endpoints/cart-gateway.js";
 import { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "./schemas.js";
 

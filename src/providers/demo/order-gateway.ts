@@ -1,22 +1,8 @@
 import { AppError, conflict } from "../../lib/errors.js";
 import { newId } from "../../lib/ids.js";
-import type { CardInput, ChargeOutcome, InitializeInput, PaymentProviderType, ProviderCall } from "../types.js";
+import type { CardInput, ChargeOutcome, InitializeInput, OrderCharge, OrderConfirmation, PaymentProviderType, ProviderCall } from "../types.js";
 import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment } from "./charges.js";
 import type { DemoLedger, LedgerRecord } from "./ledger.js";
-
-/** A card charge against a provider-side order: the outcome plus what was charged. */
-export interface OrderCharge {
-  outcome: ChargeOutcome;
-  providerOrderId: string;
-  amountCents: number;
-  currency: string;
-}
-
-export interface OrderConfirmation {
-  providerOrderId: string;
-  orderId: string;
-  status: "confirmed";
-}
 
 /**
  * The shared demo of providers that take payment against their own order (order_crm_a, order_crm_b,

@@ -1,29 +1,8 @@
 import { newId } from "../../lib/ids.js";
-import type { AddressInput, CardInput, ChargeOutcome, PartyInput, PaymentProvider, PaymentRecord, ProviderCall } from "../types.js";
+import type { ProviderCall } from "../types.js";
+import { vaultToken, type VaultGatewayAdapter, type VaultGatewayId } from "../vault-gateway-a/provider.js";
 import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment } from "./charges.js";
 import type { DemoLedger } from "./ledger.js";
-
-export type VaultGatewayId = "vault_gateway_a" | "vault_gateway_b";
-
-export interface VaultPaymentInput {
-  orderId: string;
-  amountCents: number;
-  currency: string;
-  card: CardInput;
-  customer?: PartyInput | null;
-  billingAddress?: AddressInput | null;
-  shippingAddress?: AddressInput | null;
-  lineItems?: { productId: string; quantity: number; price: number }[];
-}
-
-/** The two direct card gateways with a customer vault share one contract. */
-export interface VaultGatewayAdapter extends PaymentProvider {
-  readonly id: VaultGatewayId;
-  /** Charges the card and stores it in the customer vault. */
-  processPayment(input: VaultPaymentInput, call: ProviderCall): Promise<ChargeOutcome>;
-  /** The payment that issued a saved-method token, or null (CONTRACT §8 checks use its orderId). */
-  findTokenPayment(paymentMethodToken: string, call: ProviderCall): Promise<PaymentRecord | null>;
-}
 
 /**
  * Demo vault gateway. Ids: `<prefix>_ord_…` (provider order), `<prefix>_txn_…` (transaction),
@@ -63,7 +42,7 @@ export function createDemoVaultGateway(ledger: DemoLedger, id: VaultGatewayId, p
         amountCents: input.amountCents,
         currency: input.currency,
         card: input.card,
-        paymentMethodToken: (transactionId) => `${newId(ids.vault)}|${transactionId}`,
+        paymentMethodToken: (transactionId) => vaultToken(newId(ids.vault), transactionId),
       });
       if (order && outcome.status === "succeeded") await ledger.update(call.clock.now(), order.id, { status: "paid" });
       return outcome;

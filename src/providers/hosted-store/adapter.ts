@@ -1,8 +1,7 @@
 import { AppError, conflict } from "../../lib/errors.js";
-import type { OrderCharge } from "../demo/order-gateway.js";
 import { baseUrlOf, centsOf, credentialOf, decimalAmount, providerFetch } from "../http-client.js";
-import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall } from "../types.js";
-import { PROVIDER, type HostedStoreAdapter } from "./demo.js";
+import { ProviderError, type ChargeOutcome, type OrderCharge, type PaymentRecord, type ProviderCall } from "../types.js";
+import { PROVIDER, type HostedStoreAdapter } from "./provider.js";
 
 /** The store Admin API version the client speaks. */
 export const HOSTED_STORE_API_VERSION = "2024-10";

@@ -1,27 +1,10 @@
 import type { DemoLedger } from "../demo/ledger.js";
-import { createDemoOrderGateway, type OrderCharge, type OrderConfirmation } from "../demo/order-gateway.js";
-import type { PaymentProvider, ProviderCall } from "../types.js";
+import { createDemoOrderGateway } from "../demo/order-gateway.js";
+import type { ProviderCall } from "../types.js";
+import { PROVIDER, type HostedStoreAdapter } from "./provider.js";
 
-export const PROVIDER = "hosted_store";
 /** Ids: `hs_ord_…` (store order, a draft until paid; also the payment method token), `hs_txn_…` (transaction). */
 export const PREFIX = { order: "hs_ord", transaction: "hs_txn" } as const;
-
-export interface CreateHostedCheckoutInput {
-  orderId: string;
-  lineItems: { variantId: string; quantity: number; price?: number }[];
-  customer: { email: string; firstName?: string; lastName?: string; phone?: string };
-  /** What the demo store charges; the real store prices the variants itself. */
-  amountCents: number;
-  currency: string;
-}
-
-export interface HostedStoreAdapter extends PaymentProvider {
-  /** Creates a draft order and the URL of the store's hosted checkout page for it. */
-  createCheckout(input: CreateHostedCheckoutInput, call: ProviderCall): Promise<{ storeOrderId: string; checkoutUrl: string }>;
-  /** The customer paid on the hosted page: the draft becomes a paid order with its transaction. */
-  completeCheckout(input: { storeOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderCharge>;
-  confirmOrder(input: { storeOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderConfirmation>;
-}
 
 /** The demo store's catalogue: every variant costs this much per unit (docs/providers.md). */
 export const DEMO_UNIT_PRICE_CENTS = 1_000;

@@ -1,7 +1,7 @@
 import { AppError, validationError } from "../../lib/errors.js";
 import { baseUrlOf, credentialOf, formEncode, providerFetch } from "../http-client.js";
 import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall } from "../types.js";
-import { intentToken, PROVIDER, type CreateIntentInput, type IntentGatewayAdapter, type PaymentIntentStatus, type PaymentIntentView } from "./demo.js";
+import { intentToken, PROVIDER, type CreateIntentInput, type IntentGatewayAdapter, type PaymentIntentStatus, type PaymentIntentView } from "./provider.js";
 
 /** The gateway's public address; `baseUrl` in the settings overrides it. */
 export const INTENT_GATEWAY_BASE_URL = "https://api.stripe.com";

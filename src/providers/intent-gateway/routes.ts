@@ -3,7 +3,7 @@ import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./demo.js";
+import { PROVIDER } from "./provider.js";
 import { confirmPaymentIntent, createPaymentIntent } from "../../payments/endpoints/intent-gateway.js";
 import { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "./schemas.js";
 

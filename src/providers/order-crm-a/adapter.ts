@@ -1,6 +1,6 @@
 import { baseUrlOf, credentialOf, decimalAmount, providerFetch } from "../http-client.js";
 import { ProviderError, type CrmProvider, type CrmRecordInput, type ProviderCall } from "../types.js";
-import { PROVIDER } from "./demo.js";
+import { PROVIDER } from "./provider.js";
 
 /** The CRM's public address (accounts usually have their own host: set `baseUrl`). */
 export const ORDER_CRM_A_BASE_URL = "https://api.sticky.io";

@@ -1,34 +1,10 @@
 import { createDemoCrm } from "../demo/crm.js";
 import type { DemoLedger } from "../demo/ledger.js";
-import { createDemoOrderGateway, paymentContractOf, type OrderCharge, type OrderConfirmation } from "../demo/order-gateway.js";
-import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
+import { createDemoOrderGateway, paymentContractOf } from "../demo/order-gateway.js";
+import { PROVIDER, type OrderCrmAAdapter } from "./provider.js";
 
-export const PROVIDER = "order_crm_a";
 /** Ids: `crma_ord_…` (CRM order = payment method token), `crma_txn_…` (transaction). */
 export const PREFIX = { order: "crma_ord", transaction: "crma_txn" } as const;
-
-export interface CrmLineItem {
-  productId: string;
-  quantity: number;
-  price: number;
-}
-
-export interface CreateCrmAOrderInput {
-  orderId: string;
-  customer: PartyInput & { email: string };
-  shippingAddress: AddressInput;
-  billingAddress: AddressInput;
-  lineItems: CrmLineItem[];
-  totalCents: number;
-  currency: string;
-  campaignId?: string;
-}
-
-export interface OrderCrmAAdapter extends PaymentProvider {
-  createOrder(input: CreateCrmAOrderInput, call: ProviderCall): Promise<{ crmAOrderId: string }>;
-  processPayment(input: { crmAOrderId: string; orderId: string; card: CardInput }, call: ProviderCall): Promise<OrderCharge>;
-  confirmOrder(input: { crmAOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderConfirmation>;
-}
 
 export function createDemoOrderCrmA(ledger: DemoLedger) {
   const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "crmAOrderId");

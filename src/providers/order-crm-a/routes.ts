@@ -3,7 +3,7 @@ import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./demo.js";
+import { PROVIDER } from "./provider.js";
 import { confirmCrmAOrder, createCrmAOrder, payCrmAOrder } from "../../payments/endpoints/order-crm-a.js";
 import { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "./schemas.js";
 

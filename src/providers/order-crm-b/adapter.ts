@@ -1,7 +1,7 @@
 import { conflict } from "../../lib/errors.js";
 import { baseUrlOf, centsOf, credentialOf, decimalAmount, formEncode, providerFetch } from "../http-client.js";
 import { ProviderError, type AddressInput, type ChargeOutcome, type CrmProvider, type CrmRecordInput, type PartyInput, type PaymentRecord, type ProviderCall } from "../types.js";
-import { PROVIDER, type OrderCrmBAdapter } from "./demo.js";
+import { PROVIDER, type OrderCrmBAdapter } from "./provider.js";
 
 export const ORDER_CRM_B_BASE_URL = "https://api.konnektive.com";
 

@@ -1,28 +1,11 @@
 import { conflict } from "../../lib/errors.js";
 import { createDemoCrm } from "../demo/crm.js";
 import type { DemoLedger } from "../demo/ledger.js";
-import { createDemoOrderGateway, paymentContractOf, type OrderCharge } from "../demo/order-gateway.js";
-import type { AddressInput, CardInput, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
+import { createDemoOrderGateway, paymentContractOf } from "../demo/order-gateway.js";
+import { PROVIDER, type OrderCrmBAdapter } from "./provider.js";
 
-export const PROVIDER = "order_crm_b";
 /** Ids: `crmb_ord_…` (CRM order = payment method token), `crmb_txn_…` (transaction). */
 export const PREFIX = { order: "crmb_ord", transaction: "crmb_txn" } as const;
-
-export interface CrmBPaymentInput {
-  orderId: string;
-  campaignId: string;
-  customer: PartyInput & { email: string };
-  billingAddress: AddressInput;
-  shippingAddress?: AddressInput | null;
-  lineItems: { productId: string; quantity: number; price: number }[];
-  currency: string;
-  card: CardInput;
-}
-
-export interface OrderCrmBAdapter extends PaymentProvider {
-  /** Creates the CRM order from the line items and charges it in one call, as this CRM's API does. */
-  processPayment(input: CrmBPaymentInput, call: ProviderCall): Promise<OrderCharge>;
-}
 
 export function createDemoOrderCrmB(ledger: DemoLedger) {
   const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "orderId");

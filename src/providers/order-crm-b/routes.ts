@@ -3,7 +3,7 @@ import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./demo.js";
+import { PROVIDER } from "./provider.js";
 import { payCrmBOrder } from "../../payments/endpoints/order-crm-b.js";
 import { CrmBPaymentBody, CrmBPaymentReply } from "./schemas.js";
 

@@ -7,10 +7,11 @@ import { providerRouteOptions, tagsOf } from "../route-options.js";
 import { cardOf } from "../schemas.js";
 import { processVaultPayment } from "../../payments/endpoints/vault-gateway.js";
 import { processVaultUpsell } from "../../payments/endpoints/vault-gateway.js";
+import { PROVIDER } from "./provider.js";
 import { VaultAPaymentBody, VaultPaymentReply, VaultUpsellBody, VaultUpsellReply } from "./schemas.js";
 
 export function registerVaultGatewayARoutes(app: App, deps: Deps): void {
-  const tags = tagsOf("vault_gateway_a");
+  const tags = tagsOf(PROVIDER);
 
   app.post(
     "/api/providers/vault_gateway_a/process-payment",
@@ -20,7 +21,7 @@ export function registerVaultGatewayARoutes(app: App, deps: Deps): void {
     },
     async (request) => {
       const body = request.body;
-      return processVaultPayment(ctxOf(deps, request), "vault_gateway_a", { orderId: body.orderId, amountCents: body.amount, currency: body.currency, customer: body.customer, billingAddress: body.billingAddress, card: cardOf(body) });
+      return processVaultPayment(ctxOf(deps, request), PROVIDER, { orderId: body.orderId, amountCents: body.amount, currency: body.currency, customer: body.customer, billingAddress: body.billingAddress, card: cardOf(body) });
     },
   );
 

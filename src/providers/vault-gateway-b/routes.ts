@@ -5,6 +5,7 @@ import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
 import { cardOf } from "../schemas.js";
 import { processVaultPayment } from "../../payments/endpoints/vault-gateway.js";
+import { PROVIDER } from "./provider.js";
 import { VaultBPaymentBody, VaultPaymentReply } from "./schemas.js";
 
 export function registerVaultGatewayBRoutes(app: App, deps: Deps): void {
@@ -12,11 +13,11 @@ export function registerVaultGatewayBRoutes(app: App, deps: Deps): void {
     "/api/providers/vault_gateway_b/process-payment",
     {
       ...providerRouteOptions,
-      schema: { tags: tagsOf("vault_gateway_b"), summary: "Charge a card and vault it", body: VaultBPaymentBody, response: { 200: VaultPaymentReply, ...errorResponses(400, 402, 409, 422, 429, 502, 503) } },
+      schema: { tags: tagsOf(PROVIDER), summary: "Charge a card and vault it", body: VaultBPaymentBody, response: { 200: VaultPaymentReply, ...errorResponses(400, 402, 409, 422, 429, 502, 503) } },
     },
     async (request) => {
       const body = request.body;
-      return processVaultPayment(ctxOf(deps, request), "vault_gateway_b", {
+      return processVaultPayment(ctxOf(deps, request), PROVIDER, {
         orderId: body.orderId,
         amountCents: body.amount,
         // SPEC: currency is optional here, default USD.

@@ -1,0 +1,22 @@
+import type { OrderCharge, OrderConfirmation, PaymentProvider, ProviderCall } from "../types.js";
+
+/** hosted_store as both its adapters (demo.ts, adapter.ts) implement it: the id and the adapter interface of its SPEC endpoints. */
+
+export const PROVIDER = "hosted_store";
+
+export interface CreateHostedCheckoutInput {
+  orderId: string;
+  lineItems: { variantId: string; quantity: number; price?: number }[];
+  customer: { email: string; firstName?: string; lastName?: string; phone?: string };
+  /** What the demo store charges; the real store prices the variants itself. */
+  amountCents: number;
+  currency: string;
+}
+
+export interface HostedStoreAdapter extends PaymentProvider {
+  /** Creates a draft order and the URL of the store's hosted checkout page for it. */
+  createCheckout(input: CreateHostedCheckoutInput, call: ProviderCall): Promise<{ storeOrderId: string; checkoutUrl: string }>;
+  /** The customer paid on the hosted page: the draft becomes a paid order with its transaction. */
+  completeCheckout(input: { storeOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderCharge>;
+  confirmOrder(input: { storeOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderConfirmation>;
+}
