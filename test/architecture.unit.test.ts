@@ -39,12 +39,22 @@ export const RULES: Rule[] = [
   { why: "production code imports no test file, test helper or fake server", from: ["src/**"], to: TEST_ONLY },
   {
     why: "a provider adapter translates and nothing else: no database, no payment rules, no checkout or upsell (STYLE 'Providers')",
-    from: ["src/providers/*/adapter.ts", "src/providers/*/demo.ts", "src/providers/*/provider.ts", "src/providers/demo/**", "src/providers/vault-direct-post.ts", "src/providers/http-client.ts"],
+    from: [
+      "src/providers/*/adapter.ts",
+      "src/providers/*/demo.ts",
+      "src/providers/*/provider.ts",
+      "src/providers/*/webhook.ts",
+      "src/providers/demo/**",
+      "src/providers/vault-direct-post.ts",
+      "src/providers/http-client.ts",
+      "src/providers/webhook-scheme-kit.ts",
+      "src/providers/webhook-schemes.ts",
+    ],
     to: ["src/db/**", "src/payments/**", "src/checkout/**", "src/upsell/**"],
   },
   {
     why: "a real adapter does not lean on the demo one: what both implement is in the folder's provider.ts (issue 14)",
-    from: ["src/providers/*/adapter.ts", "src/providers/*/provider.ts", "src/providers/vault-direct-post.ts"],
+    from: ["src/providers/*/adapter.ts", "src/providers/*/provider.ts", "src/providers/*/webhook.ts", "src/providers/vault-direct-post.ts"],
     to: ["src/providers/*/demo.ts", "src/providers/demo/**"],
   },
   {

@@ -1,7 +1,7 @@
 import { and, eq, or } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { checkouts, orders } from "../db/schema/index.js";
-import type { PaymentStatus, ProviderNotification } from "../providers/webhook-schemes.js";
+import type { PaymentStatus, ProviderNotification } from "../providers/webhook-scheme-kit.js";
 
 export interface NotifiedCheckout {
   id: string;

@@ -5,11 +5,14 @@
  */
 
 export type ProviderKind = "payment" | "crm";
-/** The provider's own signature scheme for incoming notifications (docs/webhooks.md "Provider schemes"). */
-export type WebhookScheme = "intent-gateway" | "vault-gateway" | "hosted-store" | "standard-webhooks";
+/**
+ * The provider's own signature scheme for incoming notifications (docs/webhooks.md "Provider schemes"):
+ * the folder whose webhook.ts holds it, or "standard-webhooks" (shared, in webhook-schemes.ts).
+ */
+export type WebhookScheme = "intent-gateway" | "vault-gateway-a" | "hosted-store" | "standard-webhooks";
 
 export interface ProviderEntry {
-  /** The folder under src/providers/ holding demo.ts, adapter.ts, fake-server.ts, webhook.ts, routes.ts. */
+  /** The folder under src/providers/ holding provider.ts, demo.ts, adapter.ts, fake-server.ts, schemas.ts, routes.ts and its own webhook.ts. */
   folder: string;
   /** Every provider takes payments; some also record orders as a CRM (complete rule 1). */
   kinds: readonly ProviderKind[];
@@ -38,7 +41,7 @@ export const PROVIDER_MANIFEST = {
     kinds: ["payment"],
     endpoints: ["process-payment", "process-upsell"],
     requiredSettings: ["securityKey"],
-    webhookScheme: "vault-gateway",
+    webhookScheme: "vault-gateway-a",
     cardForm: true,
   },
   order_crm_a: {
@@ -78,7 +81,8 @@ export const PROVIDER_MANIFEST = {
     kinds: ["payment"],
     endpoints: ["process-payment"],
     requiredSettings: ["securityKey"],
-    webhookScheme: "vault-gateway",
+    // The same wire as vault_gateway_a, so the same scheme: vault-gateway-a/webhook.ts.
+    webhookScheme: "vault-gateway-a",
     cardForm: true,
   },
 } as const satisfies Record<string, ProviderEntry>;

@@ -8,7 +8,8 @@ import { applyPaymentStatus, checkoutOfNotification } from "../../payments/notif
 import { INCOMING_PROVIDERS, type PaymentProviderType } from "../../providers/manifest.js";
 import { findProviderSettings, readableValuesOf } from "../../providers/settings-store.js";
 import { DEMO_SIGNATURE_HEADER, DEMO_TIMESTAMP_HEADER, isDemoSignatureValid } from "./demo-scheme.js";
-import { headerOf, parseNormalised, PROVIDER_SCHEMES, refused, type Headers, type ProviderNotification } from "../../providers/webhook-schemes.js";
+import { headerOf, parseNormalised, refused, type Headers, type ProviderNotification } from "../../providers/webhook-scheme-kit.js";
+import { PROVIDER_SCHEMES } from "../../providers/webhook-schemes.js";
 
 /** SPEC "Salesperson portal and incoming provider webhooks": every provider of the manifest notifies us. */
 export { INCOMING_PROVIDERS };
@@ -50,7 +51,7 @@ async function candidateBrands(db: Db, orderId: string | null, named: string | u
 }
 
 /**
- * The provider's own signature scheme (src/providers/webhook-schemes.ts), verified with the
+ * The provider's own signature scheme (src/providers/webhook-schemes.ts picks it), verified with the
  * `webhookSecret` of the brand the notification belongs to; then the 5-minute window where the
  * scheme signs a timestamp. Returns the translated notification and the brand whose secret verified it.
  */
