@@ -3,7 +3,7 @@ import type { Db } from "../db/client.js";
 import type { ApiActor } from "../http/api-key.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { notFound, validationError } from "../lib/errors.js";
-import type { MerchantOrderIdParams, OrderCharge, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, OrderStatus, OrderSummary } from "./schemas.js";
+import type { MerchantOrderIdParams, OrderChargeView, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, OrderStatus, OrderSummary } from "./schemas.js";
 import { findCheckoutOrder, findCommissionsOf, findLineItemsOf, findUpsellsOf, orderPageQuery, type OrderCursor, type OrderRow } from "./store.js";
 
 /** What we know of the payment today; refunds and disputes (issue 17's next steps) add the other two statuses. */
@@ -13,7 +13,7 @@ function statusOf(row: OrderRow): OrderStatus {
   return "paid";
 }
 
-const chargeOf = (row: OrderRow): OrderCharge => ({
+const chargeOf = (row: OrderRow): OrderChargeView => ({
   id: row.id,
   orderId: row.orderId,
   status: statusOf(row),

@@ -30,7 +30,7 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 const Json = Type.Object({}, { additionalProperties: true });
 
 /** One charge of an order: the checkout payment or an accepted upsell. */
-export const OrderCharge = Type.Object({
+export const OrderChargeView = Type.Object({
   id: Type.String({ description: "our order id (ord_…)" }),
   orderId: Type.String({ description: "the merchant's order id" }),
   status: Type.Enum([...ORDER_STATUSES]),
@@ -40,15 +40,15 @@ export const OrderCharge = Type.Object({
   transactionId: Type.String(),
   createdAt: Type.Integer({ description: "Unix ms" }),
 });
-export type OrderCharge = Static<typeof OrderCharge>;
+export type OrderChargeView = Static<typeof OrderChargeView>;
 
 export const OrderSummary = Type.Object({
-  ...OrderCharge.properties,
+  ...OrderChargeView.properties,
   customerEmail: Type.String(),
   customerName: Type.String(),
   test: Type.Boolean({ description: "paid through a demo-mode provider: no real money moved" }),
   /** The accepted upsells of this order, oldest first. */
-  upsells: Type.Array(OrderCharge),
+  upsells: Type.Array(OrderChargeView),
 });
 export type OrderSummary = Static<typeof OrderSummary>;
 

@@ -4,7 +4,10 @@ import { withTransaction } from "../db/transaction.js";
 import { providerNotAllowed } from "../checkout/errors.js";
 import { AppError } from "../lib/errors.js";
 import { assertCardAcceptable } from "../providers/demo/cards.js";
-import type { CardInput, ChargeOutcome, PaymentProviderType } from "../providers/types.js";
+import type { PaymentAdapters } from "../providers/registry.js";
+import { cardOf } from "../providers/schemas.js";
+import type { CardInput, ChargeOutcome, OrderCharge, PaymentProviderType, ProviderCall } from "../providers/types.js";
+import { chargeOnce } from "./charge-once.js";
 import { assertUnderDeclineLimit, paymentFailed, recordDecline } from "./declines.js";
 import { orderContextOf } from "./store.js";
 
@@ -60,4 +63,24 @@ export async function attemptPayment<T>(ctx: Ctx, attempt: PaymentAttempt<T>): P
   });
   if (decline) throw paymentFailed(decline.reason);
   return result;
+}
+
+/**
+ * The card charge of an order gateway's process-payment (cart_gateway, order_crm_a, order_crm_b): the
+ * body names the order and carries the card; charged once (CONTRACT §37) with every attempt check;
+ * `charge` is the provider call (given the adapter bound to the attempt's transaction), `reply` the answer.
+ */
+export async function payOrderByCard<P extends PaymentProviderType, R>(
+  ctx: Ctx,
+  provider: P,
+  body: { orderId: string } & CardInput,
+  charge: (adapter: PaymentAdapters[P], card: CardInput, call: ProviderCall) => Promise<OrderCharge>,
+  reply: (charge: OrderCharge, transaction: { transactionId: string; paymentMethodToken: string }, demo: boolean) => R,
+): Promise<R> {
+  const { order, adapter, call, within } = await resolvePayment(ctx, provider, { orderId: body.orderId });
+  const card = cardOf(body);
+  return chargeOnce(ctx, { provider, brandId: order.brandId, orderId: body.orderId, completed: order.completed, request: body, call }, async (call) => {
+    const paid = await attemptPayment(ctx, { provider, orderId: body.orderId, card, charge: (tx) => charge(within(tx), card, call), declineOf: declineOfCharge });
+    return reply(paid, succeededCharge(paid.outcome), adapter.demo);
+  });
 }

@@ -15,7 +15,7 @@ const WAIT_FOR_FIRST_MS = 10_000;
 export const alreadyPaid = () => conflict("Order already paid", "ALREADY_PAID");
 const inProgress = () => conflict("Request in progress", "REQUEST_IN_PROGRESS");
 
-export interface OrderCharge {
+export interface ChargeClaim {
   provider: PaymentProviderType;
   brandId: string;
   orderId: string;
@@ -41,7 +41,7 @@ export interface ChargeResult {
  * claim for the next attempt with the same provider idempotency key, so a provider that charged
  * answers that charge again instead of making a second one.
  */
-export async function chargeOnce<R>(ctx: Ctx, charge: OrderCharge, pay: (call: ProviderCall, outcome: ChargeResult) => Promise<R>): Promise<R> {
+export async function chargeOnce<R>(ctx: Ctx, charge: ChargeClaim, pay: (call: ProviderCall, outcome: ChargeResult) => Promise<R>): Promise<R> {
   const id: OrderChargeKey = { brandId: charge.brandId, orderId: charge.orderId };
   const requestHash = keyedHash(canonicalJson(charge.request ?? null), ctx.config.encryptionKey);
   const waitUntil = Date.now() + WAIT_FOR_FIRST_MS;

@@ -1,7 +1,5 @@
 import type { Ctx } from "../../ctx.js";
-import { chargeOnce } from "../charge-once.js";
-import { attemptPayment, declineOfCharge, resolvePayment, succeededCharge } from "../attempts.js";
-import { cardOf } from "../../providers/schemas.js";
+import { payOrderByCard, resolvePayment } from "../attempts.js";
 import { PROVIDER } from "../../providers/cart-gateway/provider.js";
 import type { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "../../providers/cart-gateway/schemas.js";
 
@@ -12,17 +10,11 @@ export async function createCart(ctx: Ctx, body: CreateCartBody): Promise<Create
 }
 
 /** Charges the cart's total by card. */
-export async function payCart(ctx: Ctx, body: CartPaymentBody): Promise<CartPaymentReply> {
-  const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
-  const card = cardOf(body);
-  return chargeOnce(ctx, { provider: PROVIDER, brandId: order.brandId, orderId: body.orderId, completed: order.completed, request: body, call }, async (call) => {
-    const charge = await attemptPayment(ctx, {
-      provider: PROVIDER,
-      orderId: body.orderId,
-      card,
-      charge: (tx) => within(tx).processPayment({ cartOrderId: body.cartOrderId, orderId: body.orderId, card }, call),
-      declineOf: declineOfCharge,
-    });
-    return { success: true, transactionId: succeededCharge(charge.outcome).transactionId, cartOrderId: charge.providerOrderId, demo: adapter.demo };
-  });
-}
+export const payCart = (ctx: Ctx, body: CartPaymentBody): Promise<CartPaymentReply> =>
+  payOrderByCard(
+    ctx,
+    PROVIDER,
+    body,
+    (adapter, card, call) => adapter.processPayment({ cartOrderId: body.cartOrderId, orderId: body.orderId, card }, call),
+    (charge, { transactionId }, demo) => ({ success: true, transactionId, cartOrderId: charge.providerOrderId, demo }),
+  );

@@ -1,4 +1,4 @@
-import type { CompleteResponse, InitializeResponse } from "../shared/api-types";
+import type { CartPaymentReply, CompleteResponse, ConfirmIntentReply, CreateCartReply, CrmAPaymentReply, InitializeResponse, VaultPaymentReply } from "../shared/api-types";
 import { api, ApiError } from "../shared/api";
 import type { CheckoutClaims } from "../shared/jwt";
 import { PAYMENT_PROVIDERS, PROVIDER_MANIFEST } from "../shared/providers";
@@ -52,7 +52,7 @@ export async function payWithCard(provider: string, claims: CheckoutClaims, init
     case "vault_gateway_a":
     case "vault_gateway_b": {
       const extra = provider === "vault_gateway_b" ? { shippingAddress: addressOf(form) } : {};
-      const paid = await post<{ transactionId: string }>(`/api/providers/${provider}/process-payment`, {
+      const paid = await post<VaultPaymentReply>(`/api/providers/${provider}/process-payment`, {
         ...base,
         amount: claims.amount,
         currency: claims.currency,
@@ -63,23 +63,23 @@ export async function payWithCard(provider: string, claims: CheckoutClaims, init
       return paid.transactionId;
     }
     case "intent_gateway": {
-      const confirmed = await post<{ status: string; paymentIntentId: string }>("/api/providers/intent_gateway/confirm", { paymentIntentId: init.providerOrderId, ...card });
+      const confirmed = await post<ConfirmIntentReply>("/api/providers/intent_gateway/confirm", { paymentIntentId: init.providerOrderId, ...card });
       if (confirmed.status !== "succeeded") throw new ApiError(402, "Your bank asks for an extra authentication step this page cannot show. Please use another card.", "PAYMENT_FAILED", "requires_action");
       return confirmed.paymentIntentId;
     }
     case "order_crm_a": {
-      const paid = await post<{ transactionId: string }>("/api/providers/order_crm_a/process-payment", { ...base, crmAOrderId: init.providerOrderId });
+      const paid = await post<CrmAPaymentReply>("/api/providers/order_crm_a/process-payment", { ...base, crmAOrderId: init.providerOrderId });
       return paid.transactionId;
     }
     case "cart_gateway": {
-      const cart = await post<{ cartOrderId: string }>("/api/providers/cart_gateway/create-cart", {
+      const cart = await post<CreateCartReply>("/api/providers/cart_gateway/create-cart", {
         orderId: claims.orderId,
         customer: customerOf(form),
         shippingAddress: addressOf(form),
         lineItems: [{ itemId: claims.orderId, quantity: 1, price: claims.amount }],
         currency: claims.currency,
       });
-      const paid = await post<{ transactionId: string }>("/api/providers/cart_gateway/process-payment", { ...base, cartOrderId: cart.cartOrderId });
+      const paid = await post<CartPaymentReply>("/api/providers/cart_gateway/process-payment", { ...base, cartOrderId: cart.cartOrderId });
       return paid.transactionId;
     }
     default:

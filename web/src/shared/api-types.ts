@@ -24,6 +24,10 @@ import type {
   TwoFactorSetupReply as TwoFactorSetupReplySchema,
 } from "../../../src/identity/schemas";
 import type { OrderDetail as OrderDetailSchema, OrderListReply as OrderListReplySchema } from "../../../src/orders/schemas";
+import type { CartPaymentReply as CartPaymentReplySchema, CreateCartReply as CreateCartReplySchema } from "../../../src/providers/cart-gateway/schemas";
+import type { ConfirmIntentReply as ConfirmIntentReplySchema } from "../../../src/providers/intent-gateway/schemas";
+import type { CrmAPaymentReply as CrmAPaymentReplySchema } from "../../../src/providers/order-crm-a/schemas";
+import type { VaultPaymentReply as VaultPaymentReplySchema } from "../../../src/providers/vault-gateway-a/schemas";
 import type { ListsReply as ListsReplySchema, UpdateMappingsReply as UpdateMappingsReplySchema } from "../../../src/marketing/schemas";
 import type { ListSalespeopleReply as ListSalespeopleReplySchema, PortalStateReply as PortalStateReplySchema } from "../../../src/salespeople/schemas";
 import type { AcceptOfferResponse as AcceptOfferResponseSchema, CurrentOfferResponse as CurrentOfferResponseSchema, DeclineOfferResponse as DeclineOfferResponseSchema } from "../../../src/upsell/schemas";
@@ -45,6 +49,13 @@ export type TwoFactorSetupReply = Static<typeof TwoFactorSetupReplySchema>;
 export type UsersReply = Static<typeof UsersReplySchema>;
 export type OrganizationsReply = Static<typeof OrganizationsReplySchema>;
 export type BrandsReply = Static<typeof BrandsReplySchema>;
+
+// Provider endpoints the checkout page drives
+export type VaultPaymentReply = Static<typeof VaultPaymentReplySchema>;
+export type ConfirmIntentReply = Static<typeof ConfirmIntentReplySchema>;
+export type CrmAPaymentReply = Static<typeof CrmAPaymentReplySchema>;
+export type CreateCartReply = Static<typeof CreateCartReplySchema>;
+export type CartPaymentReply = Static<typeof CartPaymentReplySchema>;
 
 // Orders
 export type OrderListReply = Static<typeof OrderListReplySchema>;
