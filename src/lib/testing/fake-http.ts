@@ -27,3 +27,22 @@ export const sendJson = (response: ServerResponse, status: number, body: unknown
   response.writeHead(status, { "content-type": "application/json" });
   response.end(JSON.stringify(body));
 };
+
+/** What a test asks a fake to answer next instead of the real thing: a 500, or a 200 that is not the API's format. */
+export type FakeFailure = "500" | "garbage" | null;
+
+/** Takes the failure a test asked for, once: the call after it is answered normally again. */
+export function takeFailure(fake: { failNext: FakeFailure }): FakeFailure {
+  const mode = fake.failNext;
+  fake.failNext = null;
+  return mode;
+}
+
+/** A JSON request body, or {} when it is not JSON (recorded as empty). */
+export function jsonOf(body: string): Record<string, any> {
+  try {
+    return body ? JSON.parse(body) : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,4 +1,4 @@
-import { sendJson, startHttpFake, type FakeRequest } from "../../lib/testing/fake-http.js";
+import { jsonOf, sendJson, startHttpFake, takeFailure, type FakeFailure, type FakeRequest } from "../../lib/testing/fake-http.js";
 
 /**
  * A fake of the cart API at the network boundary (tests): carts, card payment with a saved card,
@@ -9,7 +9,7 @@ export interface FakeCartGateway {
   baseUrl: string;
   apiKey: string;
   requests: (FakeRequest & { json: Record<string, any> })[];
-  failNext: "500" | "garbage" | null;
+  failNext: FakeFailure;
   close(): Promise<void>;
 }
 
@@ -25,16 +25,10 @@ export async function startFakeCartGateway(apiKey = "cart_live_fake_api_key_7777
   };
 
   const server = await startHttpFake((request, response) => {
-    let json: Record<string, any> = {};
-    try {
-      json = request.body ? JSON.parse(request.body) : {};
-    } catch {
-      /* recorded as empty */
-    }
+    const json = jsonOf(request.body);
     fake.requests.push({ ...request, json });
-    if (fake.failNext) {
-      const mode = fake.failNext;
-      fake.failNext = null;
+    const mode = takeFailure(fake);
+    if (mode) {
       if (mode === "500") return sendJson(response, 500, { error: { code: "internal" } });
       response.writeHead(200, { "content-type": "text/plain" });
       return response.end("oops");

@@ -1,4 +1,4 @@
-import { sendJson, startHttpFake, type FakeRequest } from "../../lib/testing/fake-http.js";
+import { jsonOf, sendJson, startHttpFake, takeFailure, type FakeFailure, type FakeRequest } from "../../lib/testing/fake-http.js";
 
 /**
  * A fake of the hosted store's Admin API at the network boundary (tests): draft orders, order
@@ -12,7 +12,7 @@ export interface FakeHostedStore {
   requests: (FakeRequest & { json: Record<string, any> })[];
   drafts: Map<string, Record<string, any>>;
   declineMandates: boolean;
-  failNext: "500" | "garbage" | null;
+  failNext: FakeFailure;
   variantPrice: string;
   pay(draftId: string, result?: "success" | "failure"): void;
   close(): Promise<void>;
@@ -40,16 +40,10 @@ export async function startFakeHostedStore(accessToken = "shpat_fake_access_toke
     close: async () => {},
   };
   const server = await startHttpFake((request, response) => {
-    let json: Record<string, any> = {};
-    try {
-      json = request.body ? JSON.parse(request.body) : {};
-    } catch {
-      /* recorded as empty */
-    }
+    const json = jsonOf(request.body);
     fake.requests.push({ ...request, json });
-    if (fake.failNext) {
-      const mode = fake.failNext;
-      fake.failNext = null;
+    const mode = takeFailure(fake);
+    if (mode) {
       if (mode === "500") return sendJson(response, 500, { errors: "Internal Server Error" });
       response.writeHead(200, { "content-type": "text/html" });
       return response.end("<html>store unavailable");

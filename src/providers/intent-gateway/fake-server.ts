@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
+import { startHttpFake, takeFailure, type FakeFailure } from "../../lib/testing/fake-http.js";
 
 /**
  * A fake PaymentIntents-style gateway at the network boundary, for tests: a real HTTP server on
@@ -12,19 +12,10 @@ export interface FakeIntentGateway {
   secretKey: string;
   requests: { method: string; path: string; form: Record<string, string>; headers: Record<string, string | string[] | undefined> }[];
   intents: Map<string, Record<string, unknown>>;
-  failNext: "500" | "garbage" | null;
+  failNext: FakeFailure;
   pay(intentId: string, paymentMethod: string): void;
   close(): Promise<void>;
 }
-
-const readBody = (request: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    let body = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => (body += chunk));
-    request.on("end", () => resolve(body));
-    request.on("error", reject);
-  });
 
 const send = (response: ServerResponse, status: number, body: unknown) => {
   response.writeHead(status, { "content-type": "application/json" });
@@ -52,13 +43,12 @@ export async function startFakeIntentGateway(secretKey = "sk_test_fake_secret_ke
     close: async () => {},
   };
 
-  const server = createServer(async (request, response) => {
-    const form = Object.fromEntries(new URLSearchParams(await readBody(request)));
-    const path = request.url ?? "";
+  const server = await startHttpFake((request, response) => {
+    const form = Object.fromEntries(new URLSearchParams(request.body));
+    const path = request.path;
     fake.requests.push({ method: request.method ?? "", path, form, headers: request.headers });
-    if (fake.failNext) {
-      const mode = fake.failNext;
-      fake.failNext = null;
+    const mode = takeFailure(fake);
+    if (mode) {
       if (mode === "500") return send(response, 500, { error: { type: "api_error" } });
       response.writeHead(200, { "content-type": "text/html" });
       return response.end("<html>gateway maintenance</html>");
@@ -104,8 +94,7 @@ export async function startFakeIntentGateway(secretKey = "sk_test_fake_secret_ke
     }
     send(response, 404, { error: { type: "invalid_request_error" } });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () => new Promise((resolve) => server.close(() => resolve()));
+  fake.baseUrl = server.baseUrl;
+  fake.close = server.close;
   return fake;
 }

@@ -1,4 +1,4 @@
-import { sendJson, startHttpFake, type FakeRequest } from "../../lib/testing/fake-http.js";
+import { sendJson, startHttpFake, takeFailure, type FakeFailure, type FakeRequest } from "../../lib/testing/fake-http.js";
 
 /**
  * A fake of order_crm_a's CRM API at the network boundary (tests): basic auth, `new_order` and
@@ -9,7 +9,7 @@ export interface FakeOrderCrmA {
   username: string;
   password: string;
   requests: (FakeRequest & { json: Record<string, unknown> })[];
-  failNext: "500" | "garbage" | null;
+  failNext: FakeFailure;
   close(): Promise<void>;
 }
 
@@ -24,9 +24,8 @@ export async function startFakeOrderCrmA(username = "api-user", password = "crm-
       /* recorded as empty */
     }
     fake.requests.push({ ...request, json });
-    if (fake.failNext) {
-      const mode = fake.failNext;
-      fake.failNext = null;
+    const mode = takeFailure(fake);
+    if (mode) {
       if (mode === "500") return sendJson(response, 500, { error: "down" });
       response.writeHead(200, { "content-type": "text/html" });
       return response.end("<html>");

@@ -1,4 +1,4 @@
-import { sendJson, startHttpFake, type FakeRequest } from "../../lib/testing/fake-http.js";
+import { sendJson, startHttpFake, takeFailure, type FakeFailure, type FakeRequest } from "../../lib/testing/fake-http.js";
 
 /**
  * A fake of order_crm_b's API at the network boundary (tests) with loginId/password: leads,
@@ -10,7 +10,7 @@ export interface FakeOrderCrmB {
   loginId: string;
   password: string;
   requests: (FakeRequest & { form: Record<string, string> })[];
-  failNext: "500" | "garbage" | null;
+  failNext: FakeFailure;
   close(): Promise<void>;
 }
 
@@ -22,9 +22,8 @@ export async function startFakeOrderCrmB(loginId = "crm-b-login", password = "cr
   const server = await startHttpFake((request, response) => {
     const form = Object.fromEntries(new URLSearchParams(request.body));
     fake.requests.push({ ...request, form });
-    if (fake.failNext) {
-      const mode = fake.failNext;
-      fake.failNext = null;
+    const mode = takeFailure(fake);
+    if (mode) {
       if (mode === "500") return sendJson(response, 500, { result: "ERROR" });
       response.writeHead(200, { "content-type": "text/plain" });
       return response.end("maintenance");

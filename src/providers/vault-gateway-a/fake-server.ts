@@ -1,5 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { startHttpFake, takeFailure, type FakeFailure } from "../../lib/testing/fake-http.js";
 
 /**
  * A fake of the direct-post vault gateway at the network boundary, for tests: a real HTTP server on
@@ -12,31 +11,21 @@ export interface FakeVaultGateway {
   /** Every request's form, in order (for "what did we send" checks). */
   requests: { path: string; form: Record<string, string> }[];
   transactions: Map<string, { orderId: string; amount: string; currency: string; vaultId: string; success: boolean }>;
-  failNext: "500" | "garbage" | null;
+  failNext: FakeFailure;
   close(): Promise<void>;
 }
-
-const readBody = (request: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    let body = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => (body += chunk));
-    request.on("end", () => resolve(body));
-    request.on("error", reject);
-  });
 
 export async function startFakeVaultGateway(securityKey = "fake-security-key-0001"): Promise<FakeVaultGateway> {
   let counter = 0;
   const vaultCards = new Map<string, string>();
   const fake: FakeVaultGateway = { baseUrl: "", securityKey, requests: [], transactions: new Map(), failNext: null, close: async () => {} };
 
-  const server: Server = createServer(async (request, response) => {
-    const form = Object.fromEntries(new URLSearchParams(await readBody(request)));
-    const path = request.url ?? "";
+  const server = await startHttpFake((request, response) => {
+    const form = Object.fromEntries(new URLSearchParams(request.body));
+    const path = request.path;
     fake.requests.push({ path, form });
-    if (fake.failNext) {
-      const mode = fake.failNext;
-      fake.failNext = null;
+    const mode = takeFailure(fake);
+    if (mode) {
       response.writeHead(mode === "500" ? 500 : 200, { "content-type": "text/plain" });
       return response.end(mode === "500" ? "Internal Server Error" : "<html>not what you expected");
     }
@@ -78,8 +67,7 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
     }
     response.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () => new Promise((resolve) => server.close(() => resolve()));
+  fake.baseUrl = server.baseUrl;
+  fake.close = server.close;
   return fake;
 }
