@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { hotStatement, rowsAsJson, runHot } from "../db/hot.js";
+import { hotStatement, rowsAsJson, runHot, insertRowsSql } from "../db/hot.js";
 import { brands, checkouts, commissions, orderLineItems, orders, outboxEvents, providerSettings, shortLinks } from "../db/schema/index.js";
 import type { EventPayloads } from "../webhooks/events.js";
 
@@ -155,16 +155,16 @@ const SAVE_COMPLETION = hotStatement(
      update checkouts set status = 'completed', completed_at = $2, updated_at = $2
      where id = $1 and status <> 'completed' returning id
    ), saved_order as (
-     insert into orders select * from jsonb_populate_recordset(null::orders, $3::jsonb)
+     ${insertRowsSql(orders, "$3")}
      where exists (select 1 from claimed) returning id
    ), saved_items as (
-     insert into order_line_items select * from jsonb_populate_recordset(null::order_line_items, $4::jsonb)
+     ${insertRowsSql(orderLineItems, "$4")}
      where exists (select 1 from saved_order)
    ), saved_commission as (
-     insert into commissions select * from jsonb_populate_recordset(null::commissions, $5::jsonb)
+     ${insertRowsSql(commissions, "$5")}
      where exists (select 1 from saved_order)
    ), saved_events as (
-     insert into outbox_events select * from jsonb_populate_recordset(null::outbox_events, $6::jsonb)
+     ${insertRowsSql(outboxEvents, "$6")}
      where exists (select 1 from saved_order)
    )
    select id from saved_order`,

@@ -1,5 +1,5 @@
 import type { PGlite, Transaction } from "@electric-sql/pglite";
-import { getTableColumns, is, SQL, type Table } from "drizzle-orm";
+import { getTableColumns, is, SQL, type Table, getTableName } from "drizzle-orm";
 import pg from "pg";
 import type { Db } from "./client.js";
 
@@ -84,4 +84,18 @@ export function selectColumns(table: Table, alias: string): string {
   return Object.entries(getTableColumns(table))
     .map(([key, column]) => `${alias}.${column.name} as "${key}"`)
     .join(", ");
+}
+
+/**
+ * `insert into <table> (<its columns>) select <its columns> from jsonb_populate_recordset(null::<table>, <param>)`:
+ * the rows of rowsAsJson in one statement. The columns are named, so a column this code does not know
+ * yet (a migration ahead of a running instance, as in a rolling deploy) takes its database default
+ * instead of a NULL from the record.
+ */
+export function insertRowsSql(table: Table, param: string, alias?: string): string {
+  const name = getTableName(table);
+  const columns = Object.values(getTableColumns(table))
+    .map((column) => `"${column.name}"`)
+    .join(", ");
+  return `insert into ${name}${alias ? ` as ${alias}` : ""} (${columns}) select ${columns} from jsonb_populate_recordset(null::${name}, ${param}::jsonb)`;
 }

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { hotStatement, rowsAsJson, runHot, selectColumns } from "../db/hot.js";
+import { hotStatement, rowsAsJson, runHot, selectColumns, insertRowsSql } from "../db/hot.js";
 import { demoProviderRecords } from "../db/schema/index.js";
 import type { DemoLedger, LedgerKind, LedgerPatch, LedgerRecord, NewLedgerRecord, PendingOrder } from "../providers/demo/ledger.js";
 import type { PaymentProviderType } from "../providers/types.js";
@@ -23,7 +23,7 @@ export function createDemoLedger(db: Db): DemoLedger {
 const COLUMNS = selectColumns(demoProviderRecords, "r");
 const INSERT_RECORD = hotStatement(
   "demo_insert_record",
-  `insert into demo_provider_records as r select * from jsonb_populate_recordset(null::demo_provider_records, $1::jsonb) returning ${COLUMNS}`,
+  `${insertRowsSql(demoProviderRecords, "$1", "r")} returning ${COLUMNS}`,
 );
 
 // The demo ledger is on every demo request's path (initialize, payment, complete, upsell accept), so

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { DeclineCounts } from "../payments/declines.js";
 import type { Db } from "../db/client.js";
-import { hotStatement, rowsAsJson, runHot, selectColumns } from "../db/hot.js";
+import { hotStatement, rowsAsJson, runHot, selectColumns, insertRowsSql } from "../db/hot.js";
 import { checkouts, orderLineItems, orders, outboxEvents, upsellOfferResults, upsellOfferStats, upsellSessions } from "../db/schema/index.js";
 
 // The upsell feature's queries. Each takes a db handle (client or transaction).
@@ -117,7 +117,7 @@ function statsJson(deltas: StatsDelta[]): string {
 const CREATE_SESSION = hotStatement(
   "upsell_create_session",
   `with saved_session as (
-     insert into upsell_sessions select * from jsonb_populate_recordset(null::upsell_sessions, $1::jsonb)
+     ${insertRowsSql(upsellSessions, "$1")}
    )
    ${bumpStatsSql("$2", "$3", "$4", "$5")}`,
 );
@@ -234,15 +234,15 @@ export async function reserveOfferResult(tx: Db, sessionId: string, offerId: str
 const SAVE_ANSWER = hotStatement(
   "upsell_save_answer",
   `with saved_order as (
-     insert into orders select * from jsonb_populate_recordset(null::orders, $1::jsonb)
+     ${insertRowsSql(orders, "$1")}
    ), saved_items as (
-     insert into order_line_items select * from jsonb_populate_recordset(null::order_line_items, $2::jsonb)
+     ${insertRowsSql(orderLineItems, "$2")}
    ), saved_result as (
-     insert into upsell_offer_results select * from jsonb_populate_recordset(null::upsell_offer_results, $3::jsonb)
+     ${insertRowsSql(upsellOfferResults, "$3")}
      on conflict (session_id, offer_id) do update set decision = excluded.decision, transaction_id = excluded.transaction_id,
        amount_cents = excluded.amount_cents, order_ref = excluded.order_ref, result = excluded.result
    ), saved_events as (
-     insert into outbox_events select * from jsonb_populate_recordset(null::outbox_events, $4::jsonb)
+     ${insertRowsSql(outboxEvents, "$4")}
    ), saved_session as (
      update upsell_sessions set status = $6, accepted_offers = $7::jsonb, declined_offers = $8::jsonb, total_upsell_cents = $9,
        current_step = $10, updated_at = $11
