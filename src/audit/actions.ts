@@ -59,6 +59,8 @@ export const AUDIT_ACTIONS = [
   "api_key.create",
   "api_key.revoke",
   "api_key.refused",
+  // orders (issue 17): a refund asked for, with its outcome
+  "order.refund",
   "signing_key.create",
   "signing_key.retire",
 ] as const;

@@ -4,11 +4,13 @@ import type { ApiActor } from "../http/api-key.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { notFound, validationError } from "../lib/errors.js";
 import type { MerchantOrderIdParams, OrderChargeView, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, OrderStatus, OrderSummary } from "./schemas.js";
-import { findCheckoutOrder, findCommissionsOf, findLineItemsOf, findUpsellsOf, orderPageQuery, type OrderCursor, type OrderRow } from "./store.js";
+import { refundViewOf } from "./refunds.js";
+import { findCheckoutOrder, findCommissionsOf, findLineItemsOf, findRefundsOf, findUpsellsOf, orderPageQuery, type OrderCursor, type OrderRow } from "./store.js";
 
-/** What we know of the payment today; refunds and disputes (issue 17's next steps) add the other two statuses. */
-function statusOf(row: OrderRow): OrderStatus {
-  if (row.paymentStatus === "refunded") return "refunded";
+/** The charge's status from its refunds and the provider's notifications; disputes (a later step of issue 17) add `disputed`. */
+export function statusOf(row: Pick<OrderRow, "paymentStatus" | "refundedCents" | "amountCents">): OrderStatus {
+  if (row.paymentStatus === "refunded" || row.refundedCents >= row.amountCents) return "refunded";
+  if (row.refundedCents > 0) return "partially_refunded";
   if (row.paymentStatus === "failed") return "failed";
   return "paid";
 }
@@ -21,6 +23,7 @@ const chargeOf = (row: OrderRow): OrderChargeView => ({
   currency: row.currency,
   provider: row.provider,
   transactionId: row.transactionId,
+  refunded: row.refundedCents,
   createdAt: row.createdAt.getTime(),
 });
 
@@ -62,7 +65,7 @@ export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: s
   if (!row) throw notFound("Order not found");
   const upsells = await findUpsellsOf(db, brandId, [row.id]);
   const refs = [row.id, ...upsells.map((u) => u.id)];
-  const [lineItems, commissionRows] = await Promise.all([findLineItemsOf(db, [row.id]), findCommissionsOf(db, brandId, refs)]);
+  const [lineItems, commissionRows, refundRows] = await Promise.all([findLineItemsOf(db, [row.id]), findCommissionsOf(db, brandId, refs), findRefundsOf(db, refs)]);
   return {
     ...summaryOf(row, upsells),
     providerOrderId: row.providerOrderId,
@@ -73,6 +76,7 @@ export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: s
     crm: row.crmProvider ? { provider: row.crmProvider, orderId: row.crmOrderId, status: row.crmStatus } : null,
     affId: row.affId,
     subId: row.subId,
+    refunds: refundRows.map(refundViewOf),
     commissions: commissionRows.map((c) => ({
       id: c.id,
       orderId: c.orderId,

@@ -6,7 +6,8 @@ import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { MERCHANT_API_TAG } from "../merchant-api/schemas.js";
 import { getMerchantOrder, getOrder, listMerchantOrders, listOrders } from "./orders.js";
-import { MerchantOrderIdParams, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply } from "./schemas.js";
+import { refundMerchantOrder, refundOrder } from "./refunds.js";
+import { MerchantOrderIdParams, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, RefundBody, RefundReply } from "./schemas.js";
 
 const ADMIN_TAG = "Administration: orders";
 
@@ -45,6 +46,22 @@ export function registerOrderRoutes(app: App, deps: Deps): void {
     async (request) => getOrder({ ctx: callerCtx(deps, request), input: request.params }),
   );
 
+  app.post(
+    "/api/admin/orders/:id/refunds",
+    {
+      config: { idempotent: true },
+      onRequest: noStore,
+      schema: {
+        tags: [ADMIN_TAG],
+        summary: "Refund all or part of one charge of the order: its own payment or an upsell's (admin or owner)",
+        params: OrderIdParams,
+        body: RefundBody,
+        response: { 200: RefundReply, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 502) },
+      },
+    },
+    async (request) => refundOrder({ ctx: callerCtx(deps, request), input: { ...request.params, body: request.body } }),
+  );
+
   const security = [{ merchantApiKey: [] }];
   app.get(
     "/api/v1/orders",
@@ -74,5 +91,22 @@ export function registerOrderRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => getMerchantOrder({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: request.params }),
+  );
+
+  app.post(
+    "/api/v1/orders/:orderId/refunds",
+    {
+      config: { idempotent: true },
+      onRequest: [noStore, requireApiKey(deps, ["orders:refund"])],
+      schema: {
+        tags: [MERCHANT_API_TAG],
+        security,
+        summary: "Refund all or part of one charge of the key's brand's order (scope orders:refund)",
+        params: MerchantOrderIdParams,
+        body: RefundBody,
+        response: { 200: RefundReply, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 502) },
+      },
+    },
+    async (request) => refundMerchantOrder({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: { ...request.params, body: request.body } }),
   );
 }

@@ -38,6 +38,7 @@ export const OrderChargeView = Type.Object({
   currency: Type.String(),
   provider: Type.String(),
   transactionId: Type.String(),
+  refunded: Type.Integer({ description: "refunded of this charge so far, minor units" }),
   createdAt: Type.Integer({ description: "Unix ms" }),
 });
 export type OrderChargeView = Static<typeof OrderChargeView>;
@@ -66,6 +67,32 @@ export const OrderLineItem = Type.Object({
   unitPrice: Type.Integer({ description: "minor units" }),
 });
 
+export const REFUND_REASONS = ["requested_by_customer", "duplicate", "fraudulent", "other"] as const;
+
+export const RefundBody = Type.Object({
+  amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000_00, description: "minor units; default: all that is left of the charge" })),
+  reason: Type.Enum([...REFUND_REASONS]),
+  note: Type.Optional(Type.String({ maxLength: 1000 })),
+  charge: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "which charge: the order's own (default) or one upsell's, by our id or its order id" })),
+});
+export type RefundBody = Static<typeof RefundBody>;
+
+export const RefundView = Type.Object({
+  id: Type.String(),
+  orderId: Type.String({ description: "the refunded charge's order id" }),
+  chargeId: Type.String({ description: "our id of the refunded charge (ord_…)" }),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  status: Type.Enum(["pending", "succeeded", "failed"]),
+  reason: Type.Enum([...REFUND_REASONS]),
+  providerRefundId: Nullable(Type.String()),
+  createdAt: Type.Integer({ description: "Unix ms" }),
+});
+export type RefundView = Static<typeof RefundView>;
+
+export const RefundReply = Type.Object({ success: Type.Boolean(), refund: RefundView });
+export type RefundReply = Static<typeof RefundReply>;
+
 export const OrderDetail = Type.Object({
   ...OrderSummary.properties,
   providerOrderId: Nullable(Type.String()),
@@ -76,6 +103,8 @@ export const OrderDetail = Type.Object({
   crm: Nullable(Type.Object({ provider: Type.String(), orderId: Nullable(Type.String()), status: Nullable(Type.String()) })),
   affId: Nullable(Type.String()),
   subId: Nullable(Type.String()),
+  /** Refunds of the order's charges (its own and its upsells'), oldest first. */
+  refunds: Type.Array(RefundView),
   commissions: Type.Array(
     Type.Object({
       id: Type.String(),

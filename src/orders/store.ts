@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { commissions, orderLineItems, orders } from "../db/schema/index.js";
+import { commissions, orderLineItems, orders, refunds } from "../db/schema/index.js";
 import type { OrderListQuery, OrderStatus } from "./schemas.js";
 
 export type OrderRow = typeof orders.$inferSelect;
@@ -12,12 +12,16 @@ export interface OrderCursor {
 }
 
 function statusCondition(status: OrderStatus): SQL {
+  const refundedInFull = sql`${orders.refundedCents} >= ${orders.amountCents}`;
   switch (status) {
     case "paid":
-      return or(isNull(orders.paymentStatus), eq(orders.paymentStatus, "succeeded"))!;
+      return and(or(isNull(orders.paymentStatus), eq(orders.paymentStatus, "succeeded")), eq(orders.refundedCents, 0))!;
+    case "partially_refunded":
+      return and(sql`${orders.refundedCents} > 0`, sql`not (${refundedInFull})`, sql`${orders.paymentStatus} is distinct from 'refunded'`)!;
     case "refunded":
+      return or(eq(orders.paymentStatus, "refunded"), refundedInFull)!;
     case "failed":
-      return eq(orders.paymentStatus, status);
+      return eq(orders.paymentStatus, "failed");
     default:
       return sql`false`;
   }
@@ -89,4 +93,51 @@ export async function findCommissionsOf(db: Db, brandId: string, orderRefs: stri
     .from(commissions)
     .where(and(eq(commissions.brandId, brandId), inArray(commissions.orderRef, orderRefs)))
     .orderBy(asc(commissions.createdAt));
+}
+
+export type RefundRow = typeof refunds.$inferSelect;
+
+/** The charge row, locked for the refund's reservation: concurrent refunds of one charge queue here. */
+export async function lockCharge(tx: Db, orderRef: string): Promise<OrderRow | undefined> {
+  const [row] = await tx.select().from(orders).where(eq(orders.id, orderRef)).for("update");
+  return row;
+}
+
+/** What pending and succeeded refunds hold of a charge: the part no other refund may take. */
+export async function heldByRefunds(tx: Db, orderRef: string): Promise<number> {
+  const [row] = await tx
+    .select({ held: sql<number>`coalesce(sum(${refunds.amountCents}), 0)`.mapWith(Number) })
+    .from(refunds)
+    .where(and(eq(refunds.orderRef, orderRef), inArray(refunds.status, ["pending", "succeeded"])));
+  return row?.held ?? 0;
+}
+
+export async function insertRefund(tx: Db, row: typeof refunds.$inferInsert): Promise<RefundRow> {
+  const [inserted] = await tx.insert(refunds).values(row).returning();
+  return inserted!;
+}
+
+/** Settles a pending refund; false when it was settled already (by the reconciler or a repeat). */
+export async function settleRefund(tx: Db, id: string, patch: Pick<RefundRow, "status" | "providerRefundId" | "failureReason" | "updatedAt">): Promise<boolean> {
+  const rows = await tx
+    .update(refunds)
+    .set(patch)
+    .where(and(eq(refunds.id, id), eq(refunds.status, "pending")))
+    .returning({ id: refunds.id });
+  return rows.length === 1;
+}
+
+/** Adds a succeeded refund to its charge; answers the charge's refunded total. */
+export async function addRefunded(tx: Db, orderRef: string, amountCents: number): Promise<number> {
+  const [row] = await tx
+    .update(orders)
+    .set({ refundedCents: sql`${orders.refundedCents} + ${amountCents}` })
+    .where(eq(orders.id, orderRef))
+    .returning({ refundedCents: orders.refundedCents });
+  return row!.refundedCents;
+}
+
+export async function findRefundsOf(db: Db, orderRefs: string[]): Promise<RefundRow[]> {
+  if (orderRefs.length === 0) return [];
+  return db.select().from(refunds).where(inArray(refunds.orderRef, orderRefs)).orderBy(asc(refunds.createdAt), asc(refunds.id));
 }

@@ -113,6 +113,19 @@ export interface CrmRecordInput {
   transactionId: string;
 }
 
+/** Money back on one charge (issue 17): the provider's transaction, never more than what is left of it. */
+export interface RefundInput {
+  transactionId: string;
+  providerOrderId: string | null;
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  reason: string;
+}
+
+/** A refusal is an expected answer (a value); failures throw ProviderError and leave the refund pending. */
+export type RefundOutcome = { status: "succeeded"; providerRefundId: string } | { status: "failed"; reason: string };
+
 /**
  * One interface for every payment provider (STYLE "Providers"). Adapters are factories returning
  * plain objects checked with `satisfies`. They translate provider statuses, ids and token formats;
@@ -128,6 +141,11 @@ export interface PaymentProvider {
   findPayment(input: { transactionId: string; providerOrderId?: string }, call: ProviderCall): Promise<PaymentRecord | null>;
   /** One-click charge of a saved payment method (upsells). */
   chargeSaved(input: SavedChargeInput, call: ProviderCall): Promise<ChargeOutcome>;
+  /**
+   * Refunds part or all of a charge, exactly once per `call.idempotencyKey` (our refund id). Absent on
+   * a real adapter whose refund call is not built yet: refunds through it answer 409 before anything is written.
+   */
+  refund?(input: RefundInput, call: ProviderCall): Promise<RefundOutcome>;
 }
 
 /** A CRM that records orders after payment (complete rule 1). */

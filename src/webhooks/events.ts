@@ -49,6 +49,9 @@ export interface EventPayloads {
   };
   "upsell.accepted": OfferFields & { transactionId: string; provider: string; amount: number; currency: string; totalUpsellAmount: number };
   "upsell.declined": OfferFields & { nextOfferId: string | null };
+  /** Money given back on one charge (`orderId` is that charge's: the checkout's or an upsell's). */
+  "refund.succeeded": ChargeFields & { refundId: string; reason: string; providerRefundId: string; refundedTotal: number };
+  "refund.failed": ChargeFields & { refundId: string; reason: string; failureReason: string };
 }
 
 export type EventType = keyof EventPayloads;
@@ -62,6 +65,8 @@ export const EVENT_TYPES = [
   "order.confirmed",
   "upsell.accepted",
   "upsell.declined",
+  "refund.succeeded",
+  "refund.failed",
 ] as const satisfies readonly EventType[];
 // Every type of the catalogue is listed (a type added above and not here fails to compile).
 const everyTypeListed: Record<EventType, true> = Object.fromEntries(EVENT_TYPES.map((type) => [type, true])) as Record<(typeof EVENT_TYPES)[number], true>;

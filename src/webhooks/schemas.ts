@@ -15,7 +15,7 @@ export const CreateEndpointBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "defaults to the URL's host" })),
   url: Type.String({ minLength: 1, maxLength: 2048 }),
   secret: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "`whsec_<base64>` or at least 16 characters; generated (whsec_) when omitted" })),
-  events: Type.Optional(Type.Array(Type.Union([Type.Literal("*"), ...EVENT_TYPES.map((e) => Type.Literal(e))]), { minItems: 1, maxItems: 8, description: "`*` means all; default [\"*\"]" })),
+  events: Type.Optional(Type.Array(Type.Union([Type.Literal("*"), ...EVENT_TYPES.map((e) => Type.Literal(e))]), { minItems: 1, maxItems: 32, description: "`*` means all; default [\"*\"]" })),
   headers: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }), Type.String({ maxLength: 1000 }), { maxProperties: 20 })),
   enabled: Type.Optional(Type.Boolean({ default: true })),
 });

@@ -21,6 +21,7 @@ import { listCommissions } from "../../src/commissions/list.js";
 import { addDomain, listDomains, removeDomain, updateDomainAction } from "../../src/domains/domains.js";
 import { getLists, updateMappings } from "../../src/marketing/lists.js";
 import { getOrder, listOrders } from "../../src/orders/orders.js";
+import { refundOrder } from "../../src/orders/refunds.js";
 import { createSalesperson, listSalespeople } from "../../src/salespeople/manage.js";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, testEndpoint } from "../../src/webhooks/endpoints.js";
 
@@ -77,6 +78,7 @@ const VERBS: [string, OrganizationRole, Verb][] = [
   ["generateSalesLink", "admin", (ctx) => generateSalesLink({ ctx, input: { salespersonId: "sp_1", orderInfo: { productName: "Thing", total: 100, currency: "USD" } } })],
   ["listOrders", "member", (ctx) => listOrders({ ctx, input: { limit: 25 } })],
   ["getOrder", "member", (ctx) => getOrder({ ctx, input: { id: "ord_1" } })],
+  ["refundOrder", "admin", (ctx) => refundOrder({ ctx, input: { id: "ord_1", body: { reason: "other" } } })],
   ["listAuditLogs", "admin", (ctx) => listAuditLogs({ ctx, input: { ...page } })],
   ["listCommissions", "member", (ctx) => listCommissions({ ctx, input: { ...page } })],
   ["bulkUpdateCommissions", "admin", (ctx) => bulkUpdateCommissions({ ctx, input: { action: "approve", commissionIds: ["com_1"] } })],

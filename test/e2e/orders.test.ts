@@ -1,5 +1,5 @@
 // Browser (issue 17): an owner finds a buyer's order by email on the Orders page, opens it and sees
-// its items and its upsell; the next page of a long list. Axe finds no serious violation.
+// its items and its upsell, refunds part of it; the next page of a long list. Axe finds no serious violation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, checkoutToken, NO_CHROMIUM, registerInBrowser, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
 
@@ -34,7 +34,7 @@ async function paidOrder(brandId: string, orderId: string, customerEmail: string
 }
 
 describe.skipIf(NO_CHROMIUM)("Orders page in Chromium", () => {
-  it("finds an order by email, opens it with its items and upsell, and pages through the list", async () => {
+  it("finds an order by email, opens it with its items and upsell, refunds part of it, and pages through the list", async () => {
     const page = await stack.browser.newPage({ locale: "en-US" });
     try {
       await registerInBrowser(page, stack.base, "Olga Owner");
@@ -80,6 +80,22 @@ describe.skipIf(NO_CHROMIUM)("Orders page in Chromium", () => {
       await detail.getByRole("heading", { name: `Order e2e-ord-${stamp}-ada` }).waitFor();
       expect(await detail.textContent()).toContain("Hand grinder");
       expect(await detail.getByRole("table", { name: "Upsells" }).textContent()).toContain(`e2e-ord-${stamp}-ada-up`);
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // Refund part of the order's own payment; the detail then shows it and the status follows.
+      const form = detail.getByRole("form", { name: "Refund" });
+      await form.getByLabel("Amount (empty: all that is left)").fill("abc");
+      await form.getByRole("button", { name: "Refund" }).click();
+      await form.getByRole("alert").filter({ hasText: "Enter an amount" }).waitFor();
+      await form.getByLabel("Amount (empty: all that is left)").fill("10.00");
+      await form.getByLabel("Reason").selectOption("requested_by_customer");
+      await form.getByRole("button", { name: "Refund" }).click();
+      await form.getByText("Refunded €10.00.").waitFor();
+      const refunds = detail.getByRole("table", { name: "Refunds" });
+      await refunds.waitFor();
+      expect(await refunds.textContent()).toContain("€10.00");
+      expect(await detail.textContent()).toContain("partially refunded");
+      expect(await form.getByLabel("Charge").textContent()).toContain("€39.99 left");
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, "orders-detail");
     } finally {

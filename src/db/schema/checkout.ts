@@ -74,6 +74,8 @@ export const orders = pgTable(
     paymentStatus: text("payment_status").$type<"succeeded" | "failed" | "refunded">(),
     /** Paid through a provider's demo adapter (no real money): money paths then need no API key (CONTRACT §35). Null before 0006. */
     paidInDemo: boolean("paid_in_demo"),
+    /** What succeeded refunds gave back of this charge (src/orders/refunds.ts); never more than amountCents. */
+    refundedCents: cents("refunded_cents").notNull().default(0),
   },
   (t) => [
     uniqueIndex("orders_checkout_key").on(t.checkoutId),
@@ -86,6 +88,38 @@ export const orders = pgTable(
     index("orders_brand_email_idx").on(t.brandId, sql`lower(${t.customerEmail}) text_pattern_ops`),
     index("orders_brand_name_idx").on(t.brandId, sql`lower(${t.customerName}) text_pattern_ops`),
   ],
+);
+
+/**
+ * Refunds of one charge: an order row (the checkout payment or an upsell). A `pending` refund holds its
+ * amount while the provider is asked, so concurrent refunds never sum past the charge (CONTRACT §38).
+ */
+export const refunds = pgTable(
+  "refunds",
+  {
+    id: text("id").primaryKey(),
+    brandId: text("brand_id").notNull(),
+    /** The charge refunded: our order row. */
+    orderRef: text("order_ref")
+      .notNull()
+      .references(() => orders.id),
+    /** The merchant's order id of the charge. */
+    orderId: text("order_id").notNull(),
+    provider: text("provider").notNull(),
+    amountCents: cents("amount_cents").notNull(),
+    currency: text("currency").notNull(),
+    reason: text("reason").$type<"requested_by_customer" | "duplicate" | "fraudulent" | "other">().notNull(),
+    note: text("note"),
+    status: text("status").$type<"pending" | "succeeded" | "failed">().notNull(),
+    providerRefundId: text("provider_refund_id"),
+    /** The provider's reason for refusing, when `failed`. */
+    failureReason: text("failure_reason"),
+    /** Who asked: a user or an API key (`user:<id>`, `api:<id>`). */
+    requestedBy: text("requested_by").notNull(),
+    createdAt: at("created_at").notNull(),
+    updatedAt: at("updated_at").notNull(),
+  },
+  (t) => [index("refunds_order_ref_idx").on(t.orderRef), index("refunds_pending_idx").on(t.createdAt).where(sql`status = 'pending'`)],
 );
 
 export const orderLineItems = pgTable(

@@ -10,6 +10,7 @@ export const TEST_CARDS = {
   insufficientFunds: "4000000000009995",
   authenticationRequired: "4000000000003220",
   declineSavedCharges: "4000000000000341",
+  refundFails: "4000000000005126",
 } as const;
 
 /** The card a demo intent confirmed without card fields (SPEC's confirm body) is charged as: it succeeds. */
@@ -17,12 +18,15 @@ export const DEFAULT_TEST_CARD = "4242424242424242";
 
 /** What a card does in demo mode. `requires_action` becomes a decline everywhere but the intent gateway. */
 export type TestCardBehaviour =
-  | { kind: "succeed"; savedChargesDecline: boolean }
+  /** `cardBehaviour` is kept on the ledger with the charge: what the card does after it (null: nothing special). */
+  | { kind: "succeed"; cardBehaviour: string | null }
   | { kind: "decline"; reason: string }
   | { kind: "requires_action" };
 
 /** Stored on the ledger for the 4000000000000341 card: later saved-method charges decline. */
 export const DECLINE_SAVED_CHARGES = "decline_saved_charges";
+/** Stored on the ledger for the 4000000000005126 card: the charge succeeds, refunds of it are refused. */
+export const REFUND_FAILS = "refund_fails";
 
 export function testCardBehaviour(cardNumber: string): TestCardBehaviour {
   switch (normaliseCardNumber(cardNumber)) {
@@ -33,9 +37,11 @@ export function testCardBehaviour(cardNumber: string): TestCardBehaviour {
     case TEST_CARDS.authenticationRequired:
       return { kind: "requires_action" };
     case TEST_CARDS.declineSavedCharges:
-      return { kind: "succeed", savedChargesDecline: true };
+      return { kind: "succeed", cardBehaviour: DECLINE_SAVED_CHARGES };
+    case TEST_CARDS.refundFails:
+      return { kind: "succeed", cardBehaviour: REFUND_FAILS };
     default:
-      return { kind: "succeed", savedChargesDecline: false };
+      return { kind: "succeed", cardBehaviour: null };
   }
 }
 

@@ -56,11 +56,12 @@ describe("assertCardAcceptable", () => {
 
 describe("testCardBehaviour", () => {
   it.each([
-    ["4242424242424242", { kind: "succeed", savedChargesDecline: false }],
+    ["4242424242424242", { kind: "succeed", cardBehaviour: null }],
     ["4000000000000002", { kind: "decline", reason: "card_declined" }],
     ["4000000000009995", { kind: "decline", reason: "insufficient_funds" }],
     ["4000000000003220", { kind: "requires_action" }],
-    ["4000000000000341", { kind: "succeed", savedChargesDecline: true }],
+    ["4000000000000341", { kind: "succeed", cardBehaviour: "decline_saved_charges" }],
+    ["4000000000005126", { kind: "succeed", cardBehaviour: "refund_fails" }],
     ["4000 0000 0000 0002", { kind: "decline", reason: "card_declined" }],
   ])("%s", (number, behaviour) => {
     expect(testCardBehaviour(number)).toEqual(behaviour);

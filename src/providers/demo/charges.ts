@@ -1,6 +1,6 @@
 import { newId } from "../../lib/ids.js";
-import type { CardInput, ChargeOutcome, PaymentProviderType, PaymentRecord, ProviderCall, SavedChargeInput } from "../types.js";
-import { cardLast4, DECLINE_SAVED_CHARGES, testCardBehaviour } from "./cards.js";
+import type { CardInput, ChargeOutcome, PaymentProviderType, PaymentRecord, ProviderCall, RefundInput, RefundOutcome, SavedChargeInput } from "../types.js";
+import { cardLast4, DECLINE_SAVED_CHARGES, REFUND_FAILS, testCardBehaviour } from "./cards.js";
 import { toPaymentRecord, type DemoLedger, type LedgerKind } from "./ledger.js";
 
 export interface DemoCardCharge {
@@ -44,7 +44,7 @@ export async function chargeDemoCard(ledger: DemoLedger, call: ProviderCall, cha
     ...base,
     status: "succeeded",
     paymentMethodToken,
-    cardBehaviour: behaviour.savedChargesDecline ? DECLINE_SAVED_CHARGES : null,
+    cardBehaviour: behaviour.cardBehaviour,
   });
   return { status: "succeeded", transactionId, paymentMethodToken, providerOrderId: charge.providerOrderId ?? undefined };
 }
@@ -84,4 +84,21 @@ export async function chargeDemoSavedMethod(
 export async function findDemoPayment(ledger: DemoLedger, provider: PaymentProviderType, transactionId: string, kinds: LedgerKind[] = ["charge"]): Promise<PaymentRecord | null> {
   const row = await ledger.find(provider, transactionId, kinds);
   return row ? toPaymentRecord(row) : null;
+}
+
+/**
+ * A refund in demo mode, as a gateway with idempotency keys does it: the same key answers the first
+ * refund again; the charge must be a succeeded one of this provider; the 4000000000005126 card's
+ * charges refuse refunds. The amount left is our check (src/orders/refunds.ts), as at a real gateway.
+ */
+export async function refundDemoPayment(ledger: DemoLedger, call: ProviderCall, provider: PaymentProviderType, input: RefundInput): Promise<RefundOutcome> {
+  if (!call.idempotencyKey) throw new Error("a refund needs an idempotency key");
+  const id = `rfd_demo_${call.idempotencyKey}`;
+  const earlier = await ledger.find(provider, id, ["refund"]);
+  if (earlier) return earlier.status === "succeeded" ? { status: "succeeded", providerRefundId: id } : { status: "failed", reason: String(earlier.data.reason) };
+  const charge = await ledger.find(provider, input.transactionId, ["charge", "payment_intent"]);
+  const reason = !charge || charge.status !== "succeeded" ? "charge_not_found" : charge.cardBehaviour === REFUND_FAILS ? "refund_declined" : null;
+  const record = { id, provider, kind: "refund" as const, orderId: input.orderId, providerOrderId: input.transactionId, amountCents: input.amountCents, currency: input.currency };
+  await ledger.insert(call.clock.now(), { ...record, status: reason ? "failed" : "succeeded", data: { reason: reason ?? input.reason } });
+  return reason ? { status: "failed", reason } : { status: "succeeded", providerRefundId: id };
 }

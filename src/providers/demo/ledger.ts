@@ -14,7 +14,9 @@ export type LedgerKind =
   /** One card or saved-method charge; carries the payment method token when it succeeded. */
   | "charge"
   /** An order recorded in a CRM after payment (CrmProvider.recordOrder). */
-  | "crm_record";
+  | "crm_record"
+  /** Money given back on a charge (PaymentProvider.refund); its id is derived from the refund's idempotency key. */
+  | "refund";
 
 export type LedgerRecord = typeof demoProviderRecords.$inferSelect;
 

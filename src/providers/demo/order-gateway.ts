@@ -1,7 +1,7 @@
 import { AppError, conflict } from "../../lib/errors.js";
 import { newId } from "../../lib/ids.js";
-import type { CardInput, ChargeOutcome, InitializeInput, OrderCharge, OrderConfirmation, PaymentProviderType, ProviderCall } from "../types.js";
-import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment } from "./charges.js";
+import type { CardInput, ChargeOutcome, InitializeInput, OrderCharge, OrderConfirmation, PaymentProviderType, ProviderCall, RefundInput } from "../types.js";
+import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment, refundDemoPayment } from "./charges.js";
 import type { DemoLedger, LedgerRecord } from "./ledger.js";
 
 /**
@@ -57,6 +57,8 @@ export function createDemoOrderGateway(ledger: DemoLedger, provider: PaymentProv
     chargeSaved: async (input: Parameters<typeof chargeDemoSavedMethod>[3], call: ProviderCall) =>
       chargeDemoSavedMethod(ledger, call, { provider, transactionPrefix: prefixes.transaction }, input),
 
+    refund: async (input: RefundInput, call: ProviderCall) => refundDemoPayment(ledger, call, provider, input),
+
     /** Charges the order's amount once: a paid order answers 409 instead of charging again. */
     async payOrder(call: ProviderCall, order: LedgerRecord, card: CardInput | null): Promise<OrderCharge> {
       if (order.status !== "pending") throw conflict("Order already paid", "ALREADY_PAID");
@@ -96,5 +98,5 @@ async function recordHostedPayment(ledger: DemoLedger, call: ProviderCall, provi
 
 /** The PaymentProvider members an order-gateway demo shares with the others (id, demo, initialize, lookups). */
 export function paymentContractOf<P extends PaymentProviderType>(gateway: ReturnType<typeof createDemoOrderGateway>, id: P) {
-  return { id, demo: true as const, initialize: gateway.initialize, findPayment: gateway.findPayment, chargeSaved: gateway.chargeSaved };
+  return { id, demo: true as const, initialize: gateway.initialize, findPayment: gateway.findPayment, chargeSaved: gateway.chargeSaved, refund: gateway.refund };
 }

@@ -1,7 +1,7 @@
 import { newId } from "../../lib/ids.js";
 import type { ProviderCall } from "../types.js";
 import { vaultToken, type VaultGatewayAdapter, type VaultGatewayId } from "../vault-gateway-a/provider.js";
-import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment } from "./charges.js";
+import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment, refundDemoPayment } from "./charges.js";
 import type { DemoLedger } from "./ledger.js";
 
 /**
@@ -31,6 +31,7 @@ export function createDemoVaultGateway(ledger: DemoLedger, id: VaultGatewayId, p
     findPayment: async ({ transactionId }, call) => findDemoPayment(ledger, id, transactionId),
 
     chargeSaved: async (input, call) => chargeDemoSavedMethod(ledger, call, { provider: id, transactionPrefix: ids.transaction }, input),
+    refund: async (input, call) => refundDemoPayment(ledger, call, id, input),
 
     async processPayment(input, call) {
       const order = await openOrder(call, input.orderId);

@@ -19,6 +19,7 @@ export function createDemoHostedStore(ledger: DemoLedger) {
     demo: true,
     findPayment: gateway.findPayment,
     chargeSaved: gateway.chargeSaved,
+    refund: gateway.refund,
 
     async initialize(input, call) {
       const { providerOrderId } = await gateway.initialize(input, call);

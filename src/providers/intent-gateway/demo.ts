@@ -1,7 +1,7 @@
 import { AppError } from "../../lib/errors.js";
 import { newId, randomToken } from "../../lib/ids.js";
-import { cardLast4, DECLINE_SAVED_CHARGES, DEFAULT_TEST_CARD, testCardBehaviour } from "../demo/cards.js";
-import { chargeDemoSavedMethod, findDemoPayment } from "../demo/charges.js";
+import { cardLast4, DEFAULT_TEST_CARD, testCardBehaviour } from "../demo/cards.js";
+import { chargeDemoSavedMethod, findDemoPayment, refundDemoPayment } from "../demo/charges.js";
 import type { DemoLedger, LedgerRecord } from "../demo/ledger.js";
 import type { CardInput, ProviderCall } from "../types.js";
 import { intentToken, PROVIDER, type CreateIntentInput, type IntentGatewayAdapter, type PaymentIntentStatus, type PaymentIntentView } from "./provider.js";
@@ -40,7 +40,7 @@ async function attachAndConfirm(ledger: DemoLedger, call: ProviderCall, intent: 
         ...common,
         status: "succeeded",
         paymentMethodToken: intentToken(paymentMethodId, customerId),
-        cardBehaviour: behaviour.savedChargesDecline ? DECLINE_SAVED_CHARGES : null,
+        cardBehaviour: behaviour.cardBehaviour,
         data,
       });
     }
@@ -88,6 +88,7 @@ export function createDemoIntentGateway(ledger: DemoLedger) {
     findPayment: async ({ transactionId }, call) => findDemoPayment(ledger, PROVIDER, transactionId, ["payment_intent"]),
 
     chargeSaved: async (input, call) => chargeDemoSavedMethod(ledger, call, { provider: PROVIDER, transactionPrefix: PREFIX.intent, kind: "payment_intent" }, input),
+    refund: async (input, call) => refundDemoPayment(ledger, call, PROVIDER, input),
 
     async createIntent(input, call) {
       const intent = await newIntent(call, input);

@@ -23,7 +23,7 @@ import type {
   SocialProvidersReply as SocialProvidersReplySchema,
   TwoFactorSetupReply as TwoFactorSetupReplySchema,
 } from "../../../src/identity/schemas";
-import type { OrderDetail as OrderDetailSchema, OrderListReply as OrderListReplySchema } from "../../../src/orders/schemas";
+import type { OrderDetail as OrderDetailSchema, OrderListReply as OrderListReplySchema, RefundReply as RefundReplySchema } from "../../../src/orders/schemas";
 import type { CartPaymentReply as CartPaymentReplySchema, CreateCartReply as CreateCartReplySchema } from "../../../src/providers/cart-gateway/schemas";
 import type { ConfirmIntentReply as ConfirmIntentReplySchema } from "../../../src/providers/intent-gateway/schemas";
 import type { CrmAPaymentReply as CrmAPaymentReplySchema } from "../../../src/providers/order-crm-a/schemas";
@@ -60,6 +60,7 @@ export type CartPaymentReply = Static<typeof CartPaymentReplySchema>;
 // Orders
 export type OrderListReply = Static<typeof OrderListReplySchema>;
 export type OrderDetail = Static<typeof OrderDetailSchema>;
+export type RefundReply = Static<typeof RefundReplySchema>;
 
 // Sales
 export type CommissionListReply = Static<typeof CommissionListReplySchema>;

@@ -1,12 +1,19 @@
 import { useState, type FormEvent } from "react";
-import type { OrderDetail, OrderListReply } from "../../shared/api-types";
-import { formatMoney } from "../../shared/money";
+import type { OrderDetail, OrderListReply, RefundReply } from "../../shared/api-types";
+import { api } from "../../shared/api";
+import { formatMoney, parseMoney } from "../../shared/money";
 import { PAYMENT_PROVIDERS } from "../../shared/providers";
-import { date, formValues, useApi } from "./hooks";
-import { Failure, Field, Select } from "./ui";
+import { date, formValues, useAction, useApi } from "./hooks";
+import { Failure, Field, Message, Select } from "./ui";
 
 const PAGE_SIZE = "25";
 const STATUSES = ["paid", "partially_refunded", "refunded", "disputed", "failed"] as const;
+const REFUND_REASONS: [string, string][] = [
+  ["requested_by_customer", "Requested by the customer"],
+  ["duplicate", "Duplicate"],
+  ["fraudulent", "Fraudulent"],
+  ["other", "Other"],
+];
 
 /** The brand's orders (issue 17): search, filters, cursor pages; an order opens its detail below the list. */
 export function OrdersPage() {
@@ -82,7 +89,7 @@ export function OrdersPage() {
 }
 
 function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
-  const { data: order, error } = useApi<OrderDetail>(`/api/admin/orders/${encodeURIComponent(id)}`);
+  const { data: order, error, reload } = useApi<OrderDetail>(`/api/admin/orders/${encodeURIComponent(id)}`);
   return (
     <section aria-label="Order detail">
       <button type="button" onClick={onClose}>Close</button>
@@ -118,6 +125,18 @@ function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
               </tbody>
             </table>
           )}
+          {order.refunds.length > 0 && (
+            <table>
+              <caption>Refunds</caption>
+              <thead><tr><th>When</th><th>Charge</th><th>Amount</th><th>Reason</th><th>Status</th></tr></thead>
+              <tbody>
+                {order.refunds.map((r) => (
+                  <tr key={r.id}><td>{date(r.createdAt)}</td><td>{r.orderId}</td><td>{formatMoney(r.amount, r.currency)}</td><td>{r.reason.replaceAll("_", " ")}</td><td>{r.status}</td></tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <RefundForm order={order} onRefunded={reload} />
           {order.commissions.length > 0 && (
             <table>
               <caption>Commissions</caption>
@@ -132,5 +151,37 @@ function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
         </>
       )}
     </section>
+  );
+}
+
+/** Refund all or part of one charge: the order's own payment or one upsell's (admin or owner; the API refuses others). */
+function RefundForm({ order, onRefunded }: { order: OrderDetail; onRefunded: () => void }) {
+  const action = useAction();
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const charges = [order, ...order.upsells].filter((c) => c.refunded < c.amount);
+  if (charges.length === 0) return <p>Everything charged on this order has been refunded.</p>;
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const v = formValues(event.currentTarget);
+    const charge = charges.find((c) => c.id === v.charge) ?? charges[0]!;
+    const amount = v.amount ? parseMoney(v.amount, charge.currency) : undefined;
+    if (amount === null) return setInvalid("Enter an amount such as 12.50, or leave it empty to refund what is left.");
+    setInvalid(null);
+    void action.run(
+      () => api<RefundReply>(`/api/admin/orders/${encodeURIComponent(order.id)}/refunds`, { body: { charge: charge.id, reason: v.reason, ...(amount ? { amount } : {}), ...(v.note ? { note: v.note } : {}) }, idempotencyKey: crypto.randomUUID() }),
+      (r) => (onRefunded(), `Refunded ${formatMoney(r.refund.amount, r.refund.currency)}.`),
+    );
+  }
+  return (
+    <form onSubmit={submit} aria-label="Refund">
+      <h3>Refund</h3>
+      <Select id="charge" label="Charge" options={charges.map((c): [string, string] => [c.id, `${c.orderId}: ${formatMoney(c.amount - c.refunded, c.currency)} left`])} />
+      <Field id="amount" label="Amount (empty: all that is left)" inputMode="decimal" aria-invalid={invalid ? true : undefined} />
+      <Select id="reason" label="Reason" options={REFUND_REASONS} />
+      <Field id="note" label="Note (optional)" maxLength={1000} />
+      {invalid && <p role="alert">{invalid}</p>}
+      <button type="submit" disabled={action.busy}>Refund</button>
+      <Message message={action.message} />
+    </form>
   );
 }
