@@ -18,7 +18,10 @@ export interface OrderContext {
   completed: boolean;
 }
 
-/** The newest checkout for an orderId (the same orderId may exist in two brands; the latest wins). */
+/**
+ * The checkout an orderId's payment belongs to (the same orderId may exist in two brands): an open one
+ * before a completed one, then the newest.
+ */
 export async function orderContextOf(db: Db, where: { orderId: string } | { provider: PaymentProviderType; providerOrderId: string }): Promise<OrderContext> {
   const condition = "orderId" in where ? eq(checkouts.orderId, where.orderId) : and(eq(checkouts.provider, where.provider), eq(checkouts.providerOrderId, where.providerOrderId));
   const [checkout] = await db
@@ -33,7 +36,8 @@ export async function orderContextOf(db: Db, where: { orderId: string } | { prov
     })
     .from(checkouts)
     .where(condition)
-    .orderBy(desc(checkouts.createdAt))
+    // An open checkout before completed ones: a payment for an orderId is for the checkout still being paid.
+    .orderBy(sql`${checkouts.status} = 'completed'`, desc(checkouts.createdAt), desc(checkouts.id))
     .limit(1);
   return checkout ?? { brandId: DEFAULT_BRAND_ID, checkoutId: null, webhookUrl: null, amountCents: null, currency: null, demoOnly: false, completed: false };
 }
