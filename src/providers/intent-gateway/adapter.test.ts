@@ -161,3 +161,43 @@ describe("intent_gateway with settings", () => {
     expect(await ordersOf(`${paid.orderId}-up`)).toHaveLength(0);
   });
 });
+
+describe("intent_gateway refunds", () => {
+  const refundVia = (orderRef: string, body: Record<string, unknown>) => call(t, "POST", `/api/admin/orders/${orderRef}/refunds`, { session, body });
+  const checkoutOrderOf = async (orderId: string) => (await ordersOf(orderId)).find((o) => o.kind === "checkout")!;
+
+  it("refunds part of a paid intent at the gateway with the refund's id as Idempotency-Key, then the rest", async () => {
+    const paid = await paidCheckout();
+    const order = await checkoutOrderOf(paid.orderId);
+    const res = await refundVia(order.id, { amount: 1000, reason: "requested_by_customer" });
+    expect(res.statusCode, res.body).toBe(200);
+    const refund = json(res).refund;
+    expect(refund).toMatchObject({ amount: 1000, status: "succeeded", providerRefundId: expect.stringMatching(/^re_fake/) });
+    const sent = fake.requests.filter((r) => r.path === "/v1/refunds").at(-1)!;
+    expect(sent.form).toMatchObject({ payment_intent: paid.intentId, amount: "1000", reason: "requested_by_customer", "metadata[orderId]": paid.orderId });
+    expect(sent.headers["idempotency-key"]).toBe(refund.id);
+    expect(json(await refundVia(order.id, { reason: "other" })).refund).toMatchObject({ amount: AMOUNT - 1000, status: "succeeded" });
+    expect(fake.intents.get(paid.intentId)!.amount_refunded).toBe(AMOUNT);
+  });
+
+  it("a refund the gateway fails is 402 REFUND_FAILED with its reason, and nothing is refunded", async () => {
+    const paid = await paidCheckout("pm_card_refundFail");
+    const order = await checkoutOrderOf(paid.orderId);
+    const res = await refundVia(order.id, { amount: 500, reason: "fraudulent" });
+    expect(res.statusCode).toBe(402);
+    expect(json(res)).toEqual({ error: "Refund failed: declined", code: "REFUND_FAILED", details: "declined" });
+    expect((await checkoutOrderOf(paid.orderId)).refundedCents).toBe(0);
+  });
+
+  it("a failing gateway is 502: the refund stays pending and keeps holding its amount", async () => {
+    const paid = await paidCheckout();
+    const order = await checkoutOrderOf(paid.orderId);
+    fake.failNext = "500";
+    const res = await refundVia(order.id, { amount: 2000, reason: "other" });
+    expect(res.statusCode).toBe(502);
+    expect((await checkoutOrderOf(paid.orderId)).refundedCents).toBe(0);
+    const more = await refundVia(order.id, { amount: 1000, reason: "other" });
+    expect(more.statusCode).toBe(400);
+    expect(json(more)).toMatchObject({ code: "VALIDATION_ERROR", details: "amount" });
+  });
+});

@@ -1,6 +1,6 @@
 import { AppError, validationError } from "../../lib/errors.js";
 import { baseUrlOf, credentialOf, formEncode, providerFetch } from "../http-client.js";
-import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall } from "../types.js";
+import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall, type RefundInput, type RefundOutcome } from "../types.js";
 import { intentToken, PROVIDER, type CreateIntentInput, type IntentGatewayAdapter, type PaymentIntentStatus, type PaymentIntentView } from "./provider.js";
 
 /** The gateway's public address; `baseUrl` in the settings overrides it. */
@@ -92,6 +92,55 @@ async function request(call: ProviderCall, method: "GET" | "POST", path: string,
   throw failure(`HTTP ${response.status} ${error?.type ?? ""}`.trim());
 }
 
+/** The gateway's Refund object, as far as we read it. */
+interface WireRefund {
+  id: string;
+  amount: number;
+  status: string;
+  failure_reason?: string | null;
+}
+
+// The gateway's refund reasons; ours without a counterpart (`other`) are sent without one.
+const WIRE_REASONS = new Set(["duplicate", "fraudulent", "requested_by_customer"]);
+
+/**
+ * `POST /v1/refunds` for a payment intent, with our refund id as Idempotency-Key: a repeat answers the
+ * same refund. A refusal of the request (already refunded, amount too large, not refundable) is a
+ * failed refund with the gateway's code; a refund still `pending` at the gateway is not settled yet.
+ */
+async function refundIntent(input: RefundInput, call: ProviderCall): Promise<RefundOutcome> {
+  if (!call.idempotencyKey) throw failure("a refund needs an idempotency key");
+  const secretKey = credentialOf(PROVIDER, call.credentials, "secretKey");
+  const form = {
+    payment_intent: input.transactionId,
+    amount: input.amountCents,
+    reason: WIRE_REASONS.has(input.reason) ? input.reason : undefined,
+    "metadata[orderId]": input.orderId,
+  };
+  const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, INTENT_GATEWAY_BASE_URL)}/v1/refunds`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${secretKey}`, "content-type": "application/x-www-form-urlencoded", "idempotency-key": call.idempotencyKey },
+    body: formEncode(form),
+    allowPrivate: call.allowPrivateUrls,
+  });
+  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
+  let body: unknown;
+  try {
+    body = JSON.parse(response.text);
+  } catch {
+    throw failure("unreadable response");
+  }
+  if (response.status === 400 || response.status === 404) {
+    const error = (body as WireError).error;
+    if (error?.type === "invalid_request_error") return { status: "failed", reason: error.code ?? "refund_refused" };
+  }
+  const refund = body as WireRefund;
+  if (response.status !== 200 || typeof refund?.id !== "string" || typeof refund.status !== "string") throw failure(`HTTP ${response.status}`);
+  if (refund.status === "succeeded") return { status: "succeeded", providerRefundId: refund.id };
+  if (refund.status === "failed" || refund.status === "canceled") return { status: "failed", reason: refund.failure_reason ?? refund.status };
+  throw failure(`refund ${refund.id} is ${refund.status} at the gateway`, true);
+}
+
 const cardsRefused = () =>
   validationError("Invalid request: card fields are taken in demo mode only; confirm the payment with the gateway's client SDK and the clientSecret", "cardNumber");
 
@@ -180,6 +229,8 @@ export function createIntentGateway() {
       if (status === "failed") return { status: "declined", reason: viewOf(reply.intent).declineReason ?? "card_declined" };
       throw failure(`unexpected status ${reply.intent.status}`);
     },
+
+    refund: refundIntent,
 
     async createIntent(input, call) {
       if (input.card) throw cardsRefused();

@@ -5,7 +5,8 @@ import { startHttpFake, takeFailure, type FakeFailure } from "../../lib/testing/
  * A fake PaymentIntents-style gateway at the network boundary, for tests: a real HTTP server on
  * 127.0.0.1. `pay` stands in for the gateway's client SDK confirming an intent in the buyer's
  * browser. Payment method `pm_card_declineSaved` pays once and declines off-session charges;
- * `pm_card_chargeDeclined` declines at once. `failNext` makes the next call answer 500 or garbage.
+ * `pm_card_chargeDeclined` declines at once; refunds of an intent paid with `pm_card_refundFail` fail.
+ * `failNext` makes the next call answer 500 or garbage.
  */
 export interface FakeIntentGateway {
   baseUrl: string;
@@ -86,6 +87,20 @@ export async function startFakeIntentGateway(secretKey = "sk_test_fake_secret_ke
       fake.intents.set(id, intent);
       if (typeof key === "string") idempotent.set(key, intent);
       return send(response, 200, intent);
+    }
+    if (request.method === "POST" && path === "/v1/refunds") {
+      const intent = fake.intents.get(form.payment_intent ?? "");
+      if (!intent) return send(response, 404, { error: { type: "invalid_request_error", code: "resource_missing" } });
+      if (intent.status !== "succeeded") return send(response, 400, { error: { type: "invalid_request_error", code: "charge_not_refundable" } });
+      const left = (intent.amount as number) - ((intent.amount_refunded as number | undefined) ?? 0);
+      const amount = form.amount ? Number(form.amount) : left;
+      if (left <= 0) return send(response, 400, { error: { type: "invalid_request_error", code: "charge_already_refunded" } });
+      if (amount > left) return send(response, 400, { error: { type: "invalid_request_error", code: "amount_too_large" } });
+      const fails = intent.payment_method === "pm_card_refundFail";
+      const refund = { id: next("re"), object: "refund", amount, payment_intent: intent.id, reason: form.reason ?? null, status: fails ? "failed" : "succeeded", failure_reason: fails ? "declined" : null };
+      if (!fails) intent.amount_refunded = ((intent.amount_refunded as number | undefined) ?? 0) + amount;
+      if (typeof key === "string") idempotent.set(key, refund);
+      return send(response, 200, refund);
     }
     const retrieve = /^\/v1\/payment_intents\/([A-Za-z0-9_]+)$/.exec(path);
     if (request.method === "GET" && retrieve) {
