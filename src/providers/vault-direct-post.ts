@@ -1,6 +1,6 @@
 import { newId } from "../lib/ids.js";
 import { baseUrlOf, centsOf, credentialOf, decimalAmount, formEncode, providerFetch } from "./http-client.js";
-import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall } from "./types.js";
+import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall, type RefundInput, type RefundOutcome } from "./types.js";
 import { vaultToken, type VaultGatewayAdapter, type VaultGatewayId } from "./vault-gateway-a/provider.js";
 
 /** The direct-post gateways' public address; `baseUrl` in the settings overrides it. */
@@ -12,6 +12,7 @@ export const VAULT_GATEWAY_BASE_URL = "https://secure.nmi.com";
  * `POST /api/transact.php` (form: security_key, type=sale, card or customer_vault_id, amount as
  * decimal text) answers `response=1|2|3&responsetext=…&transactionid=…&customer_vault_id=…`;
  * `POST /api/query.php` (security_key, transaction_id) answers XML. Token `<customerVaultId>|<transactionId>`.
+ * Refunds are `type=void` (a whole unsettled sale) or `type=refund` (a settled one) on transact.php.
  */
 export function createDirectPostVaultGateway(id: VaultGatewayId, prefix: string) {
   const failure = (message: string, retryable = false) => new ProviderError(id, message, retryable);
@@ -29,9 +30,11 @@ export function createDirectPostVaultGateway(id: VaultGatewayId, prefix: string)
     return response.text;
   }
 
+  const transactReply = async (call: ProviderCall, form: Record<string, string | number | undefined>) => new URLSearchParams(await post(call, "/api/transact.php", form));
+
   /** transact.php: 1 approved, 2 declined, 3 error (bad key, bad request): a failure, not a decline. */
   async function transact(call: ProviderCall, form: Record<string, string | number | undefined>): Promise<ChargeOutcome> {
-    const reply = new URLSearchParams(await post(call, "/api/transact.php", form));
+    const reply = await transactReply(call, form);
     const code = reply.get("response");
     const transactionId = reply.get("transactionid") ?? "";
     if (code === "1" && transactionId) {
@@ -44,7 +47,8 @@ export function createDirectPostVaultGateway(id: VaultGatewayId, prefix: string)
 
   const tag = (xml: string, name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1]?.trim() ?? null;
 
-  async function query(call: ProviderCall, transactionId: string): Promise<PaymentRecord | null> {
+  /** The sale as the gateway holds it, with its `condition` (`pendingsettlement` until the nightly settlement). */
+  async function querySale(call: ProviderCall, transactionId: string): Promise<{ payment: PaymentRecord; condition: string } | null> {
     const xml = await post(call, "/api/query.php", { transaction_id: transactionId });
     if (!xml.includes("<nm_response")) throw failure("unreadable response");
     const transaction = /<transaction>([\s\S]*?)<\/transaction>/.exec(xml)?.[1];
@@ -54,7 +58,7 @@ export function createDirectPostVaultGateway(id: VaultGatewayId, prefix: string)
     if (!Number.isFinite(amountCents)) throw failure("unreadable response");
     const succeeded = ["pendingsettlement", "complete", "pending"].includes(condition) && tag(transaction, "success") !== "0";
     const vaultId = tag(transaction, "customerid");
-    return {
+    const payment: PaymentRecord = {
       transactionId,
       orderId: tag(transaction, "order_id") || null,
       providerOrderId: null,
@@ -63,6 +67,33 @@ export function createDirectPostVaultGateway(id: VaultGatewayId, prefix: string)
       currency: (tag(transaction, "currency") ?? "").toUpperCase(),
       paymentMethodToken: succeeded && vaultId ? vaultToken(vaultId, transactionId) : "",
     };
+    return { payment, condition };
+  }
+
+  const query = async (call: ProviderCall, transactionId: string) => (await querySale(call, transactionId))?.payment ?? null;
+
+  /**
+   * Money back on a sale. The gateway has no idempotency key: exactly once rests on our pending
+   * reservation (src/orders/refunds.ts), as a refund is sent once and a 502 leaves it pending, never
+   * re-sent. An unsettled sale is voided, whole (a void takes no amount and moves no money); a part
+   * of it is refused here, before anything is sent, as `not_settled`: whether the gateway refunds
+   * before settlement depends on the processor, so we never rely on it.
+   */
+  async function refund(input: RefundInput, call: ProviderCall): Promise<RefundOutcome> {
+    const sale = await querySale(call, input.transactionId);
+    if (!sale) return { status: "failed", reason: "charge_not_found" };
+    const isUnsettled = sale.condition === "pendingsettlement";
+    // Before settlement nothing can have been refunded, so the whole remaining amount is the sale's.
+    if (isUnsettled && input.amountCents !== sale.payment.amountCents) return { status: "failed", reason: "not_settled" };
+    const reply = await transactReply(
+      call,
+      isUnsettled ? { type: "void", transactionid: input.transactionId } : { type: "refund", transactionid: input.transactionId, amount: decimalAmount(input.amountCents) },
+    );
+    const code = reply.get("response");
+    const providerRefundId = reply.get("transactionid") ?? "";
+    if (code === "1" && providerRefundId) return { status: "succeeded", providerRefundId };
+    if (code === "2") return { status: "failed", reason: (reply.get("responsetext") ?? "").trim().toLowerCase().replace(/\s+/g, "_") || "refund_declined" };
+    throw failure(code === "3" ? "gateway error" : "unreadable response");
   }
 
   return {
@@ -73,6 +104,8 @@ export function createDirectPostVaultGateway(id: VaultGatewayId, prefix: string)
     initialize: async () => ({ providerOrderId: newId(`${prefix}_ord`) }),
 
     findPayment: async ({ transactionId }, call) => query(call, transactionId),
+
+    refund,
 
     async chargeSaved(input, call) {
       const [vaultId] = input.paymentMethodToken.split("|");

@@ -1,6 +1,7 @@
 // The real vault gateway adapters (vault_gateway_a and _b) against a fake gateway at the network
 // boundary: settings take the provider out of demo mode at once; initialize → process-payment →
-// complete → process-upsell; declines are 402; a failing gateway is 502 and nothing is written.
+// complete → process-upsell; declines are 402; a failing gateway is 502 and nothing is written;
+// refunds void an unsettled sale whole and refund a settled one in parts.
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
@@ -8,7 +9,7 @@ import { registerOwner } from "../../../test/support/admin.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
 import { call, registerUser } from "../../../test/support/identity.js";
 import { card, post } from "../../../test/support/provider-payments.js";
-import { orders, paymentDeclines, providerSettings, sessions } from "../../db/schema/index.js";
+import { orders, paymentDeclines, providerSettings, refunds, sessions } from "../../db/schema/index.js";
 import { seal, sha256 } from "../../lib/crypto.js";
 import { startFakeVaultGateway, type FakeVaultGateway } from "./fake-server.js";
 import { bearer, createApiKey } from "../../../test/support/merchant.js";
@@ -134,6 +135,100 @@ describe("vault_gateway_b with settings", () => {
     expect(json(paid)).toMatchObject({ success: true, demo: false });
     const done = await complete("vault_gateway_b", orderId, json(paid).transactionId);
     expect(done.statusCode, done.body).toBe(200);
+  });
+});
+
+describe("vault gateway refunds", () => {
+  beforeAll(async () => {
+    expect((await configure("vault_gateway_a")).statusCode).toBe(200);
+    expect((await configure("vault_gateway_b")).statusCode).toBe(200);
+  });
+  const refundVia = (orderRef: string, body: Record<string, unknown>) => call(t, "POST", `/api/admin/orders/${orderRef}/refunds`, { session, body });
+  const checkoutOrderOf = async (orderId: string) => (await ordersOf(orderId)).find((o) => o.kind === "checkout")!;
+  const refundCallsAfter = (from: number) => fake.requests.slice(from).filter((r) => r.form.type === "refund" || r.form.type === "void");
+  /** A checkout paid at the gateway and completed: our order row and the sale's transaction id. */
+  async function paidOrder(provider = "vault_gateway_a", cardNumber?: string) {
+    const orderId = await initialize(provider);
+    const paid = await pay(provider, orderId, cardNumber);
+    expect(paid.statusCode, paid.body).toBe(200);
+    const transactionId = json(paid).transactionId as string;
+    expect((await complete(provider, orderId, transactionId)).statusCode).toBe(200);
+    return { orderId, transactionId, order: await checkoutOrderOf(orderId) };
+  }
+
+  it("a full refund of an unsettled sale is a void: no amount sent, the sale canceled", async () => {
+    const { orderId, transactionId, order } = await paidOrder();
+    const from = fake.requests.length;
+    const res = await refundVia(order.id, { reason: "requested_by_customer" });
+    expect(res.statusCode, res.body).toBe(200);
+    const [sent, ...more] = refundCallsAfter(from);
+    expect(more).toHaveLength(0);
+    expect(sent!.form).toEqual({ security_key: fake.securityKey, type: "void", transactionid: transactionId });
+    expect(fake.transactions.get(transactionId)!.condition).toBe("canceled");
+    expect(json(res).refund).toMatchObject({ amount: AMOUNT, status: "succeeded", providerRefundId: expect.stringMatching(/^\d+$/) });
+    expect((await checkoutOrderOf(orderId)).refundedCents).toBe(AMOUNT);
+  });
+
+  it("a partial refund of an unsettled sale is refused as not_settled, with nothing sent", async () => {
+    const { orderId, transactionId, order } = await paidOrder();
+    const from = fake.requests.length;
+    const res = await refundVia(order.id, { amount: 300, reason: "other" });
+    expect(res.statusCode).toBe(402);
+    expect(json(res)).toEqual({ error: "Refund failed: not_settled", code: "REFUND_FAILED", details: "not_settled" });
+    expect(refundCallsAfter(from)).toHaveLength(0);
+    expect(fake.transactions.get(transactionId)!.condition).toBe("pendingsettlement");
+    expect((await checkoutOrderOf(orderId)).refundedCents).toBe(0);
+  });
+
+  it("refunds a settled sale in parts with type=refund and the amount as decimal text", async () => {
+    const { orderId, transactionId, order } = await paidOrder();
+    fake.settle(transactionId);
+    const from = fake.requests.length;
+    const part = await refundVia(order.id, { amount: 300, reason: "requested_by_customer" });
+    expect(part.statusCode, part.body).toBe(200);
+    const rest = await refundVia(order.id, { reason: "other" });
+    expect(json(rest).refund).toMatchObject({ amount: AMOUNT - 300, status: "succeeded" });
+    expect(refundCallsAfter(from).map((r) => r.form)).toEqual([
+      { security_key: fake.securityKey, type: "refund", transactionid: transactionId, amount: "3.00" },
+      { security_key: fake.securityKey, type: "refund", transactionid: transactionId, amount: "7.50" },
+    ]);
+    expect(fake.transactions.get(transactionId)!.refundedCents).toBe(AMOUNT);
+    expect((await checkoutOrderOf(orderId)).refundedCents).toBe(AMOUNT);
+  });
+
+  it("a refund the gateway declines is 402 REFUND_FAILED with its text, and nothing is refunded", async () => {
+    const { orderId, transactionId, order } = await paidOrder("vault_gateway_a", "4000000000005126");
+    fake.settle(transactionId);
+    const res = await refundVia(order.id, { amount: 500, reason: "fraudulent" });
+    expect(res.statusCode).toBe(402);
+    expect(json(res)).toEqual({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
+    expect((await checkoutOrderOf(orderId)).refundedCents).toBe(0);
+    expect(fake.transactions.get(transactionId)!.refundedCents).toBe(0);
+  });
+
+  it("a failing gateway is 502: the refund stays pending and keeps holding its amount", async () => {
+    const { orderId, transactionId, order } = await paidOrder();
+    fake.settle(transactionId);
+    fake.failNext = "500";
+    const res = await refundVia(order.id, { amount: 800, reason: "other" });
+    expect(res.statusCode).toBe(502);
+    expect((await checkoutOrderOf(orderId)).refundedCents).toBe(0);
+    expect((await t.deps.database.db.select().from(refunds).where(eq(refunds.orderRef, order.id))).map((r) => [r.status, r.amountCents])).toEqual([["pending", 800]]);
+    const more = await refundVia(order.id, { amount: 300, reason: "other" });
+    expect(more.statusCode).toBe(400);
+    expect(json(more)).toMatchObject({ code: "VALIDATION_ERROR", details: "amount" });
+  });
+
+  it("vault_gateway_b refunds the same way, with its own settings", async () => {
+    const { orderId, transactionId, order } = await paidOrder("vault_gateway_b");
+    expect(order.provider).toBe("vault_gateway_b");
+    fake.settle(transactionId);
+    const from = fake.requests.length;
+    const res = await refundVia(order.id, { amount: 250, reason: "duplicate" });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(refundCallsAfter(from).map((r) => r.form)).toEqual([{ security_key: fake.securityKey, type: "refund", transactionid: transactionId, amount: "2.50" }]);
+    expect(json(res).refund).toMatchObject({ amount: 250, status: "succeeded" });
+    expect((await checkoutOrderOf(orderId)).refundedCents).toBe(250);
   });
 });
 

@@ -1,24 +1,71 @@
+import type { ServerResponse } from "node:http";
+import { centsOf } from "../http-client.js";
 import { startHttpFake, takeFailure, type FakeFailure } from "../../lib/testing/fake-http.js";
 
 /**
  * A fake of the direct-post vault gateway at the network boundary, for tests: a real HTTP server on
  * 127.0.0.1 speaking transact.php and query.php. Card 4000000000000002 declines; a vault charge of a
- * vault created from 4000000000000341 declines. `failNext` makes the next call answer 500 or garbage.
+ * vault created from 4000000000000341 declines; refunds of a sale paid with 4000000000005126 decline.
+ * Sales stay `pendingsettlement` (voidable, whole) until `settle` makes them `complete` (refundable,
+ * in parts). `failNext` makes the next call answer 500 or garbage.
  */
 export interface FakeVaultGateway {
   baseUrl: string;
   securityKey: string;
   /** Every request's form, in order (for "what did we send" checks). */
   requests: { path: string; form: Record<string, string> }[];
-  transactions: Map<string, { orderId: string; amount: string; currency: string; vaultId: string; success: boolean }>;
+  transactions: Map<string, FakeSale>;
   failNext: FakeFailure;
+  /** The nightly settlement of one sale: `pendingsettlement` → `complete`. */
+  settle(transactionId: string): void;
   close(): Promise<void>;
+}
+
+interface FakeSale {
+  orderId: string;
+  amount: string;
+  currency: string;
+  vaultId: string;
+  success: boolean;
+  condition: "pendingsettlement" | "complete" | "canceled" | "failed";
+  refundedCents: number;
+  refundDeclines: boolean;
 }
 
 export async function startFakeVaultGateway(securityKey = "fake-security-key-0001"): Promise<FakeVaultGateway> {
   let counter = 0;
   const vaultCards = new Map<string, string>();
-  const fake: FakeVaultGateway = { baseUrl: "", securityKey, requests: [], transactions: new Map(), failNext: null, close: async () => {} };
+  const fake: FakeVaultGateway = {
+    baseUrl: "",
+    securityKey,
+    requests: [],
+    transactions: new Map(),
+    failNext: null,
+    settle(transactionId) {
+      fake.transactions.get(transactionId)!.condition = "complete";
+    },
+    close: async () => {},
+  };
+  const reply = (response: ServerResponse, text: string) => {
+    response.writeHead(200, { "content-type": "text/plain" });
+    response.end(text);
+  };
+  /** type=refund (a settled sale, up to what is left of it) and type=void (an unsettled sale, whole). */
+  function refundOrVoid(form: Record<string, string>, response: ServerResponse) {
+    const sale = fake.transactions.get(form.transactionid ?? "");
+    if (!sale || !sale.success) return reply(response, "response=3&responsetext=Transaction+not+found&response_code=300");
+    const transactionId = String(1_000_000 + ++counter);
+    if (form.type === "void") {
+      if (sale.condition !== "pendingsettlement") return reply(response, "response=3&responsetext=Only+unsettled+transactions+can+be+voided&response_code=300");
+      sale.condition = "canceled";
+      return reply(response, `response=1&responsetext=Transaction+Void+Successful&transactionid=${transactionId}&response_code=100`);
+    }
+    const cents = centsOf(form.amount ?? "");
+    if (!(cents > 0) || cents > centsOf(sale.amount) - sale.refundedCents) return reply(response, "response=3&responsetext=Refund+amount+may+not+exceed+the+transaction+balance&response_code=300");
+    if (sale.refundDeclines) return reply(response, `response=2&responsetext=Refund+declined&transactionid=${transactionId}&response_code=200`);
+    sale.refundedCents += cents;
+    return reply(response, `response=1&responsetext=SUCCESS&transactionid=${transactionId}&response_code=100`);
+  }
 
   const server = await startHttpFake((request, response) => {
     const form = Object.fromEntries(new URLSearchParams(request.body));
@@ -33,6 +80,7 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
       response.writeHead(200, { "content-type": "text/plain" });
       return response.end("response=3&responsetext=Authentication+Failed&response_code=300");
     }
+    if (path === "/api/transact.php" && (form.type === "refund" || form.type === "void")) return refundOrVoid(form, response);
     if (path === "/api/transact.php") {
       const transactionId = String(1_000_000 + ++counter);
       let vaultId = form.customer_vault_id ?? "";
@@ -46,7 +94,16 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
         vaultId = `cv${counter}`;
         vaultCards.set(vaultId, card);
       }
-      fake.transactions.set(transactionId, { orderId: form.orderid ?? "", amount: form.amount ?? "0", currency: form.currency ?? "USD", vaultId, success: !declined });
+      fake.transactions.set(transactionId, {
+        orderId: form.orderid ?? "",
+        amount: form.amount ?? "0",
+        currency: form.currency ?? "USD",
+        vaultId,
+        success: !declined,
+        condition: declined ? "failed" : "pendingsettlement",
+        refundedCents: 0,
+        refundDeclines: card === "4000000000005126",
+      });
       card = "";
       response.writeHead(200, { "content-type": "text/plain" });
       return response.end(
@@ -61,7 +118,7 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
       if (!t) return response.end("<?xml version=\"1.0\"?><nm_response></nm_response>");
       return response.end(
         `<?xml version="1.0"?><nm_response><transaction><transaction_id>${form.transaction_id}</transaction_id><order_id>${t.orderId}</order_id>` +
-          `<condition>${t.success ? "pendingsettlement" : "failed"}</condition><currency>${t.currency.toLowerCase()}</currency><customerid>${t.vaultId}</customerid>` +
+          `<condition>${t.condition}</condition><currency>${t.currency.toLowerCase()}</currency><customerid>${t.vaultId}</customerid>` +
           `<action><amount>${t.amount}</amount><action_type>sale</action_type><success>${t.success ? 1 : 0}</success></action></transaction></nm_response>`,
       );
     }
