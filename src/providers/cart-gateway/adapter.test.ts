@@ -8,7 +8,7 @@ import { registerOwner } from "../../../test/support/admin.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
 import { call } from "../../../test/support/identity.js";
 import { address, card, post } from "../../../test/support/provider-payments.js";
-import { orderCharges, orders, paymentDeclines } from "../../db/schema/index.js";
+import { orderCharges, orders, paymentDeclines, refunds } from "../../db/schema/index.js";
 import { startFakeCartGateway, type FakeCartGateway } from "./fake-server.js";
 import { bearer, createApiKey } from "../../../test/support/merchant.js";
 
@@ -133,5 +133,21 @@ describe("cart_gateway with settings", () => {
     const done = await complete(orderId, json(paid).transactionId);
     expect(done.statusCode).toBe(502);
     expect(await ordersOf(orderId)).toHaveLength(0);
+  });
+});
+
+describe("cart_gateway refunds", () => {
+  it("answer 409 REFUND_NOT_SUPPORTED before anything is written or sent: its real refund call is not built", async () => {
+    expect((await configure()).statusCode).toBe(200);
+    const { orderId, cartOrderId } = await initialize();
+    const paid = await pay(cartOrderId, orderId);
+    expect((await complete(orderId, json(paid).transactionId)).statusCode).toBe(200);
+    const [order] = await ordersOf(orderId);
+    const calls = fake.requests.length;
+    const res = await call(t, "POST", `/api/admin/orders/${order!.id}/refunds`, { session, body: { reason: "other" } });
+    expect(res.statusCode).toBe(409);
+    expect(json(res)).toEqual({ error: "Refunds through cart_gateway are not available yet", code: "REFUND_NOT_SUPPORTED" });
+    expect(await t.deps.database.db.select().from(refunds).where(eq(refunds.orderRef, order!.id))).toEqual([]);
+    expect(fake.requests.length).toBe(calls);
   });
 });
