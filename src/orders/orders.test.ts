@@ -5,9 +5,10 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCall, addUser, registerOwner, type Registered } from "../../test/support/admin.js";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
-import { orderClaims, post, signToken } from "../../test/support/checkout.js";
+import { post } from "../../test/support/checkout.js";
+import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { bearer, createApiKey } from "../../test/support/merchant.js";
-import { AMOUNT, PAY_BY_PROVIDER } from "../../test/support/provider-payments.js";
+import { AMOUNT } from "../../test/support/provider-payments.js";
 import { orders } from "../db/schema/index.js";
 import type { PaymentProviderType } from "../providers/manifest.js";
 
@@ -22,26 +23,18 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** A checkout of `brandId` paid and completed as a buyer does it, with this customer. */
-async function paidOrder(brandId: string, options: { email?: string; name?: string; provider?: PaymentProviderType; amount?: number } = {}) {
-  const provider = options.provider ?? "vault_gateway_b";
-  const order = orderClaims({ amount: AMOUNT, currency: "USD", brandId });
-  const orderId = order.orderId as string;
-  expect((await post(t, "/api/checkout/initialize", { token: await signToken(t, order), provider })).statusCode).toBe(200);
-  const paid = await PAY_BY_PROVIDER[provider](t, orderId);
-  const done = await post(t, "/api/checkout/complete", {
-    orderId,
-    transactionId: paid.transactionId,
-    provider,
-    customerEmail: options.email ?? "ada@example.com",
-    customerName: options.name ?? "Ada Lovelace",
-    amount: AMOUNT,
-    currency: "USD",
-    lineItems: [{ id: "kit", name: "Espresso kit", quantity: 2, unitPrice: AMOUNT / 2 }],
-    ...(paid.providerOrderId ? { providerOrderId: paid.providerOrderId } : {}),
+async function paidOrder(brandId: string, options: { email?: string; name?: string; provider?: PaymentProviderType } = {}) {
+  const done = await completeCheckoutViaApi(t, {
+    provider: options.provider,
+    claims: { brandId },
+    complete: {
+      customerEmail: options.email ?? "ada@example.com",
+      customerName: options.name ?? "Ada Lovelace",
+      lineItems: [{ id: "kit", name: "Espresso kit", quantity: 2, unitPrice: AMOUNT / 2 }],
+    },
   });
-  expect(done.statusCode, done.body).toBe(200);
   t.clock.advance(1_000); // distinct creation times, so "newest first" is observable
-  return { orderId, transactionId: paid.transactionId, paymentMethodToken: json(done).paymentMethodToken as string, provider };
+  return done;
 }
 
 const list = (query = "", session = shop.session) => adminCall(t, "GET", `/api/admin/orders${query}`, { session });

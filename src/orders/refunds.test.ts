@@ -5,10 +5,11 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCall, addUser, registerOwner, type Registered } from "../../test/support/admin.js";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
-import { orderClaims, post, signToken } from "../../test/support/checkout.js";
+import { post } from "../../test/support/checkout.js";
+import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { call } from "../../test/support/identity.js";
 import { bearer, createApiKey } from "../../test/support/merchant.js";
-import { AMOUNT, PAY_BY_PROVIDER } from "../../test/support/provider-payments.js";
+import { AMOUNT } from "../../test/support/provider-payments.js";
 import { auditLogs, demoProviderRecords, orders, outboxEvents, refunds } from "../db/schema/index.js";
 import { PAYMENT_PROVIDERS, type PaymentProviderType } from "../providers/manifest.js";
 
@@ -26,23 +27,9 @@ const db = () => t.deps.database.db;
 
 /** A completed checkout of the shop paid through `provider`; its order row. */
 async function paidOrder(provider: PaymentProviderType = "vault_gateway_b", cardNumber?: string) {
-  const order = orderClaims({ amount: AMOUNT, currency: "USD", brandId: shop.brandId });
-  const orderId = order.orderId as string;
-  expect((await post(t, "/api/checkout/initialize", { token: await signToken(t, order), provider })).statusCode).toBe(200);
-  const paid = await PAY_BY_PROVIDER[provider](t, orderId, cardNumber);
-  const done = await post(t, "/api/checkout/complete", {
-    orderId,
-    transactionId: paid.transactionId,
-    provider,
-    customerEmail: "ada@example.com",
-    customerName: "Ada Lovelace",
-    amount: AMOUNT,
-    currency: "USD",
-    ...(paid.providerOrderId ? { providerOrderId: paid.providerOrderId } : {}),
-  });
-  expect(done.statusCode, done.body).toBe(200);
-  const [row] = await db().select().from(orders).where(and(eq(orders.orderId, orderId), eq(orders.kind, "checkout")));
-  return { ...row!, paymentMethodToken: json(done).paymentMethodToken as string };
+  const done = await completeCheckoutViaApi(t, { provider, cardNumber, claims: { brandId: shop.brandId } });
+  const [row] = await db().select().from(orders).where(and(eq(orders.orderId, done.orderId), eq(orders.kind, "checkout")));
+  return { ...row!, paymentMethodToken: done.paymentMethodToken };
 }
 
 const refund = (id: string, body: Record<string, unknown>, session = shop.session, headers?: Record<string, string>) =>

@@ -7,11 +7,12 @@ import { AMOUNT, PAY_BY_PROVIDER } from "./provider-payments.js";
 
 /**
  * A checkout completed through the public API, as a merchant's customer does it: initialize, pay at
- * the provider's demo endpoint (with `cardNumber`, default a succeeding card), complete.
+ * the provider's demo endpoint (with `cardNumber`, default a succeeding card), complete. `complete`
+ * adds members to the completion body (another customer, line items).
  */
 export async function completeCheckoutViaApi(
   t: TestApp,
-  options: { provider?: PaymentProviderType; cardNumber?: string; claims?: Record<string, unknown> } = {},
+  options: { provider?: PaymentProviderType; cardNumber?: string; claims?: Record<string, unknown>; complete?: Record<string, unknown> } = {},
 ) {
   const provider = options.provider ?? "vault_gateway_b";
   const order = orderClaims({ amount: AMOUNT, currency: "USD", ...options.claims });
@@ -27,7 +28,8 @@ export async function completeCheckoutViaApi(
     amount: AMOUNT,
     currency: "USD",
     ...(paid.providerOrderId ? { providerOrderId: paid.providerOrderId } : {}),
+    ...options.complete,
   });
   expect(done.statusCode, done.body).toBe(200);
-  return { orderId, provider, paymentMethodToken: json(done).paymentMethodToken as string };
+  return { orderId, provider, transactionId: paid.transactionId, paymentMethodToken: json(done).paymentMethodToken as string };
 }
