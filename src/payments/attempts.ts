@@ -79,7 +79,7 @@ export async function payOrderByCard<P extends PaymentProviderType, R>(
 ): Promise<R> {
   const { order, adapter, call, within } = await resolvePayment(ctx, provider, { orderId: body.orderId });
   const card = cardOf(body);
-  return chargeOnce(ctx, { provider, brandId: order.brandId, orderId: body.orderId, completed: order.completed, request: body, call }, async (call) => {
+  return chargeOnce(ctx, { provider, owner: order, orderId: body.orderId, request: body, call }, async (call) => {
     const paid = await attemptPayment(ctx, { provider, orderId: body.orderId, card, charge: (tx) => charge(within(tx), card, call), declineOf: declineOfCharge });
     return reply(paid, succeededCharge(paid.outcome), adapter.demo);
   });

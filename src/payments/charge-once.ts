@@ -5,7 +5,7 @@ import { keyedHash } from "../lib/crypto.js";
 import { AppError, conflict } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
 import type { PaymentProviderType, ProviderCall } from "../providers/types.js";
-import { claimOrderCharge, findOrderCharge, markOrderChargePaid, releaseOrderCharge, takeOverOrderCharge, type OrderChargeKey } from "./store.js";
+import { claimOrderCharge, findOrderCharge, markOrderChargePaid, releaseOrderCharge, takeOverOrderCharge, type OrderChargeKey, type OrderContext } from "./store.js";
 
 /** A `charging` claim older than this belongs to a request that died (crash, kill): another may take it over. */
 export const ABANDONED_CLAIM_MS = 60_000;
@@ -17,10 +17,9 @@ const inProgress = () => conflict("Request in progress", "REQUEST_IN_PROGRESS");
 
 export interface ChargeClaim {
   provider: PaymentProviderType;
-  brandId: string;
+  /** Whose order it is, and whether its checkout is completed already (then nothing may charge it again). */
+  owner: Pick<OrderContext, "brandId" | "completed">;
   orderId: string;
-  /** The order's checkout is completed already: nothing may charge it again. */
-  completed: boolean;
   /** The request as the caller sent it; an identical repeat gets the first answer. */
   request: unknown;
   /** The provider call; the charge gets it with this claim's idempotency key. */
@@ -42,7 +41,7 @@ export interface ChargeResult {
  * answers that charge again instead of making a second one.
  */
 export async function chargeOnce<R>(ctx: Ctx, charge: ChargeClaim, pay: (call: ProviderCall, outcome: ChargeResult) => Promise<R>): Promise<R> {
-  const id: OrderChargeKey = { brandId: charge.brandId, orderId: charge.orderId };
+  const id: OrderChargeKey = { brandId: charge.owner.brandId, orderId: charge.orderId };
   const requestHash = keyedHash(canonicalJson(charge.request ?? null), ctx.config.encryptionKey);
   const waitUntil = Date.now() + WAIT_FOR_FIRST_MS;
 
@@ -69,7 +68,7 @@ export async function chargeOnce<R>(ctx: Ctx, charge: ChargeClaim, pay: (call: P
         continue;
       }
     }
-    if (charge.completed) {
+    if (charge.owner.completed) {
       await releaseOrderCharge(ctx.db, id, claim.providerKey, "delete");
       throw alreadyPaid();
     }

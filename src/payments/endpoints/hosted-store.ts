@@ -23,7 +23,7 @@ export async function createHostedCheckout(ctx: Ctx, body: CreateHostedCheckoutB
 /** complete-checkout: the customer paid on the hosted page; the draft becomes a paid order. */
 export async function completeHostedCheckout(ctx: Ctx, body: StoreOrderBody): Promise<CompleteHostedCheckoutReply> {
   const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
-  return chargeOnce(ctx, { provider: PROVIDER, brandId: order.brandId, orderId: body.orderId, completed: order.completed, request: body, call }, async (call) => {
+  return chargeOnce(ctx, { provider: PROVIDER, owner: order, orderId: body.orderId, request: body, call }, async (call) => {
     const charge = await attemptPayment(ctx, {
       provider: PROVIDER,
       orderId: body.orderId,

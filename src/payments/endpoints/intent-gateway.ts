@@ -20,7 +20,7 @@ export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Pro
     const intent = await adapter.createIntent(input, call);
     return { success: true, paymentIntentId: intent.paymentIntentId, clientSecret: intent.clientSecret };
   }
-  return chargeOnce(ctx, { provider: PROVIDER, brandId: order.brandId, orderId: body.orderId, completed: order.completed, request: body, call }, async (call, result) => {
+  return chargeOnce(ctx, { provider: PROVIDER, owner: order, orderId: body.orderId, request: body, call }, async (call, result) => {
     const intent = await attemptPayment(ctx, {
       provider: PROVIDER,
       orderId: body.orderId,
@@ -55,7 +55,7 @@ export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): P
 
   // An intent made by create-intent is no checkout's providerOrderId: whose order it is follows from its orderId.
   const owner = order.checkoutId ? order : await orderContextOf(ctx.db, { orderId: existing.orderId });
-  return chargeOnce(ctx, { provider: PROVIDER, brandId: owner.brandId, orderId: existing.orderId, completed: owner.completed, request: body, call }, async (call, result) => {
+  return chargeOnce(ctx, { provider: PROVIDER, owner, orderId: existing.orderId, request: body, call }, async (call, result) => {
     const intent = await attemptPayment(ctx, {
       provider: PROVIDER,
       orderId: existing.orderId,

@@ -19,7 +19,7 @@ export interface VaultPaymentReply {
 export async function processVaultPayment(ctx: Ctx, provider: VaultGatewayId, input: Omit<VaultPaymentInput, "card"> & { card: CardInput }): Promise<VaultPaymentReply> {
   const { order, adapter, call, within } = await resolvePayment(ctx, provider, { orderId: input.orderId });
   const currency = input.currency.toUpperCase();
-  return chargeOnce(ctx, { provider, brandId: order.brandId, orderId: input.orderId, completed: order.completed, request: input, call }, async (call) => {
+  return chargeOnce(ctx, { provider, owner: order, orderId: input.orderId, request: input, call }, async (call) => {
     const outcome = await attemptPayment(ctx, {
       provider,
       orderId: input.orderId,
@@ -46,7 +46,7 @@ export async function processVaultUpsell(ctx: Ctx, body: VaultUpsellBody): Promi
   }
   const input = { paymentMethodToken: body.paymentMethodToken, amountCents: body.amount, currency: original.currency, orderId: body.orderId, originalOrderId: body.originalOrderId };
   // The upsell's orderId is a new order of the same brand: charged once, like any other (CONTRACT §37).
-  return chargeOnce(ctx, { provider: UPSELL_PROVIDER, brandId: order.brandId, orderId: body.orderId, completed: false, request: body, call }, async (call) => {
+  return chargeOnce(ctx, { provider: UPSELL_PROVIDER, owner: { brandId: order.brandId, completed: false }, orderId: body.orderId, request: body, call }, async (call) => {
     const outcome = await attemptPayment(ctx, {
       provider: UPSELL_PROVIDER,
       orderId: body.orderId,
