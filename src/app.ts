@@ -39,6 +39,10 @@ import { Metrics } from "./metrics/metrics.js";
 import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
 import { registerMerchantCredentialRoutes } from "./merchant-credentials/routes.js";
 import { registerMerchantApiRoutes } from "./merchant-api/routes.js";
+import { receiptsJob } from "./receipts/receipts.js";
+import { registerReceiptRoutes } from "./receipts/routes.js";
+import { refundReconcilerJob } from "./orders/refund-reconciler.js";
+import { registerDisputeRoutes } from "./disputes/routes.js";
 import { registerOrderRoutes } from "./orders/routes.js";
 
 export interface AppOptions {
@@ -57,6 +61,8 @@ declare module "fastify" {
     jobs: JobRunner;
     webhookWorker: WebhookWorker;
     metrics: Metrics;
+    /** Starts the drain: /readyz answers 503 and every answer closes its connection (main.ts, on SIGTERM). */
+    drain(): void;
   }
 }
 
@@ -108,6 +114,25 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
 
   registerMetricsRoute(app, metrics);
 
+  // Drain (issue 21): on SIGTERM the load balancer is told first (/readyz 503) while this instance still
+  // serves; keep-alive clients are moved off by closing each connection after its answer.
+  let draining = false;
+  app.decorate("drain", () => {
+    draining = true;
+  });
+  app.addHook("onSend", async (_request, reply) => {
+    if (draining) reply.header("connection", "close");
+  });
+  app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
+    if (draining) return reply.code(503).send({ status: "draining", error: "Shutting down", code: "SERVICE_UNAVAILABLE" });
+    try {
+      await deps.database.ping();
+      return { status: "ready" };
+    } catch {
+      return reply.code(503).send({ status: "unavailable", error: "Database unreachable", code: "SERVICE_UNAVAILABLE" });
+    }
+  });
+
   app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
     try {
       await deps.database.ping();
@@ -128,7 +153,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   const jobs = new JobRunner(deps);
   const worker = new WebhookWorker(deps, jobs.signal, metrics);
   const mail = new MailSender({ db: deps.database.db, config: deps.config, clock: deps.clock, log: deps.log });
-  jobs.add(worker.job).add(mail.job).add(housekeepingJob(deps.database.db, deps.config.retentionDays));
+  jobs.add(worker.job).add(mail.job).add(housekeepingJob(deps.database.db, deps.config.retentionDays)).add(refundReconcilerJob(deps));
+  jobs.add(receiptsJob(deps.database.db, () => void jobs.trigger("mail")));
   app.decorate("jobs", jobs);
   app.decorate("webhookWorker", worker);
   if ((options.jobs ?? "background") === "background") app.addHook("onReady", async () => jobs.start());
@@ -154,6 +180,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerMerchantCredentialRoutes(app, deps);
   registerMerchantApiRoutes(app, deps);
   registerOrderRoutes(app, deps);
+  registerReceiptRoutes(app, deps);
+  registerDisputeRoutes(app, deps);
 
   registerWebhookRoutes(app, deps, worker);
   await registerIncomingWebhookRoutes(app, deps);

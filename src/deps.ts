@@ -1,8 +1,8 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
-import type { Config } from "./config/index.js";
+import { ConfigError, type Config } from "./config/index.js";
 import type { Deps } from "./ctx.js";
-import { ensureDefaultTenant, migrateDatabase, openDatabase, type OpenOptions } from "./db/client.js";
+import { ensureDefaultTenant, migrateDatabase, migrationState, openDatabase, type Database, type OpenOptions } from "./db/client.js";
 import { MemoryRateLimitStore, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
 import type { Clock } from "./lib/clock.js";
 import { demoCrmProviders, demoPaymentProviders } from "./providers/demo/index.js";
@@ -36,10 +36,20 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** MIGRATE_ON_START=false: the database must already hold every migration of this build. */
+async function assertMigrated(database: Database): Promise<void> {
+  const { known, applied } = await migrationState(database);
+  if (applied < known) {
+    await database.close();
+    throw new ConfigError(`the database has ${applied} of this build's ${known} migrations and MIGRATE_ON_START is false: run \`npm run migrate\` first`);
+  }
+}
+
 /** Opens what the process holds once: database (migrated, default tenant), Redis, providers. */
 export async function createRuntime(config: Config, clock: Clock, log: Logger, options: OpenOptions = {}): Promise<Runtime> {
   const database = await openDatabase(config.database, config.dataDir, options);
-  await migrateDatabase(database);
+  if (config.migrateOnStart) await migrateDatabase(database, { log, lockTimeoutMs: config.migrationLockTimeoutMs });
+  else await assertMigrated(database);
   await ensureDefaultTenant(database.db, new Date(clock.now()));
 
   let redis: Redis | null = null;

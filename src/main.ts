@@ -1,6 +1,7 @@
 import closeWithGrace from "close-with-grace";
 import { buildApp } from "./app.js";
 import { ConfigError, loadConfig, type Config } from "./config/index.js";
+import { MigrationLockTimeout } from "./db/client.js";
 import { createRuntime } from "./deps.js";
 import { systemClock } from "./lib/clock.js";
 import { createLogger } from "./lib/logger.js";
@@ -19,12 +20,29 @@ try {
 const log = createLogger(config.logLevel);
 for (const warning of config.warnings) log.warn(warning);
 
-const runtime = await createRuntime(config, systemClock, log);
+let runtime: Awaited<ReturnType<typeof createRuntime>>;
+try {
+  runtime = await createRuntime(config, systemClock, log);
+} catch (error) {
+  if (error instanceof ConfigError || error instanceof MigrationLockTimeout) {
+    log.error(`Refusing to start: ${error.message}`);
+    log.flush();
+    process.exit(1);
+  }
+  throw error;
+}
 const app = await buildApp(runtime.deps, { rateLimitStore: runtime.rateLimitStore });
 
-closeWithGrace({ delay: 10_000, logger: log }, async ({ signal, err }) => {
+// The drain, then up to 10 s for in-flight requests and jobs; past that the process exits 1 anyway.
+closeWithGrace({ delay: config.shutdownDrainMs + 10_000, logger: log }, async ({ signal, err }) => {
   if (err) log.error({ err }, "closing after an error");
-  else log.info({ signal }, "shutting down: finishing in-flight requests");
+  else {
+    // Draining: the load balancer sees /readyz 503 and stops sending; what still arrives is served.
+    app.drain();
+    log.info({ signal, drainMs: config.shutdownDrainMs }, "draining: /readyz answers 503");
+    await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+    log.info({ signal }, "shutting down: finishing in-flight requests");
+  }
   await app.close();
   await runtime.close();
   log.flush();

@@ -28,11 +28,17 @@ export const AUDIT_ACTIONS = [
   "brand.delete",
   "brand.restore",
   "brand.style_update",
+  "brand.receipts_update",
   // commissions (bulk actions, CONTRACT §13)
   "commission.approve",
   "commission.cancel",
   "commission.dispute",
   "commission.mark_paid",
+  // commissions follow the money (CONTRACT §38): a refund or dispute moves them, a payout nets clawbacks
+  "commission.adjust",
+  "commission.clawback",
+  "commission.restore",
+  "commission.net_clawback",
   // salespeople (CONTRACT §12)
   "salesperson.create",
   "salesperson.login",
@@ -61,6 +67,9 @@ export const AUDIT_ACTIONS = [
   "api_key.refused",
   // orders (issue 17): a refund asked for, with its outcome
   "order.refund",
+  // a merchant's answer to a provider's dispute
+  "dispute.accept",
+  "dispute.evidence",
   "signing_key.create",
   "signing_key.retire",
 ] as const;

@@ -4,6 +4,7 @@ import type { Ctx } from "../ctx.js";
 import { commissions } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { assertRole } from "../http/auth.js";
+import { netClawbacks } from "./payout.js";
 import type { CommissionBulkBody, CommissionBulkReply } from "./schemas.js";
 import { transitionCommission, type CommissionAction } from "./transitions.js";
 
@@ -13,7 +14,8 @@ const AUDIT_ACTION = { approve: "commission.approve", cancel: "commission.cancel
  * `POST /api/admin/commissions` (CONTRACT §13). One transaction: the brand's rows among the ids are
  * locked (`FOR UPDATE`, so two concurrent bulk actions see each other's result), each moves when the
  * transition table allows it and is audited with the notes; the others are reported back unchanged.
- * Ids of another brand or organization are reported exactly like unknown ids.
+ * Ids of another brand or organization are reported exactly like unknown ids. `markPaid` is a payout:
+ * it nets the salespeople's open clawbacks (payout.ts).
  */
 export async function bulkUpdateCommissions({ ctx, input }: { ctx: Ctx; input: CommissionBulkBody }): Promise<CommissionBulkReply> {
   const scope = assertRole(ctx, "admin");
@@ -22,7 +24,7 @@ export async function bulkUpdateCommissions({ ctx, input }: { ctx: Ctx; input: C
   return withTransaction(ctx.db, async (tx) => {
     const rows = scope.brandId
       ? await tx
-          .select({ id: commissions.id, status: commissions.status, brandId: commissions.brandId })
+          .select({ id: commissions.id, status: commissions.status, brandId: commissions.brandId, salespersonId: commissions.salespersonId, currency: commissions.currency, amount: commissions.commissionAmountCents })
           .from(commissions)
           .where(and(eq(commissions.organizationId, scope.organizationId), eq(commissions.brandId, scope.brandId), inArray(commissions.id, ids)))
           .for("update")
@@ -54,6 +56,10 @@ export async function bulkUpdateCommissions({ ctx, input }: { ctx: Ctx; input: C
         details: { from: row.status, to: move.to, ...(input.notes !== undefined ? { notes: input.notes } : {}) },
       });
       reply.updated.push(id);
+    }
+    if (input.action === "markPaid") {
+      const paid = reply.updated.map((id) => byId.get(id)!);
+      reply.payouts = await netClawbacks(tx, ctx, scope.organizationId, paid);
     }
     return reply;
   });

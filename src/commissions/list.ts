@@ -1,9 +1,9 @@
 import { and, count, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../ctx.js";
-import { commissions } from "../db/schema/index.js";
+import { commissionAdjustments, commissions } from "../db/schema/index.js";
 import { assertRole, type CallerScope } from "../http/auth.js";
 import { COMMISSION_STATUSES } from "./transitions.js";
-import { COMMISSION_PAGE_SIZE_MAX, type CommissionListQuery, type CommissionListReply, type CommissionReport, type Totals } from "./schemas.js";
+import { COMMISSION_PAGE_SIZE_MAX, type ClawbackLine, type CommissionListQuery, type CommissionListReply, type CommissionReport, type Totals } from "./schemas.js";
 
 const sumOf = (column: typeof commissions.commissionAmountCents | typeof commissions.orderAmountCents) => sql<number>`coalesce(sum(${column}), 0)`.mapWith(Number);
 
@@ -68,8 +68,49 @@ async function reportOf(ctx: Ctx, where: SQL | undefined): Promise<CommissionRep
     if (!entry) byCurrency.push((entry = { currency: row.currency, totals: zeroTotals(), byStatus: zeroByStatus() }));
     for (const sum of [totals, byStatus[row.status], entry.totals, entry.byStatus[row.status]]) addTo(sum, row);
   }
-  return { totals, byStatus, byCurrency, bySalesperson };
+  return { totals, byStatus, byCurrency, clawbacks: await clawbacksOf(ctx, where), bySalesperson };
 }
+
+const CLAWBACK_LINES = 100;
+
+/** The clawback lines of the filtered commissions: sums per currency and the newest lines. */
+async function clawbacksOf(ctx: Ctx, where: SQL | undefined): Promise<CommissionReport["clawbacks"]> {
+  const a = commissionAdjustments;
+  const clawbacksOfFiltered = and(eq(a.kind, "clawback"), where);
+  const byCurrency = await ctx.db
+    .select({
+      currency: a.currency,
+      count: count(),
+      amount: sql<number>`coalesce(sum(${a.amountCents}), 0)`.mapWith(Number),
+      open: sql<number>`coalesce(sum(${a.amountCents}) filter (where ${a.nettedAt} is null), 0)`.mapWith(Number),
+    })
+    .from(a)
+    .innerJoin(commissions, eq(commissions.id, a.commissionId))
+    .where(clawbacksOfFiltered)
+    .groupBy(a.currency)
+    .orderBy(a.currency);
+  const lines = await ctx.db
+    .select({ line: a })
+    .from(a)
+    .innerJoin(commissions, eq(commissions.id, a.commissionId))
+    .where(clawbacksOfFiltered)
+    .orderBy(desc(a.createdAt), desc(a.id))
+    .limit(CLAWBACK_LINES);
+  return { byCurrency, lines: lines.map(({ line }) => clawbackLineOf(line)) };
+}
+
+export const clawbackLineOf = (row: typeof commissionAdjustments.$inferSelect): ClawbackLine => ({
+  id: row.id,
+  commissionId: row.commissionId,
+  orderId: row.orderId,
+  salespersonId: row.salespersonId,
+  amount: row.amountCents,
+  currency: row.currency,
+  refundId: row.refundId,
+  disputeId: row.disputeId,
+  createdAt: row.createdAt.getTime(),
+  nettedAt: row.nettedAt?.getTime() ?? null,
+});
 
 const zeroTotals = (): Totals => ({ count: 0, commissionAmount: 0, orderAmount: 0 });
 const zeroByStatus = () => Object.fromEntries(COMMISSION_STATUSES.map((s) => [s, zeroTotals()])) as CommissionReport["byStatus"];

@@ -37,6 +37,21 @@ export const CommissionView = Type.Object({
 });
 export type CommissionView = Static<typeof CommissionView>;
 
+/** A negative line that takes back part of a paid commission after a refund or a lost dispute. */
+export const ClawbackLine = Type.Object({
+  id: Type.String(),
+  commissionId: Type.String(),
+  orderId: Type.String(),
+  salespersonId: Type.String(),
+  amount: Type.Integer({ description: "minor units, negative" }),
+  currency: Type.String(),
+  refundId: Type.Union([Type.String(), Type.Null()]),
+  disputeId: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.Integer({ description: "Unix ms" }),
+  nettedAt: Type.Union([Type.Integer(), Type.Null()], { description: "when a payout netted it (Unix ms); null while open" }),
+});
+export type ClawbackLine = Static<typeof ClawbackLine>;
+
 const Totals = Type.Object({ count: Type.Integer(), commissionAmount: Type.Integer(), orderAmount: Type.Integer() });
 export type Totals = Static<typeof Totals>;
 
@@ -47,6 +62,13 @@ export const CommissionReport = Type.Object({
   totals: Type.Object(Totals.properties, { description: "count over every currency; the amounts add minor units across currencies (meaningful with one currency only; see byCurrency)" }),
   byStatus: Type.Object(TotalsByStatus.properties, { description: "as totals: amounts across currencies; see byCurrency" }),
   byCurrency: Type.Array(Type.Object({ currency: Type.String(), totals: Totals, byStatus: TotalsByStatus }), { description: "one entry per currency, by code" }),
+  clawbacks: Type.Object(
+    {
+      byCurrency: Type.Array(Type.Object({ currency: Type.String(), count: Type.Integer(), amount: Type.Integer({ description: "all clawbacks, ≤ 0" }), open: Type.Integer({ description: "not netted by a payout yet, ≤ 0" }) })),
+      lines: Type.Array(ClawbackLine, { description: "newest first, at most 100" }),
+    },
+    { description: "the clawback lines of the filtered commissions (CONTRACT §38)" },
+  ),
   bySalesperson: Type.Array(
     Type.Object({ salespersonId: Type.String(), salespersonName: Type.Union([Type.String(), Type.Null()]), currency: Type.String(), ...Totals.properties }),
     { description: "one entry per salesperson and currency" },
@@ -69,9 +91,20 @@ export const CommissionBulkBody = Type.Object({
 });
 export type CommissionBulkBody = Static<typeof CommissionBulkBody>;
 
+/** A markPaid action's payout to one salesperson in one currency, minor units (docs/admin.md "Commissions follow the money"). */
+export const Payout = Type.Object({
+  salespersonId: Type.String(),
+  currency: Type.String(),
+  commissions: Type.Integer({ description: "the commissions this action marked paid" }),
+  clawbacks: Type.Integer({ description: "the open clawbacks netted, ≤ 0" }),
+  net: Type.Integer({ description: "what to pay: commissions + clawbacks, never below 0" }),
+});
+export type Payout = Static<typeof Payout>;
+
 export const CommissionBulkReply = Type.Object({
   success: Type.Boolean(),
   updated: Type.Array(Type.String()),
+  payouts: Type.Optional(Type.Array(Payout, { description: "markPaid only: one per salesperson and currency paid" })),
   skipped: Type.Array(
     Type.Object({
       id: Type.String(),

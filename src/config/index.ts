@@ -53,6 +53,12 @@ export interface Config {
   session: { idleMinutes: number; maxHours: number };
   /** RETENTION_DAYS: delivered webhooks, dispatched outbox events and sent mails older than this are deleted. */
   retentionDays: number;
+  /** SHUTDOWN_DRAIN_SECONDS: after SIGTERM, how long /readyz answers 503 while requests are still served. */
+  shutdownDrainMs: number;
+  /** MIGRATE_ON_START: apply migrations at start (default); false: refuse to start on a database behind this build (run `npm run migrate`). */
+  migrateOnStart: boolean;
+  /** MIGRATION_LOCK_TIMEOUT_SECONDS: how long a start waits for another instance's migrations. */
+  migrationLockTimeoutMs: number;
   logLevel: string;
   /** FAULT_POINT: a named crash point for the fault tests (src/lib/fault-points.ts); null in production. */
   faultPoint: FaultPoint | null;
@@ -262,6 +268,9 @@ export function loadConfig(env: Env = process.env): Config {
     integrationTimeoutMs: integer(env, "INTEGRATION_TIMEOUT_MS", 10_000, 1),
     session: { idleMinutes: integer(env, "SESSION_IDLE_MINUTES", 30, 1), maxHours: integer(env, "SESSION_MAX_HOURS", 12, 1) },
     retentionDays: integer(env, "RETENTION_DAYS", 30, 1),
+    migrateOnStart: boolean(env, "MIGRATE_ON_START", true),
+    shutdownDrainMs: integer(env, "SHUTDOWN_DRAIN_SECONDS", 5, 0) * 1000,
+    migrationLockTimeoutMs: integer(env, "MIGRATION_LOCK_TIMEOUT_SECONDS", 300, 1) * 1000,
     logLevel: oneOf(env, "LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
     faultPoint,
     warnings,

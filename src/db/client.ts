@@ -5,7 +5,8 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { mkdirSync } from "node:fs";
+import type { Logger } from "pino";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -127,24 +128,71 @@ function timeConnectionWaits(pool: pg.Pool): Set<(seconds: number) => void> {
   return listeners;
 }
 
-/** Applies the committed SQL migrations. On PostgreSQL an advisory lock lets many instances start at once. */
-export async function migrateDatabase(database: Database): Promise<void> {
+export interface MigrateOptions {
+  /** Where "waiting for the lock" lines go. */
+  log?: Pick<Logger, "info" | "warn">;
+  /** Give up waiting for another instance's migration lock after this long (MIGRATION_LOCK_TIMEOUT_SECONDS). */
+  lockTimeoutMs?: number;
+}
+
+/** Another instance held the migration lock for longer than MIGRATION_LOCK_TIMEOUT_SECONDS. */
+export class MigrationLockTimeout extends Error {}
+
+const LOCK_POLL_MS = 500;
+const WAITING_LOG_EVERY_MS = 10_000;
+
+/**
+ * Applies the committed SQL migrations. On PostgreSQL an advisory lock lets many instances start at
+ * once: one migrates, the others wait for it (saying so in the log every 10 s) and then find nothing
+ * left to do. A lock held past the timeout (a stuck instance, a long manual session) is a clear error
+ * instead of a start that never listens.
+ */
+export async function migrateDatabase(database: Database, options: MigrateOptions = {}): Promise<void> {
   if (database.kind !== "postgres") {
     await migratePglite(database.db as never, { migrationsFolder: MIGRATIONS });
     return;
   }
+  const { log, lockTimeoutMs = 300_000 } = options;
   const client = await database.pool!.connect();
+  let locked = false;
   try {
-    // Waiting for another instance's migrations, or building an index, may outlast the timeouts.
+    // Building an index may outlast the connection's timeouts.
     await client.query("set statement_timeout = 0; set idle_in_transaction_session_timeout = 0");
-    await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    const started = Date.now();
+    let loggedAt = -Infinity;
+    while (!(locked = (await client.query<{ locked: boolean }>("select pg_try_advisory_lock($1) as locked", [MIGRATION_LOCK])).rows[0]!.locked)) {
+      const waited = Date.now() - started;
+      if (waited >= lockTimeoutMs) {
+        throw new MigrationLockTimeout(
+          `gave up after ${Math.round(waited / 1000)} s waiting for the migration lock (PostgreSQL advisory lock ${MIGRATION_LOCK}): another instance is migrating or stuck; see pg_locks, or raise MIGRATION_LOCK_TIMEOUT_SECONDS`,
+        );
+      }
+      if (waited - loggedAt >= WAITING_LOG_EVERY_MS) {
+        log?.warn({ waitedMs: waited, lock: MIGRATION_LOCK }, "waiting for the migration lock: another instance is migrating");
+        loggedAt = waited;
+      }
+      await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+    }
     await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS });
   } finally {
-    await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
+    if (locked) await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
     // Back to the connection's own timeouts (those it opened with) before others use it.
     await client.query("reset statement_timeout; reset idle_in_transaction_session_timeout").catch(() => {});
     client.release();
   }
+}
+
+/** The committed migrations this build knows and how many of them the database has applied. */
+export async function migrationState(database: Database): Promise<{ known: number; applied: number }> {
+  const journal = JSON.parse(readFileSync(path.join(MIGRATIONS, "meta/_journal.json"), "utf8")) as { entries: unknown[] };
+  let applied = 0;
+  try {
+    const result = await database.db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+    applied = (result.rows as { n: number }[])[0]?.n ?? 0;
+  } catch {
+    applied = 0; // never migrated: the table does not exist
+  }
+  return { known: journal.entries.length, applied };
 }
 
 /** Creates the default organization and brand once (CONTRACT §27); safe to run from every instance. */

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 /**
  * Issue 16 hole 5: a response that sets or clears a cookie (register, login, 2FA verify, magic-link
@@ -10,4 +10,9 @@ export function registerNoStoreForCookies(app: FastifyInstance): void {
     if (reply.hasHeader("set-cookie")) reply.header("cache-control", "no-store");
     return payload;
   });
+}
+
+/** An onRequest hook for answers that carry customers' personal data (orders, disputes): no cache may keep them. */
+export async function noStore(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header("cache-control", "no-store");
 }

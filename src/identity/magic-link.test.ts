@@ -2,61 +2,28 @@
 // a real SMTP server, single use (also under concurrency), expiry, voiding, HEAD, the mail limit,
 // the password lock not applying, 2FA users ending pending, every redirect of verify.
 import { eq } from "drizzle-orm";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { mailOutbox, memberships, users } from "../db/schema/index.js";
 import { auditActions, call, cookieOf, PASSWORD, registerUser, sessionOf, uniqueEmail } from "../../test/support/identity.js";
+import { startSmtpServer, type ReceivedMail, type TestSmtp } from "../../test/support/smtp.js";
 import { totpCode } from "./totp.js";
 
-interface Received {
-  to: string[];
-  data: string;
-}
-const received: Received[] = [];
-const waiters: (() => void)[] = [];
-let smtp: SMTPServer;
+let smtp: TestSmtp;
 let t: TestApp;
+const mailFor = (email: string, count?: number) => smtp.mailFor(email, count);
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onData(stream, session, callback) {
-      let data = "";
-      stream.on("data", (chunk) => (data += chunk));
-      stream.on("end", () => {
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), data });
-        waiters.splice(0).forEach((w) => w());
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-  const port = (smtp.server.address() as { port: number }).port;
-  t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: "login@checkout.test" } });
+  smtp = await startSmtpServer();
+  t = await buildTestApp({ env: { SMTP_URL: smtp.url, MAIL_FROM: "login@checkout.test" } });
 });
 afterAll(async () => {
   await t.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
 });
 
-async function mailFor(email: string, count = 1): Promise<Received[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const mails = received.filter((m) => m.to.includes(email));
-    if (mails.length >= count) return mails;
-    if (Date.now() > deadline) throw new Error(`no mail for ${email}`);
-    await new Promise<void>((resolve) => {
-      waiters.push(resolve);
-      setTimeout(resolve, 200);
-    });
-  }
-}
-
 /** The link in a raw mail (quoted-printable soft breaks undone). */
-function linkIn(mail: Received): string {
+function linkIn(mail: ReceivedMail): string {
   const text = mail.data.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
   const match = text.match(/http:\/\/checkout\.test(\/api\/auth\/magic-link\/verify\?token=[A-Za-z0-9_-]+)/);
   if (!match) throw new Error(`no link in mail:\n${text}`);
@@ -118,7 +85,7 @@ describe("POST /api/auth/magic-link", () => {
     for (let i = 0; i < 4; i++) await request(user.email);
     const mails = await mailFor(user.email, 3);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(received.filter((m) => m.to.includes(user.email))).toHaveLength(3);
+    expect(smtp.received.filter((m) => m.to.includes(user.email))).toHaveLength(3);
     const [first, , third] = mails.map(linkIn);
     expect((await call(t, "GET", first)).headers.location).toBe("/login?error=invalid_token");
     expect((await call(t, "GET", third)).headers.location).toBe("/admin");

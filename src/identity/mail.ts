@@ -12,14 +12,20 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   html?: string;
+  /** Shown as the sender's name, with MAIL_FROM's address (a receipt: the brand's name). */
+  fromName?: string;
+  replyTo?: string;
 }
 
 /** Stores a mail in the outbox with the caller's transaction: it exists exactly when the change does. */
 export async function queueMail(tx: Db, now: number, mail: OutgoingMail): Promise<string> {
   const id = newId("mail");
-  await insertMail(tx, { id, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html ?? null, status: "pending", nextAttemptAt: new Date(now), createdAt: new Date(now) });
+  await insertMail(tx, { id, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html ?? null, fromName: mail.fromName ?? null, replyTo: mail.replyTo ?? null, status: "pending", nextAttemptAt: new Date(now), createdAt: new Date(now) });
   return id;
 }
+
+/** The address of MAIL_FROM, which may be `Name <address>`. */
+const addressOf = (from: string) => /<([^>]+)>/.exec(from)?.[1] ?? from.trim();
 
 const MAX_ATTEMPTS = 12;
 const LEASE_MS = 5 * 60_000;
@@ -64,7 +70,8 @@ export class MailSender {
         continue;
       }
       try {
-        await this.transport.sendMail({ from: config.smtp.from, to: row.to, subject: row.subject, text: row.text, html: row.html ?? undefined });
+        const from = row.fromName ? { name: row.fromName, address: addressOf(config.smtp.from) } : config.smtp.from;
+        await this.transport.sendMail({ from, to: row.to, replyTo: row.replyTo ?? undefined, subject: row.subject, text: row.text, html: row.html ?? undefined });
         await updateMail(db, row.id, { status: "sent", sentAt: new Date(clock.now()), lastError: null });
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);

@@ -13,6 +13,8 @@ export const FAULT_POINTS = [
   "charge.after-commit",
   /** Checkout complete: committed, the response not yet sent. */
   "complete.after-commit",
+  /** Refund: the provider answered, the refund not yet settled in our tables (the reconciler settles it). */
+  "refund.after-provider",
   /** Webhook worker: the delivery is claimed (the business change long committed), the send not yet made. */
   "webhook.before-send",
 ] as const;

@@ -9,6 +9,7 @@ import { post } from "../../test/support/checkout.js";
 import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { bearer, createApiKey } from "../../test/support/merchant.js";
 import { AMOUNT } from "../../test/support/provider-payments.js";
+import { startReceiver } from "../../test/support/webhook-receiver.js";
 import { orders } from "../db/schema/index.js";
 import type { PaymentProviderType } from "../providers/manifest.js";
 
@@ -16,7 +17,7 @@ let t: TestApp;
 let shop: Registered;
 let rival: Registered;
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } });
   shop = await registerOwner(t);
   rival = await registerOwner(t);
 });
@@ -170,5 +171,43 @@ describe("GET /api/v1/orders", () => {
     const writer = await createApiKey(t, shop.session, { scopes: ["checkouts:write"] });
     expect((await t.app.inject({ method: "GET", url: "/api/v1/orders", headers: bearer(writer.secret) })).statusCode).toBe(403);
     expect((await t.app.inject({ method: "GET", url: "/api/v1/orders" })).statusCode).toBe(401);
+  });
+});
+
+describe("the order's timeline", () => {
+  it("shows the order's events oldest first with each webhook delivery's status and attempts, and a resend shows there", async () => {
+    const receiver = await startReceiver();
+    try {
+      const timelineShop = await registerOwner(t);
+      const endpoint = await adminCall(t, "POST", "/api/admin/webhooks", { session: timelineShop.session, body: { name: "Shop", url: receiver.url, events: ["*"] } });
+      expect(endpoint.statusCode, endpoint.body).toBe(200);
+      const paid = await paidOrder(timelineShop.brandId);
+      receiver.answer = (request) => ({ status: request.body.includes('"order.confirmed"') ? 500 : 200 });
+      await t.app.webhookWorker.deliverDue();
+
+      const listed = json(await list(`?q=${paid.orderId}`, timelineShop.session));
+      const detail = json(await adminCall(t, "GET", `/api/admin/orders/${listed.orders[0].id}`, { session: timelineShop.session }));
+      expect(detail.timeline.map((e: { type: string }) => e.type)).toEqual(["checkout.created", "checkout.completed", "payment.succeeded", "order.confirmed"]);
+      const confirmed = detail.timeline.find((e: { type: string }) => e.type === "order.confirmed");
+      expect(confirmed.data).toMatchObject({ orderId: paid.orderId, amount: AMOUNT });
+      expect(confirmed.deliveries).toEqual([
+        { id: expect.stringMatching(/^msg_/), target: "endpoint", endpointId: json(endpoint).id, url: json(endpoint).url, status: "pending", attempts: 1, lastStatusCode: 500, completedAt: null },
+      ]);
+      expect(detail.timeline[0].deliveries[0]).toMatchObject({ status: "succeeded", attempts: 1, lastStatusCode: 200 });
+
+      // A resend of the delivered checkout.created: the receiver now fails it, and the timeline says so.
+      receiver.answer = { status: 503 };
+      const created = detail.timeline[0].deliveries[0];
+      const resent = await adminCall(t, "POST", `/api/admin/webhooks/deliveries/${created.id}/resend`, { session: timelineShop.session });
+      expect(resent.statusCode, resent.body).toBe(200);
+      const again = json(await adminCall(t, "GET", `/api/admin/orders/${listed.orders[0].id}`, { session: timelineShop.session }));
+      expect(again.timeline[0].deliveries[0]).toMatchObject({ id: created.id, status: "pending", lastStatusCode: 503 });
+      // Another brand's order events never show: the rival's own order has only its own.
+      const rivalOrder = json(await list("", rival.session)).orders[0];
+      const rivalDetail = json(await adminCall(t, "GET", `/api/admin/orders/${rivalOrder.id}`, { session: rival.session }));
+      for (const event of rivalDetail.timeline) expect(event.data.orderId).toBe(rivalOrder.orderId);
+    } finally {
+      await receiver.close();
+    }
   });
 });

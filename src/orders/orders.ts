@@ -3,12 +3,15 @@ import type { Db } from "../db/client.js";
 import type { ApiActor } from "../http/api-key.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { notFound, validationError } from "../lib/errors.js";
+import { disputeViewOf, findDisputesOf } from "../disputes/store.js";
 import type { MerchantOrderIdParams, OrderChargeView, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, OrderStatus, OrderSummary } from "./schemas.js";
+import { EVENT_TYPES } from "../webhooks/events.js";
 import { refundViewOf } from "./refunds.js";
-import { findCheckoutOrder, findCommissionsOf, findLineItemsOf, findRefundsOf, findUpsellsOf, orderPageQuery, type OrderCursor, type OrderRow } from "./store.js";
+import { findCheckoutOrder, findCommissionsOf, findLineItemsOf, findRefundsOf, findTimelineOf, findUpsellsOf, orderPageQuery, type OrderCursor, type OrderRow } from "./store.js";
 
-/** The charge's status from its refunds and the provider's notifications; disputes (a later step of issue 17) add `disputed`. */
-export function statusOf(row: Pick<OrderRow, "paymentStatus" | "refundedCents" | "amountCents">): OrderStatus {
+/** The charge's status from its disputes, its refunds and the provider's notifications, in that order. */
+export function statusOf(row: Pick<OrderRow, "paymentStatus" | "refundedCents" | "amountCents" | "disputed">): OrderStatus {
+  if (row.disputed) return "disputed";
   if (row.paymentStatus === "refunded" || row.refundedCents >= row.amountCents) return "refunded";
   if (row.refundedCents > 0) return "partially_refunded";
   if (row.paymentStatus === "failed") return "failed";
@@ -59,13 +62,24 @@ export async function listOrdersOfBrand(db: Db, brandId: string, query: OrderLis
   };
 }
 
+const catalogueIndex = (type: string) => EVENT_TYPES.indexOf(type as (typeof EVENT_TYPES)[number]);
+/** Oldest first; events written together (a completion's three) in the catalogue's order, which is their causal order. */
+const byTimelineOrder = (a: { createdAt: Date; type: string }, b: { createdAt: Date; type: string }) =>
+  a.createdAt.getTime() - b.createdAt.getTime() || catalogueIndex(a.type) - catalogueIndex(b.type);
+
 /** One checkout order of the brand with everything the detail page shows; 404 for any other brand's. */
 export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: string } | { orderId: string }): Promise<OrderDetail> {
   const row = await findCheckoutOrder(db, brandId, where);
   if (!row) throw notFound("Order not found");
   const upsells = await findUpsellsOf(db, brandId, [row.id]);
   const refs = [row.id, ...upsells.map((u) => u.id)];
-  const [lineItems, commissionRows, refundRows] = await Promise.all([findLineItemsOf(db, [row.id]), findCommissionsOf(db, brandId, refs), findRefundsOf(db, refs)]);
+  const [lineItems, commissionRows, refundRows, disputeRows, timeline] = await Promise.all([
+    findLineItemsOf(db, [row.id]),
+    findCommissionsOf(db, brandId, refs),
+    findRefundsOf(db, refs),
+    findDisputesOf(db, refs),
+    row.checkoutId ? findTimelineOf(db, brandId, row.checkoutId) : { events: [], deliveries: [] },
+  ]);
   return {
     ...summaryOf(row, upsells),
     providerOrderId: row.providerOrderId,
@@ -77,6 +91,7 @@ export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: s
     affId: row.affId,
     subId: row.subId,
     refunds: refundRows.map(refundViewOf),
+    disputes: disputeRows.map(disputeViewOf),
     commissions: commissionRows.map((c) => ({
       id: c.id,
       orderId: c.orderId,
@@ -85,6 +100,24 @@ export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: s
       amount: c.commissionAmountCents,
       currency: c.currency,
       status: c.status,
+    })),
+    timeline: timeline.events.sort(byTimelineOrder).map((event) => ({
+      id: event.id,
+      type: event.type,
+      createdAt: event.createdAt.getTime(),
+      data: event.payload,
+      deliveries: timeline.deliveries
+        .filter((d) => d.eventId === event.id)
+        .map((d) => ({
+          id: d.id,
+          target: d.target === "token" ? ("token" as const) : ("endpoint" as const),
+          endpointId: d.endpointId,
+          url: d.url,
+          status: d.status,
+          attempts: d.attempts,
+          lastStatusCode: d.lastStatusCode,
+          completedAt: d.completedAt?.getTime() ?? null,
+        })),
     })),
   };
 }

@@ -10,6 +10,7 @@ import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js
 import { call } from "../../test/support/identity.js";
 import { bearer, createApiKey } from "../../test/support/merchant.js";
 import { AMOUNT } from "../../test/support/provider-payments.js";
+import { repeatRefund } from "../../test/support/refunds.js";
 import { auditLogs, demoProviderRecords, orders, outboxEvents, refunds } from "../db/schema/index.js";
 import { PAYMENT_PROVIDERS, type PaymentProviderType } from "../providers/manifest.js";
 
@@ -139,6 +140,22 @@ describe("POST /api/admin/orders/:id/refunds", () => {
     expect(res.statusCode, res.body).toBe(200);
     const [atProvider] = await db().select().from(demoProviderRecords).where(and(eq(demoProviderRecords.kind, "refund"), eq(demoProviderRecords.orderId, order.orderId)));
     expect(atProvider).toMatchObject({ provider, amountCents: 100, status: "succeeded", providerOrderId: order.transactionId });
+  });
+
+  it("a demo refund asked again with its id (the reconciler's repeat) answers the first outcome and refunds nothing more, also when both run at once", async () => {
+    const order = await paidOrder("cart_gateway");
+    const first = json(await refund(order.id, { amount: 100, reason: "other" })).refund;
+    const same = { status: "succeeded", providerRefundId: first.providerRefundId };
+    expect(await repeatRefund(t, first.id)).toEqual(same);
+    // The provider never got the first call (it died on the way): two repeats at once refund it once.
+    await db().delete(demoProviderRecords).where(eq(demoProviderRecords.id, first.providerRefundId));
+    expect(await Promise.all([repeatRefund(t, first.id), repeatRefund(t, first.id)])).toEqual([same, same]);
+    const refused = await paidOrder("cart_gateway", "4000000000005126");
+    const failed = await refund(refused.id, { amount: 100, reason: "other" });
+    const [row] = await refundsOf(refused.id);
+    expect(await repeatRefund(t, row!.id)).toEqual({ status: "failed", reason: json(failed).details });
+    const atProvider = await db().select().from(demoProviderRecords).where(eq(demoProviderRecords.kind, "refund"));
+    expect(atProvider.filter((r) => r.orderId === order.orderId || r.orderId === refused.orderId)).toHaveLength(2);
   });
 
   it("another brand's order is 404, a member is 403, no session 401; nothing is written", async () => {

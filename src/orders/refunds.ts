@@ -1,13 +1,17 @@
 import { recordAudit } from "../audit/record.js";
+import { commissionFollowsMoney } from "../commissions/follow-money.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
 import type { ApiActor } from "../http/api-key.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { AppError, conflict, notFound, validationError } from "../lib/errors.js";
+import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
+import type { ResolvedProvider } from "../providers/registry.js";
+import type { PaymentProvider, PaymentProviderType, RefundInput, RefundOutcome } from "../providers/types.js";
 import { enqueueEvents } from "../webhooks/events.js";
 import type { MerchantOrderIdParams, OrderIdParams, RefundBody, RefundReply, RefundView } from "./schemas.js";
-import { addRefunded, findCheckoutOrder, findUpsellsOf, heldByRefunds, insertRefund, lockCharge, settleRefund, type OrderRow, type RefundRow } from "./store.js";
+import { addRefunded, findCheckoutOrder, findRefund, findUpsellsOf, heldByRefunds, insertRefund, lockCharge, settleRefund, type OrderRow, type RefundRow } from "./store.js";
 
 export const refundViewOf = (row: RefundRow): RefundView => ({
   id: row.id,
@@ -21,6 +25,15 @@ export const refundViewOf = (row: RefundRow): RefundView => ({
   createdAt: row.createdAt.getTime(),
 });
 
+/**
+ * A refund stays `pending` when its request died between the provider's answer and our commit (a
+ * crash), or when the provider failed (502, timeout). Past this grace, longer than the request's own
+ * provider call (10 s), the reconciler (refund-reconciler.ts) asks the provider again with the same
+ * idempotency key: the provider answers the refund it already made, or makes it once, and the answer
+ * settles the row.
+ */
+export const RECONCILE_AFTER_MS = 60_000;
+
 const refundFailed = (reason: string) => new AppError("REFUND_FAILED", `Refund failed: ${reason}`, reason);
 
 /** The charge a refund names: the order's own payment (default) or one of its upsells', by our id or its order id. */
@@ -29,6 +42,73 @@ async function chargeOf(ctx: Ctx, brandId: string, order: OrderRow, charge: stri
   const upsell = (await findUpsellsOf(ctx.db, brandId, [order.id])).find((u) => u.id === charge || u.orderId === charge);
   if (!upsell) throw new AppError("NOT_FOUND", "Charge not found", "charge");
   return upsell;
+}
+
+const refundInputOf = (charge: OrderRow, refund: RefundRow): RefundInput => ({
+  transactionId: charge.transactionId,
+  providerOrderId: charge.providerOrderId,
+  orderId: charge.orderId,
+  amountCents: refund.amountCents,
+  currency: refund.currency,
+  reason: refund.reason,
+});
+
+/**
+ * The adapter that gives a charge's money back. Money paid in demo mode is in the demo ledger, never
+ * at the provider, so it goes back through the demo adapter even after the brand configured the
+ * provider. Upsell rows from before they recorded their mode follow their order: an upsell is charged
+ * on its order's saved method, which only the adapter that issued it can charge.
+ */
+export async function refundProviderOf(ctx: Ctx, brandId: string, charge: OrderRow, checkout: Pick<OrderRow, "paidInDemo">): Promise<ResolvedProvider<PaymentProvider>> {
+  const provider = charge.provider as PaymentProviderType;
+  if ((charge.paidInDemo ?? checkout.paidInDemo) === true) return ctx.providers.demoPayment(provider);
+  return ctx.providers.payment(provider, brandId);
+}
+
+/**
+ * Asks the provider for a reserved refund, with the refund's id as idempotency key: every adapter
+ * answers a repeat with the first outcome and never refunds twice, so the request and the reconciler
+ * may both call this for one refund.
+ */
+export const refundAt = ({ adapter, call }: ResolvedProvider<PaymentProvider>, charge: OrderRow, refund: RefundRow): Promise<RefundOutcome> =>
+  adapter.refund(refundInputOf(charge, refund), { ...call, idempotencyKey: refund.id });
+
+/**
+ * Settles a pending refund with the provider's answer: the row, the charge's refunded total, the
+ * commission's move (CONTRACT §38), the event and the audit record in one transaction. Used by the
+ * request and by the reconciler (refund-reconciler.ts); whichever comes second finds the row settled
+ * and changes nothing.
+ */
+export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge: OrderRow; checkout: Pick<OrderRow, "id" | "checkoutId"> }, outcome: RefundOutcome): Promise<RefundRow> {
+  const { refund, charge, checkout } = of;
+  return withTransaction(ctx.db, async (tx) => {
+    const at = new Date(ctx.clock.now());
+    const succeeded = outcome.status === "succeeded";
+    const patch = succeeded
+      ? { status: "succeeded" as const, providerRefundId: outcome.providerRefundId, failureReason: null, updatedAt: at }
+      : { status: "failed" as const, providerRefundId: null, failureReason: outcome.reason, updatedAt: at };
+    if (!(await settleRefund(tx, refund.id, patch))) return (await findRefund(tx, refund.id))!;
+    const money = { orderId: charge.orderId, transactionId: charge.transactionId, provider: charge.provider, amount: refund.amountCents, currency: refund.currency, refundId: refund.id, reason: refund.reason };
+    let event;
+    if (outcome.status === "succeeded") {
+      const refundedTotal = await addRefunded(tx, charge.id, refund.amountCents);
+      // CONTRACT §38: the charge's commission follows, in this transaction, so exactly once with the refund.
+      await commissionFollowsMoney(tx, ctx, charge, refundedTotal, { refundId: refund.id });
+      event = { type: "refund.succeeded" as const, data: { ...money, providerRefundId: outcome.providerRefundId, refundedTotal } };
+    } else {
+      event = { type: "refund.failed" as const, data: { ...money, failureReason: outcome.reason } };
+    }
+    await enqueueEvents(tx, at.getTime(), [{ brandId: refund.brandId, checkoutId: checkout.checkoutId, ...event }]);
+    await recordAudit(tx, ctx, {
+      action: "order.refund",
+      resourceType: "order",
+      resourceId: checkout.id,
+      brandId: refund.brandId,
+      success: succeeded,
+      details: { refundId: refund.id, chargeId: charge.id, amount: refund.amountCents, currency: refund.currency, reason: refund.reason, ...(succeeded ? {} : { failureReason: patch.failureReason }) },
+    });
+    return { ...refund, ...patch };
+  });
 }
 
 /**
@@ -43,12 +123,14 @@ export async function refundOrderCharge(ctx: Ctx, brandId: string, where: { id: 
   const order = await findCheckoutOrder(ctx.db, brandId, where);
   if (!order) throw notFound("Order not found");
   const charge = await chargeOf(ctx, brandId, order, body.charge);
-  const { adapter, call } = await ctx.providers.payment(charge.provider as Parameters<Ctx["providers"]["payment"]>[0], brandId);
-  if (!adapter.refund) throw conflict(`Refunds through ${charge.provider} are not available yet`, "REFUND_NOT_SUPPORTED");
+  // Before anything is written: a provider not configured in live mode is 503 here.
+  const provider = await refundProviderOf(ctx, brandId, charge, order);
 
   const now = new Date(ctx.clock.now());
   const pending = await withTransaction(ctx.db, async (tx) => {
     const locked = (await lockCharge(tx, charge.id))!;
+    // Money a dispute holds or took back is not ours to refund (the gateways refuse it as well).
+    if (locked.disputed) throw conflict("Charge is disputed: answer the dispute instead", "CHARGE_DISPUTED");
     const left = locked.amountCents - (await heldByRefunds(tx, charge.id));
     if (left <= 0) throw conflict("Charge already fully refunded", "ALREADY_REFUNDED");
     const amountCents = body.amount ?? left;
@@ -65,39 +147,15 @@ export async function refundOrderCharge(ctx: Ctx, brandId: string, where: { id: 
       note: body.note ?? null,
       status: "pending",
       requestedBy,
+      nextAttemptAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
       createdAt: now,
       updatedAt: now,
     });
   });
 
-  const outcome = await adapter.refund(
-    { transactionId: charge.transactionId, providerOrderId: charge.providerOrderId, orderId: charge.orderId, amountCents: pending.amountCents, currency: pending.currency, reason: pending.reason },
-    { ...call, idempotencyKey: pending.id },
-  );
-
-  const settled = await withTransaction(ctx.db, async (tx) => {
-    const at = new Date(ctx.clock.now());
-    const succeeded = outcome.status === "succeeded";
-    const patch = succeeded
-      ? { status: "succeeded" as const, providerRefundId: outcome.providerRefundId, failureReason: null, updatedAt: at }
-      : { status: "failed" as const, providerRefundId: null, failureReason: outcome.reason, updatedAt: at };
-    if (!(await settleRefund(tx, pending.id, patch))) return { ...pending, ...patch };
-    const money = { orderId: charge.orderId, transactionId: charge.transactionId, provider: charge.provider, amount: pending.amountCents, currency: pending.currency, refundId: pending.id, reason: pending.reason };
-    const event =
-      outcome.status === "succeeded"
-        ? { type: "refund.succeeded" as const, data: { ...money, providerRefundId: outcome.providerRefundId, refundedTotal: await addRefunded(tx, charge.id, pending.amountCents) } }
-        : { type: "refund.failed" as const, data: { ...money, failureReason: outcome.reason } };
-    await enqueueEvents(tx, at.getTime(), [{ brandId, checkoutId: order.checkoutId, ...event }]);
-    await recordAudit(tx, ctx, {
-      action: "order.refund",
-      resourceType: "order",
-      resourceId: order.id,
-      brandId,
-      success: succeeded,
-      details: { refundId: pending.id, chargeId: charge.id, amount: pending.amountCents, currency: pending.currency, reason: pending.reason, ...(succeeded ? {} : { failureReason: patch.failureReason }) },
-    });
-    return { ...pending, ...patch };
-  });
+  const outcome = await refundAt(provider, charge, pending);
+  faultPoint(ctx.config, "refund.after-provider");
+  const settled = await settleRefundWith(ctx, { refund: pending, charge, checkout: order }, outcome);
   if (settled.status === "failed") throw refundFailed(settled.failureReason ?? "refused");
   return { success: true, refund: refundViewOf(settled) };
 }

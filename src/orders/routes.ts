@@ -1,20 +1,16 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Deps } from "../ctx.js";
 import { apiCtxOf, requireApiKey } from "../http/api-key.js";
 import { callerCtx } from "../http/auth.js";
+import { noStore } from "../http/no-store.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { MERCHANT_API_TAG } from "../merchant-api/schemas.js";
+import { exportOrders } from "./export.js";
 import { getMerchantOrder, getOrder, listMerchantOrders, listOrders } from "./orders.js";
 import { refundMerchantOrder, refundOrder } from "./refunds.js";
-import { MerchantOrderIdParams, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, RefundBody, RefundReply } from "./schemas.js";
+import { MerchantOrderIdParams, OrderDetail, OrderExportQuery, OrderIdParams, OrderListQuery, OrderListReply, RefundBody, RefundReply } from "./schemas.js";
 
 const ADMIN_TAG = "Administration: orders";
-
-/** Orders carry customers' personal data: no cache may keep them. */
-async function noStore(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  reply.header("cache-control", "no-store");
-}
 
 /** Issue 17: the orders of the back office (session, any role, the selected brand) and of merchant servers (`/api/v1`, scope orders:read). */
 export function registerOrderRoutes(app: App, deps: Deps): void {
@@ -30,6 +26,26 @@ export function registerOrderRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => listOrders({ ctx: callerCtx(deps, request), input: request.query }),
+  );
+
+  app.get(
+    "/api/admin/orders/export.csv",
+    {
+      onRequest: noStore,
+      schema: {
+        tags: [ADMIN_TAG],
+        summary: "The brand's orders with the list's filters as CSV (UTF-8 with BOM, RFC 4180), streamed (any role)",
+        querystring: OrderExportQuery,
+        produces: ["text/csv"],
+        response: { 200: { description: "CSV: one row per checkout order, each followed by its upsells", content: { "text/csv": { schema: { type: "string" } } } }, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const csv = await exportOrders({ ctx: callerCtx(deps, request), input: request.query });
+      const day = new Date(deps.clock.now()).toISOString().slice(0, 10);
+      // A stream, sent as it is read; the 200 schema documents its text for OpenAPI only.
+      return reply.type("text/csv; charset=utf-8").header("content-disposition", `attachment; filename="orders-${day}.csv"`).send(csv as never);
+    },
   );
 
   app.get(
@@ -56,7 +72,7 @@ export function registerOrderRoutes(app: App, deps: Deps): void {
         summary: "Refund all or part of one charge of the order: its own payment or an upsell's (admin or owner)",
         params: OrderIdParams,
         body: RefundBody,
-        response: { 200: RefundReply, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 502) },
+        response: { 200: RefundReply, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 502, 503) },
       },
     },
     async (request) => refundOrder({ ctx: callerCtx(deps, request), input: { ...request.params, body: request.body } }),
@@ -104,7 +120,7 @@ export function registerOrderRoutes(app: App, deps: Deps): void {
         summary: "Refund all or part of one charge of the key's brand's order (scope orders:refund)",
         params: MerchantOrderIdParams,
         body: RefundBody,
-        response: { 200: RefundReply, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 502) },
+        response: { 200: RefundReply, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 502, 503) },
       },
     },
     async (request) => refundMerchantOrder({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: { ...request.params, body: request.body } }),

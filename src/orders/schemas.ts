@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { DisputeView } from "../disputes/schemas.js";
 import { PAYMENT_PROVIDERS } from "../providers/manifest.js";
 
 // Issue 17: the orders list and detail of the back office and of /api/v1 (docs/orders.md).
@@ -25,6 +26,10 @@ export const OrderListQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: ORDER_PAGE_SIZE_MAX, default: ORDER_PAGE_SIZE_DEFAULT }),
 });
 export type OrderListQuery = Static<typeof OrderListQuery>;
+
+/** The export takes the list's filters; it has no pages. */
+export const OrderExportQuery = Type.Omit(OrderListQuery, ["cursor", "limit"]);
+export type OrderExportQuery = Static<typeof OrderExportQuery>;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Json = Type.Object({}, { additionalProperties: true });
@@ -93,6 +98,27 @@ export type RefundView = Static<typeof RefundView>;
 export const RefundReply = Type.Object({ success: Type.Boolean(), refund: RefundView });
 export type RefundReply = Static<typeof RefundReply>;
 
+/** One webhook delivery of an event: to an endpoint of the brand, or to the checkout token's webhookUrl. */
+export const TimelineDelivery = Type.Object({
+  id: Type.String({ description: "the delivery's id (msg_…): POST /api/admin/webhooks/deliveries/<id>/resend sends it again" }),
+  target: Type.Union([Type.Literal("endpoint"), Type.Literal("token")]),
+  endpointId: Nullable(Type.String()),
+  url: Type.String(),
+  status: Type.Union([Type.Literal("pending"), Type.Literal("succeeded"), Type.Literal("failed")]),
+  attempts: Type.Integer(),
+  lastStatusCode: Nullable(Type.Integer()),
+  completedAt: Nullable(Type.Integer({ description: "Unix ms" })),
+});
+
+/** An event of the order (its checkout, upsells, refunds), oldest first, with its deliveries. */
+export const TimelineEvent = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  createdAt: Type.Integer({ description: "Unix ms" }),
+  data: Json,
+  deliveries: Type.Array(TimelineDelivery),
+});
+
 export const OrderDetail = Type.Object({
   ...OrderSummary.properties,
   providerOrderId: Nullable(Type.String()),
@@ -105,6 +131,8 @@ export const OrderDetail = Type.Object({
   subId: Nullable(Type.String()),
   /** Refunds of the order's charges (its own and its upsells'), oldest first. */
   refunds: Type.Array(RefundView),
+  /** Disputes of the order's charges (its own and its upsells'), oldest first. */
+  disputes: Type.Array(DisputeView),
   commissions: Type.Array(
     Type.Object({
       id: Type.String(),
@@ -116,6 +144,8 @@ export const OrderDetail = Type.Object({
       status: Type.String(),
     }),
   ),
+  /** The order's events and their webhook deliveries, kept for RETENTION_DAYS once delivered (docs/orders.md). */
+  timeline: Type.Array(TimelineEvent),
 });
 export type OrderDetail = Static<typeof OrderDetail>;
 

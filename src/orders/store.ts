@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { commissions, orderLineItems, orders, refunds } from "../db/schema/index.js";
+import { commissions, orderLineItems, orders, outboxEvents, refunds, webhookDeliveries } from "../db/schema/index.js";
 import type { OrderListQuery, OrderStatus } from "./schemas.js";
 
 export type OrderRow = typeof orders.$inferSelect;
@@ -11,19 +11,29 @@ export interface OrderCursor {
   id: string;
 }
 
+/**
+ * Orders something happened to after the sale: a refund, a dispute, or a provider's word on the
+ * payment. A few in a hundred; the partial index orders_brand_after_sale_idx holds just them, so a
+ * status filter other than `paid` reads those instead of every order of the brand. Same text as the
+ * index predicate.
+ */
+export const AFTER_SALE = sql`(${orders.paymentStatus} is not null or ${orders.refundedCents} > 0 or ${orders.disputed})`;
+
+/** The list's status filter: the same precedence as statusOf (src/orders/orders.ts), disputed first. */
 function statusCondition(status: OrderStatus): SQL {
   const refundedInFull = sql`${orders.refundedCents} >= ${orders.amountCents}`;
+  const undisputed = eq(orders.disputed, false);
   switch (status) {
+    case "disputed":
+      return and(AFTER_SALE, eq(orders.disputed, true))!;
     case "paid":
-      return and(or(isNull(orders.paymentStatus), eq(orders.paymentStatus, "succeeded")), eq(orders.refundedCents, 0))!;
+      return and(undisputed, or(isNull(orders.paymentStatus), eq(orders.paymentStatus, "succeeded")), eq(orders.refundedCents, 0))!;
     case "partially_refunded":
-      return and(sql`${orders.refundedCents} > 0`, sql`not (${refundedInFull})`, sql`${orders.paymentStatus} is distinct from 'refunded'`)!;
+      return and(AFTER_SALE, undisputed, sql`${orders.refundedCents} > 0`, sql`not (${refundedInFull})`, sql`${orders.paymentStatus} is distinct from 'refunded'`)!;
     case "refunded":
-      return or(eq(orders.paymentStatus, "refunded"), refundedInFull)!;
+      return and(AFTER_SALE, undisputed, or(eq(orders.paymentStatus, "refunded"), refundedInFull))!;
     case "failed":
-      return eq(orders.paymentStatus, "failed");
-    default:
-      return sql`false`;
+      return and(AFTER_SALE, undisputed, eq(orders.paymentStatus, "failed"))!;
   }
 }
 
@@ -50,7 +60,9 @@ export function orderPageQuery(db: Db, brandId: string, query: OrderListQuery, a
   if (query.test !== undefined) conditions.push(query.test ? eq(orders.paidInDemo, true) : sql`${orders.paidInDemo} is not true`);
   if (after) {
     const at = new Date(after.createdAt);
-    conditions.push(or(lt(orders.createdAt, at), and(eq(orders.createdAt, at), lt(orders.id, after.id)))!);
+    // The first condition is implied by the second; it is there as the index's range bound, so a page
+    // deep in the list starts at the cursor instead of reading past every newer order.
+    conditions.push(lte(orders.createdAt, at), or(lt(orders.createdAt, at), and(eq(orders.createdAt, at), lt(orders.id, after.id)))!);
   }
   return db
     .select()
@@ -117,6 +129,21 @@ export async function insertRefund(tx: Db, row: typeof refunds.$inferInsert): Pr
   return inserted!;
 }
 
+export async function findOrderRow(db: Db, id: string): Promise<OrderRow | undefined> {
+  const [row] = await db.select().from(orders).where(eq(orders.id, id));
+  return row;
+}
+
+/** A pending refund the provider could not answer for: the reconciler looks again at `at` (Unix ms). */
+export async function rescheduleRefund(db: Db, id: string, at: number): Promise<void> {
+  await db.update(refunds).set({ nextAttemptAt: new Date(at) }).where(and(eq(refunds.id, id), eq(refunds.status, "pending")));
+}
+
+export async function findRefund(db: Db, id: string): Promise<RefundRow | undefined> {
+  const [row] = await db.select().from(refunds).where(eq(refunds.id, id));
+  return row;
+}
+
 /** Settles a pending refund; false when it was settled already (by the reconciler or a repeat). */
 export async function settleRefund(tx: Db, id: string, patch: Pick<RefundRow, "status" | "providerRefundId" | "failureReason" | "updatedAt">): Promise<boolean> {
   const rows = await tx
@@ -140,4 +167,22 @@ export async function addRefunded(tx: Db, orderRef: string, amountCents: number)
 export async function findRefundsOf(db: Db, orderRefs: string[]): Promise<RefundRow[]> {
   if (orderRefs.length === 0) return [];
   return db.select().from(refunds).where(inArray(refunds.orderRef, orderRefs)).orderBy(asc(refunds.createdAt), asc(refunds.id));
+}
+
+/** The events of one checkout (the order, its upsells and refunds), oldest first, and their deliveries. */
+export async function findTimelineOf(db: Db, brandId: string, checkoutId: string) {
+  const events = await db
+    .select({ id: outboxEvents.id, type: outboxEvents.type, payload: outboxEvents.payload, createdAt: outboxEvents.createdAt })
+    .from(outboxEvents)
+    .where(and(eq(outboxEvents.checkoutId, checkoutId), eq(outboxEvents.brandId, brandId)))
+    .orderBy(asc(outboxEvents.createdAt));
+  const deliveries =
+    events.length === 0
+      ? []
+      : await db
+          .select()
+          .from(webhookDeliveries)
+          .where(inArray(webhookDeliveries.eventId, events.map((e) => e.id)))
+          .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id));
+  return { events, deliveries };
 }

@@ -51,6 +51,11 @@ export interface ResolvedProvider<P> {
  */
 export interface ProviderRegistry {
   payment<P extends PaymentProviderType>(provider: P, brandId: string, db?: Db): Promise<ResolvedProvider<PaymentAdapters[P]>>;
+  /**
+   * The demo adapter whatever the brand's settings and PAYMENT_MODE: for money that is in the demo
+   * ledger (an order paid in demo mode before the brand configured the provider), never for new charges.
+   */
+  demoPayment<P extends PaymentProviderType>(provider: P, db?: Db): ResolvedProvider<PaymentAdapters[P]>;
   crm(provider: CrmProviderType, brandId: string, db?: Db): Promise<ResolvedProvider<CrmProvider>>;
   /** Forgets the cached settings of a brand (after a settings change in this process). */
   invalidate(brandId: string): void;
@@ -110,6 +115,13 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
     allowPrivateUrls: deps.config.allowPrivateWebhookUrls,
   });
 
+  const demoOf = <P>(demo: (ledger: DemoLedger) => P, db?: Db): ResolvedProvider<P> => ({
+    adapter: demo(deps.demoLedger(db ?? deps.db)),
+    call: callFor(null),
+    within: (tx) => demo(deps.demoLedger(tx)),
+  });
+  const demoPaymentOf = <P extends PaymentProviderType>(provider: P) => deps.demoPayment[provider] as (ledger: DemoLedger) => PaymentAdapters[P];
+
   async function resolve<P>(provider: string, brandId: string, demo: (ledger: DemoLedger) => P, real: P | undefined, db?: Db): Promise<ResolvedProvider<P>> {
     const stored = (await settingsOf(brandId, db)).find((s) => s.provider === provider);
     if (real && stored && stored.enabled && isSettingsProvider(provider)) {
@@ -118,12 +130,13 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
       if (isConfigured(provider, values)) return { adapter: real, call: callFor(values), within: () => real };
     }
     if (deps.config.paymentMode === "live") throw new AppError("PROVIDER_NOT_CONFIGURED", "Payment provider not configured");
-    return { adapter: demo(deps.demoLedger(db ?? deps.db)), call: callFor(null), within: (tx) => demo(deps.demoLedger(tx)) };
+    return demoOf(demo, db);
   }
 
   return {
     payment: <P extends PaymentProviderType>(provider: P, brandId: string, db?: Db) =>
-      resolve<PaymentAdapters[P]>(provider, brandId, deps.demoPayment[provider] as (ledger: DemoLedger) => PaymentAdapters[P], deps.realPayment?.[provider], db),
+      resolve<PaymentAdapters[P]>(provider, brandId, demoPaymentOf(provider), deps.realPayment?.[provider], db),
+    demoPayment: (provider, db) => demoOf(demoPaymentOf(provider), db),
     crm: (provider, brandId, db) => resolve<CrmProvider>(provider, brandId, deps.demoCrm[provider], deps.realCrm?.[provider], db),
     invalidate: (brandId) => {
       cache.delete(brandId);

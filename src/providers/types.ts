@@ -126,6 +126,9 @@ export interface RefundInput {
 /** A refusal is an expected answer (a value); failures throw ProviderError and leave the refund pending. */
 export type RefundOutcome = { status: "succeeded"; providerRefundId: string } | { status: "failed"; reason: string };
 
+/** A provider's answer to a merchant's dispute answer: taken, or refused (closed already, unknown dispute). */
+export type DisputeAnswerOutcome = { status: "done" } | { status: "refused"; reason: string };
+
 /**
  * One interface for every payment provider (STYLE "Providers"). Adapters are factories returning
  * plain objects checked with `satisfies`. They translate provider statuses, ids and token formats;
@@ -142,10 +145,15 @@ export interface PaymentProvider {
   /** One-click charge of a saved payment method (upsells). */
   chargeSaved(input: SavedChargeInput, call: ProviderCall): Promise<ChargeOutcome>;
   /**
-   * Refunds part or all of a charge, exactly once per `call.idempotencyKey` (our refund id). Absent on
-   * a real adapter whose refund call is not built yet: refunds through it answer 409 before anything is written.
+   * Refunds part or all of a charge, exactly once per `call.idempotencyKey` (our refund id): a repeat
+   * with the same key (the reconciler's, after a crash or a 502) answers the first outcome and moves no
+   * more money. Each adapter's comment says how its provider makes that hold (docs/orders.md).
    */
-  refund?(input: RefundInput, call: ProviderCall): Promise<RefundOutcome>;
+  refund(input: RefundInput, call: ProviderCall): Promise<RefundOutcome>;
+  /** Accepts (concedes) a dispute at the provider. Absent where the provider's API has no such call: the acceptance is kept with us only. */
+  acceptDispute?(input: { providerDisputeId: string }, call: ProviderCall): Promise<DisputeAnswerOutcome>;
+  /** Sends the merchant's evidence text for a dispute. Absent where the provider's API takes none: the text is kept with us only. */
+  submitDisputeEvidence?(input: { providerDisputeId: string; evidence: string }, call: ProviderCall): Promise<DisputeAnswerOutcome>;
 }
 
 /** A CRM that records orders after payment (complete rule 1). */

@@ -12,7 +12,7 @@ export const VAULT_GATEWAY_BASE_URL = "https://secure.nmi.com";
  * `POST /api/transact.php` (form: security_key, type=sale, card or customer_vault_id, amount as
  * decimal text) answers `response=1|2|3&responsetext=…&transactionid=…&customer_vault_id=…`;
  * `POST /api/query.php` (security_key, transaction_id) answers XML. Token `<customerVaultId>|<transactionId>`.
- * Refunds are `type=void` (a whole unsettled sale) or `type=refund` (a settled one) on transact.php.
+ * Refunds are `type=void` (a whole unsettled sale) or `type=refund` (a settled one, `orderid` = our refund id) on transact.php.
  */
 export function createDirectPostVaultGateway(id: VaultGatewayId, prefix: string) {
   const failure = (message: string, retryable = false) => new ProviderError(id, message, retryable);
@@ -72,27 +72,55 @@ export function createDirectPostVaultGateway(id: VaultGatewayId, prefix: string)
 
   const query = async (call: ProviderCall, transactionId: string) => (await querySale(call, transactionId))?.payment ?? null;
 
+  /** The gateway's refusal text as a reason: `Refund declined` → `refund_declined`. */
+  const reasonOf = (text: string | null) => (text ?? "").trim().toLowerCase().replace(/\s+/g, "_") || "refund_declined";
+
+  /** The refund sent earlier with `reference` as its order id (query.php `order_id`), or null. */
+  async function findRefund(call: ProviderCall, reference: string): Promise<RefundOutcome | null> {
+    const xml = await post(call, "/api/query.php", { order_id: reference, action_type: "refund" });
+    if (!xml.includes("<nm_response")) throw failure("unreadable response");
+    const transaction = /<transaction>([\s\S]*?)<\/transaction>/.exec(xml)?.[1];
+    if (!transaction || tag(transaction, "order_id") !== reference) return null;
+    if (tag(transaction, "success") === "1") return { status: "succeeded", providerRefundId: tag(transaction, "transaction_id") ?? "" };
+    return { status: "failed", reason: reasonOf(tag(transaction, "response_text")) };
+  }
+
   /**
-   * Money back on a sale. The gateway has no idempotency key: exactly once rests on our pending
-   * reservation (src/orders/refunds.ts), as a refund is sent once and a 502 leaves it pending, never
-   * re-sent. An unsettled sale is voided, whole (a void takes no amount and moves no money); a part
-   * of it is refused here, before anything is sent, as `not_settled`: whether the gateway refunds
-   * before settlement depends on the processor, so we never rely on it.
+   * Money back on a sale. An unsettled sale is voided, whole (a void takes no amount and moves no
+   * money); a part of it is refused here, before anything is sent, as `not_settled`: whether the
+   * gateway refunds before settlement depends on the processor, so we never rely on it.
+   * Exactly once per refund id, also on a repeat (the reconciler's): the gateway has no idempotency
+   * key, so the first call's traces answer a repeat. A voided sale is `canceled`: a void is whole, and
+   * our reservation lets no other refund of the sale run beside it, so it was this refund's (or one
+   * made in the gateway's own panel, which gave all the money back just the same). A refund
+   * carries our refund id as its `orderid`, and is looked up by it (query.php `order_id`) before one
+   * is sent. Two calls for one refund at the same instant could both miss the lookup: the reconciler
+   * must repeat only refunds older than a call can last.
    */
   async function refund(input: RefundInput, call: ProviderCall): Promise<RefundOutcome> {
+    if (!call.idempotencyKey) throw failure("a refund needs an idempotency key");
     const sale = await querySale(call, input.transactionId);
     if (!sale) return { status: "failed", reason: "charge_not_found" };
+    if (sale.condition === "canceled") {
+      return input.amountCents === sale.payment.amountCents ? { status: "succeeded", providerRefundId: input.transactionId } : { status: "failed", reason: "voided" };
+    }
     const isUnsettled = sale.condition === "pendingsettlement";
     // Before settlement nothing can have been refunded, so the whole remaining amount is the sale's.
     if (isUnsettled && input.amountCents !== sale.payment.amountCents) return { status: "failed", reason: "not_settled" };
+    if (!isUnsettled) {
+      const earlier = await findRefund(call, call.idempotencyKey);
+      if (earlier) return earlier;
+    }
     const reply = await transactReply(
       call,
-      isUnsettled ? { type: "void", transactionid: input.transactionId } : { type: "refund", transactionid: input.transactionId, amount: decimalAmount(input.amountCents) },
+      isUnsettled
+        ? { type: "void", transactionid: input.transactionId }
+        : { type: "refund", transactionid: input.transactionId, amount: decimalAmount(input.amountCents), orderid: call.idempotencyKey },
     );
     const code = reply.get("response");
     const providerRefundId = reply.get("transactionid") ?? "";
     if (code === "1" && providerRefundId) return { status: "succeeded", providerRefundId };
-    if (code === "2") return { status: "failed", reason: (reply.get("responsetext") ?? "").trim().toLowerCase().replace(/\s+/g, "_") || "refund_declined" };
+    if (code === "2") return { status: "failed", reason: reasonOf(reply.get("responsetext")) };
     throw failure(code === "3" ? "gateway error" : "unreadable response");
   }
 

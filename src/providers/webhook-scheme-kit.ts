@@ -1,7 +1,10 @@
 import { createHmac } from "node:crypto";
 import { Type, type Static, type TSchema } from "typebox";
 import { Value } from "typebox/value";
+import type { DisputeStatus } from "../db/schema/disputes.js";
 import { AppError } from "../lib/errors.js";
+
+export type { DisputeStatus };
 
 /**
  * What every provider's incoming-notification scheme is built from (docs/webhooks.md "Provider
@@ -13,7 +16,25 @@ import { AppError } from "../lib/errors.js";
 export type Headers = Record<string, string | string[] | undefined>;
 export type PaymentStatus = "succeeded" | "failed" | "refunded";
 
-/** What every provider's payload is translated into. `status` null: an event type we do not act on. */
+/**
+ * A provider's dispute (chargeback) of one charge, translated (src/disputes applies it). The charge is
+ * found by its transaction id, else its order id.
+ */
+export interface DisputeNotice {
+  providerDisputeId: string;
+  transactionId: string | null;
+  orderId: string | null;
+  /** Minor units; null: the whole charge. */
+  amountCents: number | null;
+  /** Upper-case ISO 4217; null: the charge's. */
+  currency: string | null;
+  reason: string | null;
+  status: DisputeStatus;
+  /** Until when the provider takes evidence (Unix ms), when it says. */
+  dueAt: number | null;
+}
+
+/** What every provider's payload is translated into. `status` null: an event type we do not act on (unless it carries disputes). */
 export interface ProviderNotification {
   /** The provider's event id (deduplication key). */
   id: string;
@@ -26,6 +47,8 @@ export interface ProviderNotification {
   reason?: string;
   /** A brand named inside the payload (only the Standard Webhooks form has it). */
   brandId?: string;
+  /** The disputes the event reports (one, or a batch of chargebacks). */
+  disputes?: DisputeNotice[];
   payload: Record<string, unknown>;
 }
 

@@ -125,7 +125,17 @@ describe("GET and DELETE /api/salesperson/auth", () => {
     expect(json(res)).toEqual({
       authenticated: true,
       salesperson: { id: sp.id, name: sp.name, email: sp.email },
-      commissions: { total: 1550, pending: 150, approved: 200, paid: 400, count: 5, byCurrency: [{ currency: "USD", total: 1550, pending: 150, approved: 200, paid: 400, count: 5 }] },
+      commissions: {
+        total: 1550,
+        pending: 150,
+        approved: 200,
+        paid: 400,
+        count: 5,
+        clawedBack: 0,
+        clawbackOpen: 0,
+        byCurrency: [{ currency: "USD", total: 1550, pending: 150, approved: 200, paid: 400, count: 5, clawedBack: 0, clawbackOpen: 0 }],
+        clawbacks: [],
+      },
     });
     const none = await login(other.email);
     expect(json(await portal("GET", { cookie: none.cookie!.value })).commissions).toEqual({
@@ -134,7 +144,10 @@ describe("GET and DELETE /api/salesperson/auth", () => {
       approved: 0,
       paid: 1600,
       count: 1,
-      byCurrency: [{ currency: "USD", total: 1600, pending: 0, approved: 0, paid: 1600, count: 1 }],
+      clawedBack: 0,
+      clawbackOpen: 0,
+      byCurrency: [{ currency: "USD", total: 1600, pending: 0, approved: 0, paid: 1600, count: 1, clawedBack: 0, clawbackOpen: 0 }],
+      clawbacks: [],
     });
   });
 
@@ -147,8 +160,8 @@ describe("GET and DELETE /api/salesperson/auth", () => {
     const { cookie } = await login(sp.email);
     const { commissions: totals } = json(await portal("GET", { cookie: cookie!.value }));
     expect(totals.byCurrency).toEqual([
-      { currency: "EUR", total: 3000, pending: 1000, approved: 2000, paid: 0, count: 2 },
-      { currency: "USD", total: 400, pending: 100, approved: 0, paid: 300, count: 2 },
+      { currency: "EUR", total: 3000, pending: 1000, approved: 2000, paid: 0, count: 2, clawedBack: 0, clawbackOpen: 0 },
+      { currency: "USD", total: 400, pending: 100, approved: 0, paid: 300, count: 2, clawedBack: 0, clawbackOpen: 0 },
     ]);
     // CONTRACT §32's members stay, over every commission (docs/admin.md says what they mean then).
     expect(totals).toMatchObject({ total: 3400, pending: 1100, approved: 2000, paid: 300, count: 4 });

@@ -10,6 +10,7 @@ import { normalizeEmail } from "../identity/register.js";
 import { AppError } from "../lib/errors.js";
 import { sha256 } from "../lib/crypto.js";
 import { newId, randomToken } from "../lib/ids.js";
+import { clawbackLineOf } from "../commissions/list.js";
 import type { PortalStateReply, SalespersonSummary } from "./schemas.js";
 import {
   countRecentPortalFailures,
@@ -17,6 +18,8 @@ import {
   findPortalSession,
   findSalespeopleByEmail,
   insertPortalSession,
+  portalClawbackLines,
+  portalClawbacksByCurrency,
   portalTotalsByCurrency,
   recordPortalAttempt,
   touchPortalSession,
@@ -31,6 +34,7 @@ export const PORTAL_WINDOW_MS = 15 * 60_000;
 /** An email is unique per organization: at most this many accounts are tried for one email. */
 const MAX_ACCOUNTS_PER_EMAIL = 5;
 const LAST_SEEN_GRANULARITY_MS = 60_000;
+const PORTAL_CLAWBACK_LINES = 100;
 
 export const portalUnauthorized = () => new AppError("UNAUTHORIZED", "Unauthorized", undefined, { authenticated: false });
 export const portalLocked = () => new AppError("TOO_MANY_LOGIN_ATTEMPTS", "Too many failed login attempts; try again later", undefined, { retryAfter: PORTAL_WINDOW_MS / 1000 });
@@ -119,12 +123,18 @@ export async function requirePortalSession(ctx: Ctx, rawId: string | undefined):
 /** `GET /api/salesperson/auth` (CONTRACT §12, §32). */
 export async function describePortal({ ctx, rawId }: { ctx: Ctx; rawId: string | undefined }): Promise<PortalStateReply> {
   const salesperson = await requirePortalSession(ctx, rawId);
-  const byCurrency = await portalTotalsByCurrency(ctx.db, salesperson);
+  const [sums, clawbackSums, lines] = await Promise.all([
+    portalTotalsByCurrency(ctx.db, salesperson),
+    portalClawbacksByCurrency(ctx.db, salesperson),
+    portalClawbackLines(ctx.db, salesperson, PORTAL_CLAWBACK_LINES),
+  ]);
+  // Every clawback belongs to one of the salesperson's commissions, so its currency has an entry.
+  const byCurrency = sums.map((row) => ({ ...row, clawedBack: 0, clawbackOpen: 0, ...clawbackSums.find((c) => c.currency === row.currency) }));
   // CONTRACT §32's members stay: with several currencies their amounts add minor units across them,
   // so the page shows `byCurrency` (docs/admin.md).
-  const totals = { total: 0, pending: 0, approved: 0, paid: 0, count: 0 };
+  const totals = { total: 0, pending: 0, approved: 0, paid: 0, count: 0, clawedBack: 0, clawbackOpen: 0 };
   for (const entry of byCurrency) for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += entry[key];
-  return { authenticated: true, salesperson: summaryOf(salesperson), commissions: { ...totals, byCurrency } };
+  return { authenticated: true, salesperson: summaryOf(salesperson), commissions: { ...totals, byCurrency, clawbacks: lines.map(clawbackLineOf) } };
 }
 
 /** `DELETE /api/salesperson/auth`: ends the session when there is one; always answers success. */

@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { ClawbackLine } from "../commissions/schemas.js";
 
 // CONTRACT §12 and §32: salesperson accounts and their portal. SPEC leaves the bodies "not shown".
 
@@ -37,6 +38,8 @@ const PortalSums = {
   approved: Type.Integer({ description: "cents" }),
   paid: Type.Integer({ description: "cents" }),
   count: Type.Integer(),
+  clawedBack: Type.Integer({ description: "cents, ≤ 0: every clawback line (refunds or lost disputes after payout)" }),
+  clawbackOpen: Type.Integer({ description: "cents, ≤ 0: the clawbacks the next payout will net" }),
 };
 
 /** CONTRACT §32's sums over every commission, and the same sums per currency (amounts only add up within one). */
@@ -45,6 +48,7 @@ export const PortalTotals = Type.Object({
   byCurrency: Type.Array(Type.Object({ currency: Type.String(), ...PortalSums }), {
     description: "one entry per currency, by code; the top-level amounts add minor units across currencies and equal the single entry's when there is one",
   }),
+  clawbacks: Type.Array(ClawbackLine, { description: "the salesperson's clawback lines, newest first, at most 100" }),
 });
 export type PortalTotals = Static<typeof PortalTotals>;
 

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, gte, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { commissions, salespeople, salespersonLoginAttempts, salespersonSessions } from "../db/schema/index.js";
+import { commissionAdjustments, commissions, salespeople, salespersonLoginAttempts, salespersonSessions } from "../db/schema/index.js";
 
 // The salespeople feature's queries; each takes a db handle (client or transaction).
 
@@ -70,4 +70,25 @@ export function portalTotalsByCurrency(db: Db, salesperson: { id: string; organi
     .where(and(eq(commissions.organizationId, salesperson.organizationId), eq(commissions.salespersonId, salesperson.id)))
     .groupBy(commissions.currency)
     .orderBy(commissions.currency);
+}
+
+const ofSalesperson = (salesperson: { id: string; organizationId: string }) =>
+  and(eq(commissionAdjustments.organizationId, salesperson.organizationId), eq(commissionAdjustments.salespersonId, salesperson.id), eq(commissionAdjustments.kind, "clawback"));
+
+/** The salesperson's clawbacks per currency: all of them, and those no payout netted yet (≤ 0 each). */
+export function portalClawbacksByCurrency(db: Db, salesperson: { id: string; organizationId: string }) {
+  const a = commissionAdjustments;
+  return db
+    .select({
+      currency: a.currency,
+      clawedBack: sql<number>`coalesce(sum(${a.amountCents}), 0)`.mapWith(Number),
+      clawbackOpen: sql<number>`coalesce(sum(${a.amountCents}) filter (where ${a.nettedAt} is null), 0)`.mapWith(Number),
+    })
+    .from(a)
+    .where(ofSalesperson(salesperson))
+    .groupBy(a.currency);
+}
+
+export function portalClawbackLines(db: Db, salesperson: { id: string; organizationId: string }, limit: number) {
+  return db.select().from(commissionAdjustments).where(ofSalesperson(salesperson)).orderBy(desc(commissionAdjustments.createdAt), desc(commissionAdjustments.id)).limit(limit);
 }

@@ -34,14 +34,14 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
       const decided = await decide(tx, input.sessionId, input.offerId, "accept", now);
       if ("replay" in decided) return { result: decided.replay as AcceptOfferResponse };
       await reserveOfferResult(tx, decided.session.id, decided.offer.id, new Date(now));
-      const charge = await chargeOffer(ctx, tx, decided.session, decided.offer);
+      const { charge, paidInDemo } = await chargeOffer(ctx, tx, decided.session, decided.offer);
       if (charge.status !== "succeeded") {
         // One click cannot run a 3-D Secure step: for an upsell it is a refusal.
         const reason = charge.status === "declined" ? charge.reason : "authentication_required";
         await recordRefusal(ctx, tx, decided, reason);
         return { declined: reason };
       }
-      const accepted = acceptedAnswer(decided, charge, now);
+      const accepted = acceptedAnswer(decided, charge, paidInDemo, now);
       await saveAnswer(tx, accepted.answer);
       return { result: accepted.result };
     });
@@ -57,8 +57,8 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
   return outcome.result;
 }
 
-/** The one-click charge of the saved method, inside the transaction that reserved the offer. */
-async function chargeOffer(ctx: Ctx, tx: Db, session: UpsellSessionRow, offer: StoredOffer): Promise<ChargeOutcome> {
+/** The one-click charge of the saved method, inside the transaction that reserved the offer; `paidInDemo` when no real money moved. */
+async function chargeOffer(ctx: Ctx, tx: Db, session: UpsellSessionRow, offer: StoredOffer): Promise<{ charge: ChargeOutcome; paidInDemo: boolean }> {
   const { adapter, call } = await ctx.providers.payment(session.provider as PaymentProviderType, session.brandId, tx);
   faultPoint(ctx.config, "charge.before-provider");
   const charge = await adapter.chargeSaved(
@@ -67,7 +67,7 @@ async function chargeOffer(ctx: Ctx, tx: Db, session: UpsellSessionRow, offer: S
     { ...call, log: ctx.log, idempotencyKey: `upsell:${session.id}:${offer.id}` },
   );
   faultPoint(ctx.config, "charge.after-provider");
-  return charge;
+  return { charge, paidInDemo: adapter.demo };
 }
 
 /** A refused charge: the offer stays open, the decline counts toward the limit, `payment.failed` goes out. */
@@ -85,7 +85,7 @@ async function recordRefusal(ctx: Ctx, tx: Db, { session, offer }: Decided, reas
 }
 
 /** The answer and the rows of a successful charge: the upsell order and its line item, the result, `upsell.accepted`. */
-function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, { status: "succeeded" }>, now: number): { result: AcceptOfferResponse; answer: Answer } {
+function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, { status: "succeeded" }>, paidInDemo: boolean, now: number): { result: AcceptOfferResponse; answer: Answer } {
   const { session, offer, original } = decided;
   const at = new Date(now);
   const totalUpsellCents = session.totalUpsellCents + offer.priceCents;
@@ -120,6 +120,7 @@ function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, { statu
         shippingAddress: original.shippingAddress,
         // CONTRACT §8: the saved method stays bound to the original order; an upsell order issues none.
         paymentMethodToken: null,
+        paidInDemo,
         result,
         createdAt: at,
       },

@@ -42,7 +42,7 @@ describe("POST /api/admin/webhooks", () => {
     const listed = await adminCall(t, "GET", "/api/admin/webhooks", { session: a.session });
     expect(listed.statusCode).toBe(200);
     const body = json(listed);
-    expect(body.availableEvents).toEqual(["checkout.created", "checkout.completed", "payment.succeeded", "payment.failed", "order.confirmed", "upsell.accepted", "upsell.declined", "refund.succeeded", "refund.failed"]);
+    expect(body.availableEvents).toEqual(["checkout.created", "checkout.completed", "payment.succeeded", "payment.failed", "order.confirmed", "upsell.accepted", "upsell.declined", "refund.succeeded", "refund.failed", "dispute.created", "dispute.closed"]);
     const view = body.endpoints.find((e: { id: string }) => e.id === created.id);
     expect(view.secret).toBe(`whsec_…${created.secret.slice(-4)}`);
     expect(listed.body).not.toContain(created.secret);

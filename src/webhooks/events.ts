@@ -1,5 +1,5 @@
 import type { Db } from "../db/client.js";
-import { outboxEvents } from "../db/schema/index.js";
+import { outboxEvents, type DisputeStatus } from "../db/schema/index.js";
 import { newId } from "../lib/ids.js";
 
 /** The money of a charge, as every payment and order event carries it (minor units, ISO currency). */
@@ -19,6 +19,14 @@ interface OfferFields {
   offerId: string;
   offerName: string;
   metadata: Record<string, unknown>;
+}
+
+/** A dispute of one charge: `orderId` is that charge's (the checkout's or an upsell's), `amount` the disputed amount. */
+interface DisputeFields extends ChargeFields {
+  disputeId: string;
+  providerDisputeId: string;
+  reason: string | null;
+  status: DisputeStatus;
 }
 
 /**
@@ -52,6 +60,10 @@ export interface EventPayloads {
   /** Money given back on one charge (`orderId` is that charge's: the checkout's or an upsell's). */
   "refund.succeeded": ChargeFields & { refundId: string; reason: string; providerRefundId: string; refundedTotal: number };
   "refund.failed": ChargeFields & { refundId: string; reason: string; failureReason: string };
+  /** A provider notified a dispute of the charge; `dueBy` (Unix ms) is when its evidence is due, when the provider says. */
+  "dispute.created": DisputeFields & { dueBy: number | null };
+  /** The dispute closed: `status` is `won` or `charge_refunded` (the money stays), `lost` or `accepted` (it went back). */
+  "dispute.closed": DisputeFields;
 }
 
 export type EventType = keyof EventPayloads;
@@ -67,6 +79,8 @@ export const EVENT_TYPES = [
   "upsell.declined",
   "refund.succeeded",
   "refund.failed",
+  "dispute.created",
+  "dispute.closed",
 ] as const satisfies readonly EventType[];
 // Every type of the catalogue is listed (a type added above and not here fails to compile).
 const everyTypeListed: Record<EventType, true> = Object.fromEntries(EVENT_TYPES.map((type) => [type, true])) as Record<(typeof EVENT_TYPES)[number], true>;

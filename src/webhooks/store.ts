@@ -142,7 +142,8 @@ export async function pruneDispatchedEvents(tx: Db, cutoff: number, limit: numbe
   const result = await tx.execute(sql`
     with gone as (
       delete from outbox_events where id in (
-        select id from outbox_events where dispatched_at < ${new Date(cutoff)} limit ${limit})
+        select id from outbox_events where dispatched_at < ${new Date(cutoff)}
+          and (receipt_at is not null or type not in ('order.confirmed', 'upsell.accepted', 'refund.succeeded')) limit ${limit})
       returning 1
     )
     select count(*)::int as deleted from gone`);

@@ -199,6 +199,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     RATE_LIMIT_ANONYMOUS: "1000000",
     RATE_LIMIT_AUTHENTICATED: "1000000",
     LOG_LEVEL: "warn",
+    // No drain (docs/operations.md step 5) unless a test asks: stopping a cluster stays quick.
+    SHUTDOWN_DRAIN_SECONDS: "0",
     ...options.env,
   };
   const instances: Instance[] = [];

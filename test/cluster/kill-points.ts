@@ -6,7 +6,7 @@ import type pg from "pg";
 import type { FaultPoint } from "../../src/lib/fault-points.js";
 import { completeBody, paidCheckout, type Cluster } from "./cluster.js";
 
-export type RequestPoint = Exclude<FaultPoint, "webhook.before-send">;
+export type RequestPoint = Exclude<FaultPoint, "webhook.before-send" | "refund.after-provider">;
 export const REQUEST_POINTS: RequestPoint[] = ["charge.before-provider", "charge.after-provider", "charge.after-commit", "complete.after-commit"];
 
 const count = async (db: pg.Client, query: string, values: unknown[]) => Number((await db.query(query, values)).rows[0].n);

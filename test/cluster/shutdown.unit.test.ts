@@ -1,5 +1,5 @@
-// Graceful shutdown: SIGTERM to one of two instances under load → its in-flight requests finish, it
-// exits 0 within 10 s, and a client that retries on connection refusal sees no failed request. A
+// Graceful shutdown: SIGTERM to one of two instances under load → it drains (/readyz 503), its in-flight
+// requests finish, it exits 0 within the drain + 10 s, and a client that retries on connection refusal sees no failed request. A
 // webhook send in flight (a receiver that never answers) is aborted, not waited for, and the delivery
 // is put back as due: the other instance sends it.
 import http from "node:http";
@@ -24,7 +24,8 @@ async function until(predicate: () => boolean | Promise<boolean>, timeoutMs = 45
 describe.skipIf(skip !== null)("graceful shutdown", () => {
   let cluster: Cluster;
   beforeAll(async () => {
-    cluster = await startCluster({ instances: 2, env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true", LOG_LEVEL: "info" } });
+    // A one-second drain keeps these tests short; the drain itself has its own test below.
+    cluster = await startCluster({ instances: 2, env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true", LOG_LEVEL: "info", SHUTDOWN_DRAIN_SECONDS: "1" } });
   });
   afterAll(async () => {
     await cluster?.stop();
@@ -63,12 +64,37 @@ describe.skipIf(skip !== null)("graceful shutdown", () => {
     await Promise.all(loops);
 
     expect(code).toBe(0);
-    expect(tookMs).toBeLessThan(10_000);
+    expect(tookMs).toBeLessThan(1_000 + 10_000);
     expect(victim.output()).toContain("shutting down");
     expect(errors).toEqual([]);
     expect(results.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text}`)).toEqual([]);
     expect(results.some((r) => r.instance === 0)).toBe(true);
     expect(results.some((r) => r.instance === 1)).toBe(true);
+  });
+
+  it("drains: after SIGTERM /readyz answers 503 at once while requests are still served with Connection: close, then it exits 0", async () => {
+    const instance = await cluster.add({ SHUTDOWN_DRAIN_SECONDS: "3" });
+    const get = (path: string) =>
+      new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        http.get(instance.baseUrl + path, { agent: new http.Agent({ keepAlive: true }) }, (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        }).on("error", reject);
+      });
+    expect(await get("/readyz")).toMatchObject({ status: 200, connection: "keep-alive" });
+    const signalled = Date.now();
+    const exit = instance.stop("SIGTERM");
+    await until(async () => (await get("/readyz")).status === 503, 2_000);
+    // Within the drain: still serving, each answer closing its connection; liveness unchanged.
+    expect(await get("/healthz")).toEqual({ status: 200, connection: "close" });
+    const generated = await cluster.client.request("POST", "/api/token/generate", { instance: cluster.instances.indexOf(instance), body: { orderInfo: { total: 1200, currency: "USD", productName: "Kit" } } });
+    expect(generated.status).toBe(200);
+    expect(await exit).toBe(0);
+    const tookMs = Date.now() - signalled;
+    expect(tookMs).toBeGreaterThanOrEqual(3_000);
+    expect(tookMs).toBeLessThan(3_000 + 10_000);
+    expect(instance.output()).toContain("draining: /readyz answers 503");
+    cluster.instances.splice(cluster.instances.indexOf(instance), 1);
   });
 
   it("aborts a webhook send in flight instead of waiting 15 s, and the delivery is sent again by the other instance", { timeout: 120_000 }, async () => {
@@ -105,7 +131,7 @@ describe.skipIf(skip !== null)("graceful shutdown", () => {
       hold = false;
       const signalled = Date.now();
       expect(await sender.stop("SIGTERM")).toBe(0);
-      expect(Date.now() - signalled).toBeLessThan(10_000);
+      expect(Date.now() - signalled).toBeLessThan(1_000 + 10_000);
       cluster.instances.splice(cluster.instances.indexOf(sender), 1);
       // Another instance picks the deliveries up: they were put back as due, not left under the 30 s claim.
       const survivor = await cluster.add();

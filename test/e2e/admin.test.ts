@@ -110,6 +110,9 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       const main = await brand.locator("option", { hasText: "Default brand" }).getAttribute("value");
       await brand.selectOption(main!);
       await page.getByTestId("stat-commissions").filter({ hasText: /^1$/ }).waitFor();
+      // The paid order was paid in demo mode: not real money, so counted under the test switch.
+      await page.getByTestId("stat-orders").filter({ hasText: /^0$/ }).waitFor();
+      await page.getByLabel("Money").selectOption("true");
       // The paid order, its revenue and the day it fell on (GET /api/admin/dashboard).
       await page.getByTestId("stat-orders").filter({ hasText: /^1$/ }).waitFor();
       expect(await page.getByTestId("stat-revenue").textContent()).toBe("$120.00");

@@ -1,5 +1,6 @@
 // Browser (issue 17): an owner finds a buyer's order by email on the Orders page, opens it and sees
-// its items and its upsell, refunds part of it; the next page of a long list. Axe finds no serious violation.
+// its items and its upsell, refunds part of it, sees the timeline and exports the search as CSV; the next page of a long list. Axe finds no serious violation.
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, checkoutToken, NO_CHROMIUM, registerInBrowser, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
 
@@ -96,7 +97,25 @@ describe.skipIf(NO_CHROMIUM)("Orders page in Chromium", () => {
       expect(await refunds.textContent()).toContain("€10.00");
       expect(await detail.textContent()).toContain("partially refunded");
       expect(await form.getByLabel("Charge").textContent()).toContain("€39.99 left");
+      // The timeline: the order's events oldest first, the refund's last.
+      const timeline = detail.getByRole("table", { name: "Timeline" });
+      await timeline.getByRole("cell", { name: "refund.succeeded" }).waitFor();
+      const events = await timeline.getByRole("row").allTextContents();
+      expect(events.slice(1).map((text) => /(checkout\.\w+|payment\.\w+|order\.\w+|upsell\.\w+|refund\.\w+)/.exec(text)?.[1])).toEqual([
+        "checkout.created",
+        "checkout.completed",
+        "payment.succeeded",
+        "order.confirmed",
+        "upsell.accepted",
+        "refund.succeeded",
+      ]);
       expect(await seriousViolations(page)).toEqual([]);
+
+      // The export carries the search: Ada's order and its upsell only.
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
+      const csv = readFileSync((await download.path())!, "utf8");
+      expect(csv.startsWith("\uFEFFCreated (UTC),Order ID")).toBe(true);
+      expect(csv.trim().split("\r\n").slice(1).map((line) => line.split(",")[1])).toEqual([`e2e-ord-${stamp}-ada`, `e2e-ord-${stamp}-ada-up`]);
       await screenshot(page, "orders-detail");
     } finally {
       await page.close();

@@ -3,7 +3,8 @@
 import { SignJWT } from "jose";
 import { SESSION_COOKIE } from "../../src/identity/policy.js";
 
-async function call(baseUrl: string, method: string, url: string, body?: unknown, cookie?: string) {
+/** One JSON request as the back office page sends it (same-origin, the session cookie when given). */
+export async function callOver(baseUrl: string, method: string, url: string, body?: unknown, cookie?: string) {
   const res = await fetch(baseUrl + url, {
     method,
     headers: { "content-type": "application/json", "sec-fetch-site": "same-origin", ...(cookie ? { cookie: `${SESSION_COOKIE}=${cookie}` } : {}) },
@@ -15,7 +16,7 @@ async function call(baseUrl: string, method: string, url: string, body?: unknown
 
 /** Registers an owner (the first registration adopts the default organization and brand) and returns the session. */
 export async function registerOwnerOver(baseUrl: string): Promise<string> {
-  const res = await call(baseUrl, "POST", "/api/auth/register", { name: "Ops", email: `ops-${Date.now()}@example.com`, password: "correct horse battery", orgName: "Ops shop" });
+  const res = await callOver(baseUrl, "POST", "/api/auth/register", { name: "Ops", email: `ops-${Date.now()}@example.com`, password: "correct horse battery", orgName: "Ops shop" });
   if (res.status !== 200) throw new Error(`register failed ${res.status} ${JSON.stringify(res.body)}`);
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
   if (!cookie) throw new Error("no session cookie");
@@ -23,7 +24,7 @@ export async function registerOwnerOver(baseUrl: string): Promise<string> {
 }
 
 export async function addEndpointOver(baseUrl: string, session: string, url: string): Promise<{ id: string; secret: string }> {
-  const res = await call(baseUrl, "POST", "/api/admin/webhooks", { name: "Receiver", url, events: ["*"] }, session);
+  const res = await callOver(baseUrl, "POST", "/api/admin/webhooks", { name: "Receiver", url, events: ["*"] }, session);
   if (res.status !== 200) throw new Error(`create endpoint failed ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; secret: string };
 }
@@ -34,9 +35,9 @@ export async function completeCheckoutOver(baseUrl: string, tokenSecret: string,
   const token = await new SignJWT({ orderId, amount: 1500, currency: "USD", productName: "Kit", iat: now, exp: now + 3600 })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .sign(new TextEncoder().encode(tokenSecret));
-  const init = await call(baseUrl, "POST", "/api/checkout/initialize", { token, provider: "vault_gateway_b" });
+  const init = await callOver(baseUrl, "POST", "/api/checkout/initialize", { token, provider: "vault_gateway_b" });
   if (init.status !== 200) throw new Error(`initialize ${init.status} ${JSON.stringify(init.body)}`);
-  const paid = await call(baseUrl, "POST", "/api/providers/vault_gateway_b/process-payment", {
+  const paid = await callOver(baseUrl, "POST", "/api/providers/vault_gateway_b/process-payment", {
     orderId,
     amount: 1500,
     currency: "USD",
@@ -46,7 +47,7 @@ export async function completeCheckoutOver(baseUrl: string, tokenSecret: string,
     cardCvv: "123",
   });
   if (paid.status !== 200) throw new Error(`pay ${paid.status} ${JSON.stringify(paid.body)}`);
-  const done = await call(baseUrl, "POST", "/api/checkout/complete", {
+  const done = await callOver(baseUrl, "POST", "/api/checkout/complete", {
     orderId,
     transactionId: paid.body.transactionId,
     provider: "vault_gateway_b",

@@ -8,9 +8,10 @@ export interface StartedServer {
 }
 
 /** Starts the built service (dist/main.js, what `npm start` runs) and waits for its listening line. */
-export async function startServer(env: Record<string, string>, timeoutMs = 120_000): Promise<StartedServer> {
+export async function startServer(env: Record<string, string>, timeoutMs = 120_000, cwd?: string): Promise<StartedServer> {
   const child = spawn(process.execPath, ["dist/main.js"], {
-    env: { PATH: process.env.PATH ?? "", PORT: "0", ...env },
+    cwd,
+    env: { PATH: process.env.PATH ?? "", PORT: "0", SHUTDOWN_DRAIN_SECONDS: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -47,10 +48,10 @@ export async function startServer(env: Record<string, string>, timeoutMs = 120_0
   };
 }
 
-/** Runs the service to its exit (for refusals to start). */
-export function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+/** Runs the service (or another built script, such as dist/migrate.js) to its exit: refusals to start, commands. */
+export function runToExit(env: Record<string, string>, script = "dist/main.js"): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["dist/main.js"], { env: { PATH: process.env.PATH ?? "", PORT: "0", ...env } });
+    const child = spawn(process.execPath, [script], { env: { PATH: process.env.PATH ?? "", PORT: "0", ...env } });
     let output = "";
     child.stdout.on("data", (d) => (output += d));
     child.stderr.on("data", (d) => (output += d));

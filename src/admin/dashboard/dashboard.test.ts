@@ -5,7 +5,9 @@ import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
 import { addUser, adminCall, registerOwner, type Registered } from "../../../test/support/admin.js";
 import { post } from "../../../test/support/checkout.js";
 import { completeCheckoutViaApi } from "../../../test/support/completed-checkout.js";
+import { asc, eq } from "drizzle-orm";
 import { AMOUNT } from "../../../test/support/provider-payments.js";
+import { orders } from "../../db/schema/index.js";
 
 const DAY = 86_400_000;
 let t: TestApp;
@@ -42,7 +44,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const dashboard = (session: string | undefined, query = "") => adminCall(t, "GET", `/api/admin/dashboard${query}`, { session });
+// The orders above are paid in demo mode: test money, shown with test=true (real money is the default).
+const dashboard = (session: string | undefined, query = "?test=true") => adminCall(t, "GET", `/api/admin/dashboard${query}`, { session });
 
 describe("GET /api/admin/dashboard", () => {
   it("counts the brand's orders and revenue per currency and per day over the last 30 days", async () => {
@@ -71,10 +74,23 @@ describe("GET /api/admin/dashboard", () => {
   });
 
   it("narrows the window with days: the last 5 days hold the 11 November orders only", async () => {
-    const body = json(await dashboard(first.session, "?days=5"));
+    const body = json(await dashboard(first.session, "?test=true&days=5"));
     expect(body.from).toBe(Date.UTC(2026, 10, 7));
     expect(body.totals).toEqual([{ currency: "USD", orders: 3, checkoutOrders: 2, upsellOrders: 1, revenueCents: 2 * AMOUNT + 700 }]);
     expect(body.daily.map((d: { date: string }) => d.date)).toEqual(["2026-11-11"]);
+  });
+
+  it("counts real money only unless asked, and revenue net of refunds", async () => {
+    expect(json(await dashboard(first.session, "")).totals).toEqual([]);
+    // An order from before migration 0006 (mode unknown) counts as real money, as in the orders list.
+    const [oldest] = await t.deps.database.db.select().from(orders).where(eq(orders.brandId, first.brandId)).orderBy(asc(orders.createdAt)).limit(1);
+    await t.deps.database.db.update(orders).set({ paidInDemo: null }).where(eq(orders.id, oldest!.id));
+    const refund = await adminCall(t, "POST", `/api/admin/orders/${oldest!.id}/refunds`, { session: first.session, body: { amount: 250, reason: "other" } });
+    expect(refund.statusCode, refund.body).toBe(200);
+    const real = json(await dashboard(first.session, "?test=false"));
+    expect(real.totals).toEqual([{ currency: "USD", orders: 1, checkoutOrders: 1, upsellOrders: 0, revenueCents: AMOUNT - 250 }]);
+    expect(json(await dashboard(first.session)).totals).toEqual([{ currency: "USD", orders: 3, checkoutOrders: 2, upsellOrders: 1, revenueCents: 2 * AMOUNT + 700 }]);
+    await t.deps.database.db.update(orders).set({ paidInDemo: true }).where(eq(orders.id, oldest!.id));
   });
 
   it("shows a brand its own figures only", async () => {

@@ -7,9 +7,9 @@ import type { DashboardQuery, DashboardReply } from "./schemas.js";
 
 const DAY_MS = 86_400_000;
 
-/** Revenue counts orders unless the provider reported the payment failed or refunded. */
+/** Revenue is what was kept: amounts net of refunds, leaving out payments a provider reported failed or refunded. */
 const paid = sql`coalesce(${orders.paymentStatus}, 'succeeded') = 'succeeded'`;
-const revenue = sql<string>`coalesce(sum(case when ${paid} then ${orders.amountCents} else 0 end), 0)`;
+const revenue = sql<string>`coalesce(sum(case when ${paid} then ${orders.amountCents} - ${orders.refundedCents} else 0 end), 0)`;
 
 /**
  * GET /api/admin/dashboard: the session brand's orders and revenue per currency over the last
@@ -20,7 +20,10 @@ export async function getDashboard({ ctx, input }: { ctx: Ctx; input: DashboardQ
   const brandId = await brandOfScope(ctx.db, scope);
   const now = ctx.clock.now();
   const from = Math.floor(now / DAY_MS) * DAY_MS - (input.days - 1) * DAY_MS;
-  const inWindow = and(eq(orders.brandId, brandId), gte(orders.createdAt, new Date(from)));
+  // Real money unless asked: demo-mode orders would inflate a live shop's figures. Orders from before
+  // migration 0006 (mode unknown) count as real, as in the orders list.
+  const money = input.test ? eq(orders.paidInDemo, true) : sql`${orders.paidInDemo} is not true`;
+  const inWindow = and(eq(orders.brandId, brandId), gte(orders.createdAt, new Date(from)), money);
 
   // One pass over the window's orders, per day and currency; the totals are summed from it.
   const day = sql<string>`to_char(${orders.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;

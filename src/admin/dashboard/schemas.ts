@@ -7,10 +7,11 @@ export const DASHBOARD_DAYS_MAX = 366;
 
 export const DashboardQuery = Type.Object({
   days: Type.Integer({ minimum: 1, maximum: DASHBOARD_DAYS_MAX, default: DASHBOARD_DAYS_DEFAULT, description: "the window: the last N days (UTC), today included" }),
+  test: Type.Boolean({ default: false, description: "false (default): real-money orders only; true: orders paid through a demo-mode provider only" }),
 });
 export type DashboardQuery = Static<typeof DashboardQuery>;
 
-const Money = { revenueCents: Type.Integer({ description: "minor units of `currency`; orders whose payment was reported failed or refunded are not counted" }) };
+const Money = { revenueCents: Type.Integer({ description: "minor units of `currency`, net of refunds; orders whose payment a provider reported failed or refunded are not counted" }) };
 
 export const DashboardReply = Type.Object({
   brandId: Type.String(),

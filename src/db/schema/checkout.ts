@@ -76,6 +76,8 @@ export const orders = pgTable(
     paidInDemo: boolean("paid_in_demo"),
     /** What succeeded refunds gave back of this charge (src/orders/refunds.ts); never more than amountCents. */
     refundedCents: cents("refunded_cents").notNull().default(0),
+    /** The charge has a dispute that is open or was lost (src/disputes): its status reads `disputed`. */
+    disputed: boolean("disputed").notNull().default(false),
   },
   (t) => [
     uniqueIndex("orders_checkout_key").on(t.checkoutId),
@@ -87,6 +89,8 @@ export const orders = pgTable(
     index("orders_brand_transaction_idx").on(t.brandId, t.transactionId),
     index("orders_brand_email_idx").on(t.brandId, sql`lower(${t.customerEmail}) text_pattern_ops`),
     index("orders_brand_name_idx").on(t.brandId, sql`lower(${t.customerName}) text_pattern_ops`),
+    // The status filters other than `paid` (AFTER_SALE in src/orders/store.ts, same predicate).
+    index("orders_brand_after_sale_idx").on(t.brandId, t.createdAt).where(sql`(payment_status is not null or refunded_cents > 0 or disputed)`),
   ],
 );
 
@@ -116,10 +120,14 @@ export const refunds = pgTable(
     failureReason: text("failure_reason"),
     /** Who asked: a user or an API key (`user:<id>`, `api:<id>`). */
     requestedBy: text("requested_by").notNull(),
+    /** Reconciler looks at the provider for this pending refund (refund-reconciler.ts). */
+    attempts: integer("attempts").notNull().default(0),
+    /** When the reconciler may next look: past the request's own provider call, then its lease. */
+    nextAttemptAt: at("next_attempt_at").notNull().defaultNow(),
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
   },
-  (t) => [index("refunds_order_ref_idx").on(t.orderRef), index("refunds_pending_idx").on(t.createdAt).where(sql`status = 'pending'`)],
+  (t) => [index("refunds_order_ref_idx").on(t.orderRef), index("refunds_pending_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`)],
 );
 
 export const orderLineItems = pgTable(

@@ -157,6 +157,9 @@ export const mailOutbox = pgTable(
     subject: text("subject").notNull(),
     text: text("text_body").notNull(),
     html: text("html_body"),
+    /** The sender's display name (a receipt: the brand's name); MAIL_FROM's address is kept. */
+    fromName: text("from_name"),
+    replyTo: text("reply_to"),
     status: text("status").$type<"pending" | "sent" | "failed" | "logged">().notNull(),
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),

@@ -1,6 +1,7 @@
 // Every table, one file per feature. drizzle-kit reads this file to generate migrations.
 export * from "./tenancy.js";
 export * from "./checkout.js";
+export * from "./disputes.js";
 export * from "./commissions.js";
 export * from "./outbox.js";
 export * from "./http.js";

@@ -19,6 +19,14 @@ export const outboxEvents = pgTable(
     createdAt: at("created_at").notNull(),
     /** Set once the event has been fanned out to deliveries. */
     dispatchedAt: at("dispatched_at"),
+    /** Set once the receipts job handled a buyer-facing event (src/receipts/): mailed, or skipped by the brand's switch. */
+    receiptAt: at("receipt_at"),
   },
-  (t) => [index("outbox_events_pending_idx").on(t.createdAt).where(sql`dispatched_at is null`), index("outbox_events_brand_idx").on(t.brandId, t.createdAt)],
+  (t) => [
+    index("outbox_events_pending_idx").on(t.createdAt).where(sql`dispatched_at is null`),
+    index("outbox_events_brand_idx").on(t.brandId, t.createdAt),
+    // Keep in step with RECEIPT_EVENTS (src/receipts/receipts.ts).
+    index("outbox_events_receipt_idx").on(t.createdAt).where(sql`receipt_at is null and type in ('order.confirmed', 'upsell.accepted', 'refund.succeeded')`),
+    index("outbox_events_checkout_idx").on(t.checkoutId),
+  ],
 );

@@ -29,6 +29,10 @@ export const brands = pgTable(
     slug: text("slug").notNull(),
     /** Display settings for checkout and upsell pages: logo, colour. */
     style: jsonb("style").$type<{ logoUrl?: string; color?: string }>().notNull().default({}),
+    /** Where buyers write to about their orders: receipts' Reply-To and footer. */
+    supportEmail: text("support_email"),
+    /** False for merchants who send their own receipts (src/receipts/). */
+    receiptsEnabled: boolean("receipts_enabled").notNull().default(true),
     createdAt: at("created_at").notNull(),
     deletedAt: at("deleted_at"),
   },

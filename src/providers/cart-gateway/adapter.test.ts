@@ -11,6 +11,7 @@ import { address, card, post } from "../../../test/support/provider-payments.js"
 import { orderCharges, orders, paymentDeclines, refunds } from "../../db/schema/index.js";
 import { startFakeCartGateway, type FakeCartGateway } from "./fake-server.js";
 import { bearer, createApiKey } from "../../../test/support/merchant.js";
+import { repeatRefund } from "../../../test/support/refunds.js";
 
 let t: TestApp;
 let apiKey: string;
@@ -137,17 +138,67 @@ describe("cart_gateway with settings", () => {
 });
 
 describe("cart_gateway refunds", () => {
-  it("answer 409 REFUND_NOT_SUPPORTED before anything is written or sent: its real refund call is not built", async () => {
+  beforeAll(async () => {
     expect((await configure()).statusCode).toBe(200);
+  });
+  const refundVia = (orderRef: string, body: Record<string, unknown>) => call(t, "POST", `/api/admin/orders/${orderRef}/refunds`, { session, body });
+  const refundCalls = () => fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/refunds"));
+  /** A checkout paid at the API and completed: our order row and the charge's transaction id. */
+  async function paidOrder(cardNumber?: string) {
     const { orderId, cartOrderId } = await initialize();
-    const paid = await pay(cartOrderId, orderId);
-    expect((await complete(orderId, json(paid).transactionId)).statusCode).toBe(200);
+    const paid = await pay(cartOrderId, orderId, cardNumber);
+    const transactionId = json(paid).transactionId as string;
+    expect((await complete(orderId, transactionId)).statusCode).toBe(200);
     const [order] = await ordersOf(orderId);
-    const calls = fake.requests.length;
-    const res = await call(t, "POST", `/api/admin/orders/${order!.id}/refunds`, { session, body: { reason: "other" } });
-    expect(res.statusCode).toBe(409);
-    expect(json(res)).toEqual({ error: "Refunds through cart_gateway are not available yet", code: "REFUND_NOT_SUPPORTED" });
-    expect(await t.deps.database.db.select().from(refunds).where(eq(refunds.orderRef, order!.id))).toEqual([]);
-    expect(fake.requests.length).toBe(calls);
+    return { order: order!, transactionId };
+  }
+  const refundRowsOf = (orderRef: string) => t.deps.database.db.select().from(refunds).where(eq(refunds.orderRef, orderRef));
+
+  it("refunds part of a charge at the API with the refund's id as Idempotency-Key, then the rest", async () => {
+    const { order, transactionId } = await paidOrder();
+    const part = await refundVia(order.id, { amount: 1200, reason: "requested_by_customer" });
+    expect(part.statusCode, part.body).toBe(200);
+    expect(json(part).refund).toMatchObject({ amount: 1200, status: "succeeded", providerRefundId: expect.stringMatching(/^cre_/) });
+    const sent = refundCalls().at(-1)!;
+    expect(sent).toMatchObject({ path: `/v1/transactions/${transactionId}/refunds`, json: { amount: 1200, currency: "USD", reason: "requested_by_customer" } });
+    expect(sent.headers["idempotency-key"]).toBe(json(part).refund.id);
+    expect(json(await refundVia(order.id, { reason: "other" })).refund).toMatchObject({ amount: AMOUNT - 1200, status: "succeeded" });
+    expect(fake.refunds.filter((r) => r.transactionId === transactionId).map((r) => r.amount)).toEqual([1200, AMOUNT - 1200]);
+    expect((await ordersOf(order.orderId))[0]!.refundedCents).toBe(AMOUNT);
+  });
+
+  it("a refund the API declines is 402 REFUND_FAILED with its code, and nothing is refunded", async () => {
+    const { order, transactionId } = await paidOrder("4000000000005126");
+    const res = await refundVia(order.id, { amount: 500, reason: "fraudulent" });
+    expect(res.statusCode).toBe(402);
+    expect(json(res)).toEqual({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
+    expect(fake.refunds.filter((r) => r.transactionId === transactionId)).toEqual([]);
+    expect((await ordersOf(order.orderId))[0]!.refundedCents).toBe(0);
+  });
+
+  it("a refund asked again with its id (the reconciler's repeat) answers the first outcome, and the API refunds once", async () => {
+    const { order, transactionId } = await paidOrder();
+    const first = json(await refundVia(order.id, { amount: 900, reason: "other" })).refund;
+    expect(await repeatRefund(t, first.id)).toEqual({ status: "succeeded", providerRefundId: first.providerRefundId });
+    expect(refundCalls().filter((r) => r.headers["idempotency-key"] === first.id)).toHaveLength(2);
+    expect(fake.refunds.filter((r) => r.transactionId === transactionId)).toHaveLength(1);
+
+    const declined = await paidOrder("4000000000005126");
+    expect((await refundVia(declined.order.id, { amount: 100, reason: "other" })).statusCode).toBe(402);
+    const [row] = await refundRowsOf(declined.order.id);
+    expect(await repeatRefund(t, row!.id)).toEqual({ status: "failed", reason: "refund_declined" });
+  });
+
+  it("a failing API is 502: the refund stays pending, holding its amount, until the repeat makes it once", async () => {
+    const { order, transactionId } = await paidOrder();
+    fake.failNext = "500";
+    expect((await refundVia(order.id, { amount: 3000, reason: "other" })).statusCode).toBe(502);
+    const [pending] = await refundRowsOf(order.id);
+    expect(pending).toMatchObject({ status: "pending", amountCents: 3000 });
+    expect(json(await refundVia(order.id, { amount: 1500, reason: "other" }))).toMatchObject({ code: "VALIDATION_ERROR", details: "amount" });
+    const made = await repeatRefund(t, pending!.id);
+    expect(made).toEqual({ status: "succeeded", providerRefundId: expect.stringMatching(/^cre_/) });
+    expect(await repeatRefund(t, pending!.id)).toEqual(made);
+    expect(fake.refunds.filter((r) => r.transactionId === transactionId).map((r) => r.amount)).toEqual([3000]);
   });
 });

@@ -1,6 +1,6 @@
 import { AppError, conflict } from "../../lib/errors.js";
 import { baseUrlOf, credentialOf, providerFetch } from "../http-client.js";
-import { ProviderError, type ChargeOutcome, type CrmProvider, type OrderCharge, type PaymentRecord, type ProviderCall } from "../types.js";
+import { ProviderError, type ChargeOutcome, type CrmProvider, type OrderCharge, type PaymentRecord, type ProviderCall, type RefundInput, type RefundOutcome } from "../types.js";
 import { PROVIDER, type CartGatewayAdapter } from "./provider.js";
 
 /** The cart API's public address; `baseUrl` in the settings overrides it. */
@@ -63,6 +63,26 @@ const ok = (reply: Reply) => {
   if (reply.status !== "ok") throw failure(`unexpected ${reply.status}`);
   return reply.body;
 };
+
+/**
+ * `POST /v1/transactions/<id>/refunds` `{ amount, currency, reason }` with our refund id as
+ * Idempotency-Key (request() sends it): the API answers a repeat with the first answer and refunds
+ * nothing more, so a repeat (the reconciler's) is safe as long as the API keeps the key. Its refusals
+ * are failed refunds with its code: 402 (the card's bank refused), 409 (more than is left, a charge
+ * that did not succeed); 404 an unknown transaction. A refund still `pending` there is not settled yet.
+ */
+async function refundTransaction(input: RefundInput, call: ProviderCall): Promise<RefundOutcome> {
+  if (!call.idempotencyKey) throw failure("a refund needs an idempotency key");
+  if (!/^[A-Za-z0-9_-]+$/.test(input.transactionId)) return { status: "failed", reason: "charge_not_found" };
+  const reply = await request(call, "POST", `/v1/transactions/${input.transactionId}/refunds`, { amount: input.amountCents, currency: input.currency, reason: input.reason });
+  if (reply.status === "not_found") return { status: "failed", reason: "charge_not_found" };
+  if (reply.status === "declined") return { status: "failed", reason: reply.reason };
+  if (reply.status === "conflict") return { status: "failed", reason: reply.code };
+  const refund = reply.body as { id?: unknown; status?: unknown };
+  if (typeof refund.id !== "string") throw failure("unreadable response");
+  if (refund.status === "succeeded") return { status: "succeeded", providerRefundId: refund.id };
+  throw failure(`refund ${refund.id} is ${String(refund.status)} at the API`, refund.status === "pending");
+}
 
 /**
  * The real cart gateway: a cart REST API (docs/providers.md). A cart is the provider order and the
@@ -128,6 +148,8 @@ export function createCartGateway() {
       const t = transactionOf(ok(reply));
       return { status: "succeeded", transactionId: t.id, paymentMethodToken: input.paymentMethodToken };
     },
+
+    refund: refundTransaction,
   } satisfies CartGatewayAdapter;
 }
 

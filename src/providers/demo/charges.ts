@@ -1,7 +1,7 @@
 import { newId } from "../../lib/ids.js";
 import type { CardInput, ChargeOutcome, PaymentProviderType, PaymentRecord, ProviderCall, RefundInput, RefundOutcome, SavedChargeInput } from "../types.js";
 import { cardLast4, DECLINE_SAVED_CHARGES, REFUND_FAILS, testCardBehaviour } from "./cards.js";
-import { toPaymentRecord, type DemoLedger, type LedgerKind } from "./ledger.js";
+import { toPaymentRecord, type DemoLedger, type LedgerKind, type LedgerRecord } from "./ledger.js";
 
 export interface DemoCardCharge {
   provider: PaymentProviderType;
@@ -86,19 +86,27 @@ export async function findDemoPayment(ledger: DemoLedger, provider: PaymentProvi
   return row ? toPaymentRecord(row) : null;
 }
 
+const refundOutcomeOf = (row: LedgerRecord): RefundOutcome =>
+  row.status === "succeeded" ? { status: "succeeded", providerRefundId: row.id } : { status: "failed", reason: String(row.data.reason) };
+
 /**
- * A refund in demo mode, as a gateway with idempotency keys does it: the same key answers the first
- * refund again; the charge must be a succeeded one of this provider; the 4000000000005126 card's
- * charges refuse refunds. The amount left is our check (src/orders/refunds.ts), as at a real gateway.
+ * A refund in demo mode, as a gateway with idempotency keys does it: the ledger record's id is made
+ * of the key, so a repeat (also one racing the first: the primary key lets one insert win) answers
+ * the first refund again. The charge must be a succeeded one of this provider; the 4000000000005126
+ * card's charges refuse refunds. The amount left is our check (src/orders/refunds.ts), as at a real gateway.
  */
 export async function refundDemoPayment(ledger: DemoLedger, call: ProviderCall, provider: PaymentProviderType, input: RefundInput): Promise<RefundOutcome> {
   if (!call.idempotencyKey) throw new Error("a refund needs an idempotency key");
   const id = `rfd_demo_${call.idempotencyKey}`;
   const earlier = await ledger.find(provider, id, ["refund"]);
-  if (earlier) return earlier.status === "succeeded" ? { status: "succeeded", providerRefundId: id } : { status: "failed", reason: String(earlier.data.reason) };
+  if (earlier) return refundOutcomeOf(earlier);
   const charge = await ledger.find(provider, input.transactionId, ["charge", "payment_intent"]);
   const reason = !charge || charge.status !== "succeeded" ? "charge_not_found" : charge.cardBehaviour === REFUND_FAILS ? "refund_declined" : null;
   const record = { id, provider, kind: "refund" as const, orderId: input.orderId, providerOrderId: input.transactionId, amountCents: input.amountCents, currency: input.currency };
-  await ledger.insert(call.clock.now(), { ...record, status: reason ? "failed" : "succeeded", data: { reason: reason ?? input.reason } });
-  return reason ? { status: "failed", reason } : { status: "succeeded", providerRefundId: id };
+  const inserted = await ledger.insert(call.clock.now(), { ...record, status: reason ? "failed" : "succeeded", data: { reason: reason ?? input.reason } }).catch(async (error: unknown) => {
+    const winner = await ledger.find(provider, id, ["refund"]);
+    if (!winner) throw error;
+    return winner;
+  });
+  return refundOutcomeOf(inserted);
 }

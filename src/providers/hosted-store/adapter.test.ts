@@ -8,9 +8,10 @@ import { registerOwner } from "../../../test/support/admin.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
 import { call } from "../../../test/support/identity.js";
 import { post } from "../../../test/support/provider-payments.js";
-import { orders, paymentDeclines } from "../../db/schema/index.js";
+import { orders, paymentDeclines, refunds } from "../../db/schema/index.js";
 import { startFakeHostedStore, type FakeHostedStore } from "./fake-server.js";
 import { bearer, createApiKey } from "../../../test/support/merchant.js";
+import { repeatRefund } from "../../../test/support/refunds.js";
 
 let t: TestApp;
 let apiKey: string;
@@ -132,5 +133,112 @@ describe("hosted_store with settings", () => {
     const done = await complete(orderId, transactionId, storeOrderId);
     expect(done.statusCode).toBe(502);
     expect(await ordersOf(orderId)).toHaveLength(0);
+  });
+});
+
+describe("hosted_store refunds", () => {
+  beforeAll(async () => {
+    expect((await configure()).statusCode).toBe(200);
+  });
+  const refundVia = (orderRef: string, body: Record<string, unknown>) => call(t, "POST", `/api/admin/orders/${orderRef}/refunds`, { session, body });
+  const refundPosts = () => fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/refunds.json"));
+  const refundRowsOf = (orderRef: string) => t.deps.database.db.select().from(refunds).where(eq(refunds.orderRef, orderRef));
+  /** A checkout paid on the store's page and completed: our order row, the sale's id and the store order's id. */
+  async function paidOrder() {
+    const { orderId, storeOrderId } = await initialize();
+    fake.pay(storeOrderId);
+    const transactionId = json(await completeCheckout(storeOrderId, orderId)).transactionId as string;
+    expect((await complete(orderId, transactionId, storeOrderId)).statusCode).toBe(200);
+    const [order] = await ordersOf(orderId);
+    return { order: order!, transactionId, storeOrderId, shopOrderId: String(fake.drafts.get(storeOrderId)!.order_id) };
+  }
+
+  it("refunds part of the sale with a refund transaction and our refund id in the note, then the rest", async () => {
+    const { order, transactionId, shopOrderId } = await paidOrder();
+    const part = await refundVia(order.id, { amount: 1000, reason: "requested_by_customer" });
+    expect(part.statusCode, part.body).toBe(200);
+    const first = json(part).refund;
+    expect(first).toMatchObject({ amount: 1000, status: "succeeded", providerRefundId: expect.stringMatching(/^\d+$/) });
+    expect(refundPosts().at(-1)).toMatchObject({
+      path: `/admin/api/2024-10/orders/${shopOrderId}/refunds.json`,
+      json: { refund: { note: `refund ${first.id}`, notify: false, currency: "USD", transactions: [{ parent_id: Number(transactionId), amount: "10.00", kind: "refund", gateway: "shopify_payments" }] } },
+    });
+    expect(json(await refundVia(order.id, { reason: "other" })).refund).toMatchObject({ amount: AMOUNT - 1000, status: "succeeded" });
+    expect(fake.refunds.get(shopOrderId)!.map((r) => r.transactions[0].amount)).toEqual(["10.00", "20.00"]);
+  });
+
+  it("refunds an upsell's mandate payment on the same store order", async () => {
+    const { order, storeOrderId, shopOrderId } = await paidOrder();
+    const created = await merchantPost("/api/upsell/create-session", {
+      orderId: `${order.orderId}-up`,
+      originalOrderId: order.orderId,
+      customerEmail: "ada@example.com",
+      paymentMethodToken: storeOrderId,
+      provider: "hosted_store",
+      offers: [{ id: "a", name: "Offer a", price: 700 }],
+    });
+    const accepted = await post(t, "/api/upsell/accept", { sessionId: json(created).sessionId, offerId: "a" });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    const res = await refundVia(order.id, { charge: `${order.orderId}-up`, reason: "other" });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res).refund).toMatchObject({ amount: 700, status: "succeeded" });
+    expect(fake.refunds.get(shopOrderId)![0].transactions[0]).toMatchObject({ amount: "7.00", status: "success" });
+  });
+
+  it("a refund the store fails is 402 REFUND_FAILED; more than the store has left is refused the same way", async () => {
+    const declined = await paidOrder();
+    fake.declineRefunds = true;
+    try {
+      const res = await refundVia(declined.order.id, { amount: 500, reason: "fraudulent" });
+      expect(res.statusCode).toBe(402);
+      expect(json(res)).toEqual({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
+    } finally {
+      fake.declineRefunds = false;
+    }
+    expect((await ordersOf(declined.order.orderId))[0]!.refundedCents).toBe(0);
+
+    // The merchant refunded part in the store's own admin, which our books do not know.
+    const elsewhere = await paidOrder();
+    const atStore = await fetch(`${fake.baseUrl}/admin/api/2024-10/orders/${elsewhere.shopOrderId}/refunds.json`, {
+      method: "POST",
+      headers: { "x-shopify-access-token": fake.accessToken, "content-type": "application/json" },
+      body: JSON.stringify({ refund: { transactions: [{ parent_id: Number(elsewhere.transactionId), amount: "5.00", kind: "refund" }] } }),
+    });
+    expect(atStore.status).toBe(201);
+    const refused = await refundVia(elsewhere.order.id, { reason: "other" });
+    expect(refused.statusCode).toBe(402);
+    expect(json(refused).details).toBe("refund_refused");
+  });
+
+  it("a refund asked again with its id (the reconciler's repeat) is found by its note and answered again; nothing is sent twice", async () => {
+    const { order, shopOrderId } = await paidOrder();
+    const first = json(await refundVia(order.id, { amount: 800, reason: "other" })).refund;
+    const posts = refundPosts().length;
+    expect(await repeatRefund(t, first.id)).toEqual({ status: "succeeded", providerRefundId: first.providerRefundId });
+    expect(refundPosts()).toHaveLength(posts);
+    expect(fake.refunds.get(shopOrderId)).toHaveLength(1);
+
+    const declined = await paidOrder();
+    fake.declineRefunds = true;
+    try {
+      expect((await refundVia(declined.order.id, { amount: 100, reason: "other" })).statusCode).toBe(402);
+    } finally {
+      fake.declineRefunds = false;
+    }
+    const [row] = await refundRowsOf(declined.order.id);
+    expect(await repeatRefund(t, row!.id)).toEqual({ status: "failed", reason: "refund_declined" });
+    expect(fake.refunds.get(declined.shopOrderId)).toHaveLength(1);
+  });
+
+  it("a failing store is 502: the refund stays pending, holding its amount, until the repeat makes it once", async () => {
+    const { order, shopOrderId } = await paidOrder();
+    fake.failNext = "500";
+    expect((await refundVia(order.id, { amount: 2000, reason: "other" })).statusCode).toBe(502);
+    const [pending] = await refundRowsOf(order.id);
+    expect(pending).toMatchObject({ status: "pending", amountCents: 2000 });
+    const made = await repeatRefund(t, pending!.id);
+    expect(made).toEqual({ status: "succeeded", providerRefundId: expect.stringMatching(/^\d+$/) });
+    expect(await repeatRefund(t, pending!.id)).toEqual(made);
+    expect(fake.refunds.get(shopOrderId)!.map((r) => r.transactions[0].amount)).toEqual(["20.00"]);
   });
 });

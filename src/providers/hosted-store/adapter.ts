@@ -1,6 +1,6 @@
 import { AppError, conflict } from "../../lib/errors.js";
 import { baseUrlOf, centsOf, credentialOf, decimalAmount, providerFetch } from "../http-client.js";
-import { ProviderError, type ChargeOutcome, type OrderCharge, type PaymentRecord, type ProviderCall } from "../types.js";
+import { ProviderError, type ChargeOutcome, type OrderCharge, type PaymentRecord, type ProviderCall, type RefundInput, type RefundOutcome } from "../types.js";
 import { PROVIDER, type HostedStoreAdapter } from "./provider.js";
 
 /** The store Admin API version the client speaks. */
@@ -21,14 +21,26 @@ interface WireTransaction {
   status: string;
   amount: string;
   currency: string;
+  gateway?: string;
+  /** A mandate payment's reference (orderCreateMandatePayment's paymentReferenceId). */
+  payment_id?: string | null;
+  error_code?: string | null;
+}
+interface WireRefund {
+  id: number | string;
+  note?: string | null;
+  transactions?: WireTransaction[];
 }
 
 const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
 const orderNotFound = () => new AppError("NOT_FOUND", "Order not found", "storeOrderId");
 const orderIdOf = (draft: WireDraft) => draft.note_attributes?.find((a) => a.name === "orderId")?.value ?? null;
 
-/** JSON call with `X-Shopify-Access-Token`; null on 404; failures throw ProviderError. */
-async function request(call: ProviderCall, method: "GET" | "POST", path: string, body?: unknown): Promise<Record<string, unknown> | null> {
+/**
+ * JSON call with `X-Shopify-Access-Token`; null on 404; failures throw ProviderError. With `refusable`,
+ * a 422 (the store refused the request as it stands) is answered as its body, `{ errors }`.
+ */
+async function request(call: ProviderCall, method: "GET" | "POST", path: string, body?: unknown, options: { refusable?: boolean } = {}): Promise<Record<string, unknown> | null> {
   const token = credentialOf(PROVIDER, call.credentials, "accessToken");
   const base = baseUrlOf(call.credentials, `https://${credentialOf(PROVIDER, call.credentials, "shopDomain")}`);
   const response = await providerFetch(PROVIDER, `${base}/admin/api/${HOSTED_STORE_API_VERSION}${path}`, {
@@ -39,7 +51,7 @@ async function request(call: ProviderCall, method: "GET" | "POST", path: string,
   });
   if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
   if (response.status === 404) return null;
-  if (response.status !== 200 && response.status !== 201) throw failure(`HTTP ${response.status}`);
+  if (response.status !== 200 && response.status !== 201 && !(options.refusable && response.status === 422)) throw failure(`HTTP ${response.status}`);
   try {
     const parsed = JSON.parse(response.text) as unknown;
     if (typeof parsed !== "object" || parsed === null) throw new Error("not an object");
@@ -66,6 +78,49 @@ async function transactionsOf(call: ProviderCall, shopOrderId: string | number):
 }
 
 const isPayment = (t: WireTransaction) => t.kind === "sale" || t.kind === "capture";
+
+function refundOutcomeOf(refund: WireRefund): RefundOutcome {
+  const money = refund.transactions?.find((t) => t.kind === "refund");
+  if (!money) throw failure("unreadable response");
+  if (money.status === "success") return { status: "succeeded", providerRefundId: String(refund.id) };
+  if (money.status === "pending") throw failure(`refund ${refund.id} is pending at the store`, true);
+  return { status: "failed", reason: money.error_code ?? "refund_declined" };
+}
+
+/**
+ * Money back on a paid store order: `POST /orders/<order_id>/refunds.json` with one `refund`
+ * transaction whose parent is the charge (the checkout's sale, or an upsell's mandate payment by its
+ * `payment_id`). The store takes no idempotency key for refunds, so our refund id travels in the
+ * refund's `note` and the order's refunds (`GET /orders/<order_id>/refunds.json`) are searched for it
+ * before one is sent: a repeat (the reconciler's) answers the first refund. Two calls for one refund
+ * at the same instant could both miss it: the reconciler must repeat only refunds older than a call can last.
+ * A 422 (more than is left of the payment at the store) is a failed refund.
+ */
+async function refundStoreOrder(input: RefundInput, call: ProviderCall): Promise<RefundOutcome> {
+  if (!call.idempotencyKey) throw failure("a refund needs an idempotency key");
+  const draft = input.providerOrderId ? await getDraft(call, input.providerOrderId) : null;
+  if (!draft || draft.order_id === null || draft.order_id === undefined) return { status: "failed", reason: "charge_not_found" };
+  const path = `/orders/${draft.order_id}/refunds.json`;
+  const note = `refund ${call.idempotencyKey}`;
+  const listed = (await request(call, "GET", path))?.refunds;
+  if (!Array.isArray(listed)) throw failure("unreadable response");
+  const earlier = (listed as WireRefund[]).find((r) => r.note === note);
+  if (earlier) return refundOutcomeOf(earlier);
+
+  const parent = (await transactionsOf(call, draft.order_id)).find((t) => isPayment(t) && t.status === "success" && (String(t.id) === input.transactionId || t.payment_id === input.transactionId));
+  if (!parent) return { status: "failed", reason: "charge_not_found" };
+  const reply = await request(
+    call,
+    "POST",
+    path,
+    { refund: { note, notify: false, currency: input.currency, transactions: [{ parent_id: parent.id, amount: decimalAmount(input.amountCents), kind: "refund", gateway: parent.gateway }] } },
+    { refusable: true },
+  );
+  if (reply && "errors" in reply) return { status: "failed", reason: "refund_refused" };
+  const refund = reply?.refund as WireRefund | undefined;
+  if (!refund || (typeof refund.id !== "number" && typeof refund.id !== "string")) throw failure("unreadable response");
+  return refundOutcomeOf(refund);
+}
 
 /**
  * The real hosted store: the store's Admin REST API with draft orders (docs/providers.md). The buyer
@@ -162,7 +217,10 @@ export function createHostedStore() {
       if (!result) throw failure("unreadable response");
       if (result.userErrors && result.userErrors.length > 0) return { status: "declined", reason: result.userErrors[0]?.code?.toLowerCase() ?? "card_declined" };
       if (!result.paymentReferenceId) throw failure("unreadable response");
-      return { status: "succeeded", transactionId: result.paymentReferenceId, paymentMethodToken: input.paymentMethodToken };
+      // The payment is on the draft's order: the upsell's row names it, for its refunds.
+      return { status: "succeeded", transactionId: result.paymentReferenceId, paymentMethodToken: input.paymentMethodToken, providerOrderId: input.paymentMethodToken };
     },
+
+    refund: refundStoreOrder,
   } satisfies HostedStoreAdapter;
 }

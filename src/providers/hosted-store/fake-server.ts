@@ -2,9 +2,11 @@ import { jsonOf, sendJson, startHttpFake, takeFailure, type FakeFailure, type Fa
 
 /**
  * A fake of the hosted store's Admin API at the network boundary (tests): draft orders, order
- * transactions and the mandate-payment mutation. `pay` stands in for the buyer paying on the
- * draft's invoice page (`success` or `failure`); `declineMandates` refuses later one-click charges;
- * `failNext` makes the next call answer 500 or garbage. Variants cost `variantPrice` each.
+ * transactions, the mandate-payment mutation (a sale transaction of the order) and refunds. `pay`
+ * stands in for the buyer paying on the draft's invoice page (`success` or `failure`);
+ * `declineMandates` refuses later one-click charges; `declineRefunds` makes refunds' transactions
+ * fail; a refund of more than is left of a payment is 422. `failNext` makes the next call answer 500
+ * or garbage. Variants cost `variantPrice` each.
  */
 export interface FakeHostedStore {
   baseUrl: string;
@@ -12,6 +14,9 @@ export interface FakeHostedStore {
   requests: (FakeRequest & { json: Record<string, any> })[];
   drafts: Map<string, Record<string, any>>;
   declineMandates: boolean;
+  declineRefunds: boolean;
+  /** Refunds made, by store order id. */
+  refunds: Map<string, Record<string, any>[]>;
   failNext: FakeFailure;
   variantPrice: string;
   pay(draftId: string, result?: "success" | "failure"): void;
@@ -22,20 +27,22 @@ const API = "/admin/api/2024-10";
 
 export async function startFakeHostedStore(accessToken = "shpat_fake_access_token_9999"): Promise<FakeHostedStore> {
   let counter = 0;
-  const transactions = new Map<string, Record<string, unknown>[]>();
+  const transactions = new Map<string, Record<string, any>[]>();
   const fake: FakeHostedStore = {
     baseUrl: "",
     accessToken,
     requests: [],
     drafts: new Map(),
     declineMandates: false,
+    declineRefunds: false,
+    refunds: new Map(),
     failNext: null,
     variantPrice: "10.00",
     pay(draftId, result = "success") {
       const draft = fake.drafts.get(draftId)!;
       const orderId = String(5000 + ++counter);
       Object.assign(draft, { status: "completed", order_id: Number(orderId) });
-      transactions.set(orderId, [{ id: 9000 + counter, kind: "sale", status: result, amount: draft.total_price, currency: draft.currency }]);
+      transactions.set(orderId, [{ id: 9000 + counter, kind: "sale", status: result, amount: draft.total_price, currency: draft.currency, gateway: "shopify_payments", parent_id: null }]);
     },
     close: async () => {},
   };
@@ -79,7 +86,32 @@ export async function startFakeHostedStore(accessToken = "shpat_fake_access_toke
     }
     if (request.method === "POST" && request.path === `${API}/graphql.json`) {
       if (fake.declineMandates) return sendJson(response, 200, { data: { orderCreateMandatePayment: { paymentReferenceId: null, userErrors: [{ field: null, message: "declined", code: "PAYMENT_DECLINED" }] } } });
-      return sendJson(response, 200, { data: { orderCreateMandatePayment: { paymentReferenceId: `pref_${++counter}`, userErrors: [] } } });
+      const { id, amount } = json.variables ?? {};
+      const paymentId = `pref_${++counter}`;
+      transactions.get(String(id).split("/").at(-1)!)?.push({ id: 9000 + counter, kind: "sale", status: "success", amount: amount?.amount, currency: amount?.currencyCode, gateway: "shopify_payments", parent_id: null, payment_id: paymentId });
+      return sendJson(response, 200, { data: { orderCreateMandatePayment: { paymentReferenceId: paymentId, userErrors: [] } } });
+    }
+    const refundsMatch = new RegExp(`^${API}/orders/(\\d+)/refunds\\.json$`).exec(request.path);
+    if (refundsMatch) {
+      const orderId = refundsMatch[1]!;
+      const list = transactions.get(orderId);
+      if (!list) return sendJson(response, 404, { errors: "Not Found" });
+      const refunds = fake.refunds.get(orderId) ?? [];
+      if (request.method === "GET") return sendJson(response, 200, { refunds });
+      const made: Record<string, any>[] = [];
+      for (const wanted of json.refund?.transactions ?? []) {
+        const parent = list.find((t) => t.id === wanted.parent_id && t.kind === "sale" && t.status === "success");
+        const refunded = list.filter((t) => t.parent_id === wanted.parent_id && t.kind === "refund" && t.status === "success").reduce((sum, t) => sum + Number(t.amount), 0);
+        if (!parent || !(Number(wanted.amount) > 0) || Number(wanted.amount) > Number(parent.amount) - refunded + 1e-9) {
+          return sendJson(response, 422, { errors: { base: ["Refund amount must be less than or equal to the refundable amount"] } });
+        }
+        const failed = fake.declineRefunds;
+        made.push({ id: 9000 + ++counter, kind: "refund", status: failed ? "failure" : "success", amount: wanted.amount, currency: parent.currency, gateway: parent.gateway, parent_id: parent.id, error_code: null, message: failed ? "Refund declined" : "Refund succeeded" });
+      }
+      list.push(...made);
+      const refund = { id: 7000 + ++counter, order_id: Number(orderId), note: json.refund?.note ?? null, transactions: made };
+      fake.refunds.set(orderId, [...refunds, refund]);
+      return sendJson(response, 201, { refund });
     }
     sendJson(response, 404, { errors: "Not Found" });
   });

@@ -8,10 +8,13 @@ import { registerOwner } from "../../../test/support/admin.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
 import { call } from "../../../test/support/identity.js";
 import { card, post } from "../../../test/support/provider-payments.js";
-import { checkouts, orders, paymentDeclines, upsellSessions } from "../../db/schema/index.js";
+import { checkouts, orders, outboxEvents, paymentDeclines, refunds, upsellSessions } from "../../db/schema/index.js";
+import { RECONCILE_GIVE_UP_MS } from "../../orders/refund-reconciler.js";
+import { RECONCILE_AFTER_MS } from "../../orders/refunds.js";
 import { SETTINGS_CACHE_MS } from "../registry.js";
 import { startFakeIntentGateway, type FakeIntentGateway } from "./fake-server.js";
 import { bearer, createApiKey } from "../../../test/support/merchant.js";
+import { repeatRefund } from "../../../test/support/refunds.js";
 
 let t: TestApp;
 let apiKey: string;
@@ -165,6 +168,7 @@ describe("intent_gateway with settings", () => {
 describe("intent_gateway refunds", () => {
   const refundVia = (orderRef: string, body: Record<string, unknown>) => call(t, "POST", `/api/admin/orders/${orderRef}/refunds`, { session, body });
   const checkoutOrderOf = async (orderId: string) => (await ordersOf(orderId)).find((o) => o.kind === "checkout")!;
+  const refundRow = async (id: string) => (await t.deps.database.db.select().from(refunds).where(eq(refunds.id, id)))[0]!;
 
   it("refunds part of a paid intent at the gateway with the refund's id as Idempotency-Key, then the rest", async () => {
     const paid = await paidCheckout();
@@ -189,6 +193,16 @@ describe("intent_gateway refunds", () => {
     expect((await checkoutOrderOf(paid.orderId)).refundedCents).toBe(0);
   });
 
+  it("a refund asked again with its id (the reconciler's repeat) answers the same refund, and the gateway refunds once", async () => {
+    const paid = await paidCheckout();
+    const order = await checkoutOrderOf(paid.orderId);
+    const first = json(await refundVia(order.id, { amount: 700, reason: "other" })).refund;
+    expect(await repeatRefund(t, first.id)).toEqual({ status: "succeeded", providerRefundId: first.providerRefundId });
+    const sent = fake.requests.filter((r) => r.path === "/v1/refunds" && r.headers["idempotency-key"] === first.id);
+    expect(sent).toHaveLength(2);
+    expect(fake.intents.get(paid.intentId)!.amount_refunded).toBe(700);
+  });
+
   it("a failing gateway is 502: the refund stays pending and keeps holding its amount", async () => {
     const paid = await paidCheckout();
     const order = await checkoutOrderOf(paid.orderId);
@@ -199,5 +213,52 @@ describe("intent_gateway refunds", () => {
     const more = await refundVia(order.id, { amount: 1000, reason: "other" });
     expect(more.statusCode).toBe(400);
     expect(json(more)).toMatchObject({ code: "VALIDATION_ERROR", details: "amount" });
+  });
+
+  it("the reconciler settles a refund left pending: the same Idempotency-Key again, after the grace and not before", async () => {
+    // Refunds the tests above left pending are settled first, so this pass sees this test's alone.
+    t.clock.advance(RECONCILE_AFTER_MS + 1);
+    await t.app.jobs.trigger("refund-reconciler");
+    const paid = await paidCheckout();
+    const order = await checkoutOrderOf(paid.orderId);
+    fake.failNext = "garbage"; // an unreadable answer: we cannot know whether the gateway refunded
+    expect((await refundVia(order.id, { amount: 700, reason: "duplicate" })).statusCode).toBe(502);
+    const [pending] = await t.deps.database.db.select().from(refunds).where(eq(refunds.orderRef, order.id));
+    expect(pending).toMatchObject({ status: "pending" });
+
+    await t.app.jobs.trigger("refund-reconciler");
+    expect((await refundRow(pending!.id)).status).toBe("pending"); // within the grace the request may still be answering
+
+    fake.failNext = "500";
+    t.clock.advance(RECONCILE_AFTER_MS + 1);
+    await t.app.jobs.trigger("refund-reconciler");
+    expect(await refundRow(pending!.id)).toMatchObject({ status: "pending", attempts: 1 }); // still failing: looked at again later
+
+    t.clock.advance(60_001);
+    await t.app.jobs.trigger("refund-reconciler");
+    expect(await refundRow(pending!.id)).toMatchObject({ status: "succeeded", attempts: 2, providerRefundId: expect.stringMatching(/^re_fake/) });
+    const sent = fake.requests.filter((r) => r.path === "/v1/refunds" && r.headers["idempotency-key"] === pending!.id);
+    expect(sent.length).toBeGreaterThanOrEqual(2);
+    expect(fake.intents.get(paid.intentId)!.amount_refunded).toBe(700);
+    expect((await checkoutOrderOf(paid.orderId)).refundedCents).toBe(700);
+    const detail = json(await call(t, "GET", `/api/admin/orders/${order.id}`, { session }));
+    expect(detail.refunds).toEqual([expect.objectContaining({ id: pending!.id, status: "succeeded", amount: 700 })]);
+    const [event] = await t.deps.database.db.select().from(outboxEvents).where(eq(outboxEvents.type, "refund.succeeded"));
+    expect(event).toBeDefined();
+  });
+
+  it("the reconciler leaves a refund pending past 23 hours alone: the gateway's key may be gone, a repeat could refund twice", async () => {
+    const paid = await paidCheckout();
+    const order = await checkoutOrderOf(paid.orderId);
+    fake.failNext = "500";
+    expect((await refundVia(order.id, { amount: 300, reason: "other" })).statusCode).toBe(502);
+    const [pending] = await t.deps.database.db.select().from(refunds).where(eq(refunds.orderRef, order.id));
+    const asked = () => fake.requests.filter((r) => r.path === "/v1/refunds" && r.headers["idempotency-key"] === pending!.id).length;
+    expect(asked()).toBe(1);
+    t.clock.advance(RECONCILE_GIVE_UP_MS + 1);
+    await t.app.jobs.trigger("refund-reconciler");
+    expect(asked()).toBe(1);
+    expect(await refundRow(pending!.id)).toMatchObject({ status: "pending" });
+    expect((await checkoutOrderOf(paid.orderId)).refundedCents).toBe(0);
   });
 });

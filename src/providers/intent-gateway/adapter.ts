@@ -1,6 +1,6 @@
 import { AppError, validationError } from "../../lib/errors.js";
 import { baseUrlOf, credentialOf, formEncode, providerFetch } from "../http-client.js";
-import { ProviderError, type ChargeOutcome, type PaymentRecord, type ProviderCall, type RefundInput, type RefundOutcome } from "../types.js";
+import { ProviderError, type ChargeOutcome, type DisputeAnswerOutcome, type PaymentRecord, type ProviderCall, type RefundInput, type RefundOutcome } from "../types.js";
 import { intentToken, PROVIDER, type CreateIntentInput, type IntentGatewayAdapter, type PaymentIntentStatus, type PaymentIntentView } from "./provider.js";
 
 /** The gateway's public address; `baseUrl` in the settings overrides it. */
@@ -63,9 +63,14 @@ function viewOf(intent: WireIntent): PaymentIntentView {
 }
 
 type Reply = { kind: "ok"; intent: WireIntent } | { kind: "not_found" } | { kind: "card_error"; reason: string; intent?: WireIntent };
+type Form = Record<string, string | number | boolean | undefined>;
 
-/** One call with the secret key as bearer; form-encoded bodies; Idempotency-Key when the call has one. */
-async function request(call: ProviderCall, method: "GET" | "POST", path: string, form?: Record<string, string | number | boolean | undefined>, idempotencyKey?: string): Promise<Reply> {
+/**
+ * One call with the secret key as bearer; form-encoded bodies; Idempotency-Key on a POST when given
+ * (else the call's). The gateway's 5xx, 429 and unreadable answers throw ProviderError; any other
+ * answer is returned with its parsed body for the caller to read.
+ */
+async function callGateway(call: ProviderCall, method: "GET" | "POST", path: string, form?: Form, idempotencyKey?: string): Promise<{ status: number; body: unknown }> {
   const secretKey = credentialOf(PROVIDER, call.credentials, "secretKey");
   const headers: Record<string, string> = { authorization: `Bearer ${secretKey}` };
   if (form) headers["content-type"] = "application/x-www-form-urlencoded";
@@ -73,17 +78,22 @@ async function request(call: ProviderCall, method: "GET" | "POST", path: string,
   if (key && method === "POST") headers["idempotency-key"] = key;
   const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, INTENT_GATEWAY_BASE_URL)}${path}`, { method, headers, body: form ? formEncode(form) : undefined, allowPrivate: call.allowPrivateUrls });
   if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
-  let body: unknown;
   try {
-    body = JSON.parse(response.text);
+    return { status: response.status, body: JSON.parse(response.text) as unknown };
   } catch {
     throw failure("unreadable response");
   }
+}
+
+/** A call about a payment intent: the intent, not found, or a card error; anything else throws. */
+async function request(call: ProviderCall, method: "GET" | "POST", path: string, form?: Form, idempotencyKey?: string): Promise<Reply> {
+  const response = await callGateway(call, method, path, form, idempotencyKey);
+  const body = response.body;
   if (response.status === 200) {
     if (!isIntent(body)) throw failure("unreadable response");
     return { kind: "ok", intent: body };
   }
-  const error = (body as WireError).error;
+  const error = (body as WireError | null)?.error;
   if (response.status === 404) return { kind: "not_found" };
   if (response.status === 402 && error?.type === "card_error") {
     return { kind: "card_error", reason: error.decline_code ?? error.code ?? "card_declined", intent: isIntent(error.payment_intent) ? error.payment_intent : undefined };
@@ -100,45 +110,54 @@ interface WireRefund {
   failure_reason?: string | null;
 }
 
+/** The gateway's refusal of a request (400 or 404 `invalid_request_error`): its code (else `fallback`); null for any other answer. */
+function refusalOf(response: { status: number; body: unknown }, fallback: string): string | null {
+  const error = (response.body as WireError | null)?.error;
+  if ((response.status === 400 || response.status === 404) && error?.type === "invalid_request_error") return error.code ?? fallback;
+  return null;
+}
+
 // The gateway's refund reasons; ours without a counterpart (`other`) are sent without one.
 const WIRE_REASONS = new Set(["duplicate", "fraudulent", "requested_by_customer"]);
 
 /**
- * `POST /v1/refunds` for a payment intent, with our refund id as Idempotency-Key: a repeat answers the
- * same refund. A refusal of the request (already refunded, amount too large, not refundable) is a
+ * `POST /v1/refunds` for a payment intent, with our refund id as Idempotency-Key: a repeat (the
+ * reconciler's, within the 24 hours the gateway keeps a key) answers the same refund. A refusal of the request (already refunded, amount too large, not refundable) is a
  * failed refund with the gateway's code; a refund still `pending` at the gateway is not settled yet.
  */
 async function refundIntent(input: RefundInput, call: ProviderCall): Promise<RefundOutcome> {
   if (!call.idempotencyKey) throw failure("a refund needs an idempotency key");
-  const secretKey = credentialOf(PROVIDER, call.credentials, "secretKey");
   const form = {
     payment_intent: input.transactionId,
     amount: input.amountCents,
     reason: WIRE_REASONS.has(input.reason) ? input.reason : undefined,
     "metadata[orderId]": input.orderId,
   };
-  const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, INTENT_GATEWAY_BASE_URL)}/v1/refunds`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${secretKey}`, "content-type": "application/x-www-form-urlencoded", "idempotency-key": call.idempotencyKey },
-    body: formEncode(form),
-    allowPrivate: call.allowPrivateUrls,
-  });
-  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
-  let body: unknown;
-  try {
-    body = JSON.parse(response.text);
-  } catch {
-    throw failure("unreadable response");
-  }
-  if (response.status === 400 || response.status === 404) {
-    const error = (body as WireError).error;
-    if (error?.type === "invalid_request_error") return { status: "failed", reason: error.code ?? "refund_refused" };
-  }
-  const refund = body as WireRefund;
+  const response = await callGateway(call, "POST", "/v1/refunds", form, call.idempotencyKey);
+  const refusal = refusalOf(response, "refund_refused");
+  if (refusal) return { status: "failed", reason: refusal };
+  const refund = response.body as WireRefund | null;
   if (response.status !== 200 || typeof refund?.id !== "string" || typeof refund.status !== "string") throw failure(`HTTP ${response.status}`);
   if (refund.status === "succeeded") return { status: "succeeded", providerRefundId: refund.id };
   if (refund.status === "failed" || refund.status === "canceled") return { status: "failed", reason: refund.failure_reason ?? refund.status };
   throw failure(`refund ${refund.id} is ${refund.status} at the gateway`, true);
+}
+
+/**
+ * A merchant's answer to a dispute: `POST /v1/disputes/<id>` with evidence (submitted at once), or
+ * `POST /v1/disputes/<id>/close` to accept it. The gateway's refusal (closed already, unknown id) is
+ * an outcome; an answer that is not the Dispute object throws.
+ */
+async function answerDispute(call: ProviderCall, providerDisputeId: string, action: "close" | { evidence: string }): Promise<DisputeAnswerOutcome> {
+  if (!/^[A-Za-z0-9_]+$/.test(providerDisputeId)) return { status: "refused", reason: "resource_missing" };
+  const response =
+    action === "close"
+      ? await callGateway(call, "POST", `/v1/disputes/${providerDisputeId}/close`, {}, `dispute-close:${providerDisputeId}`)
+      : await callGateway(call, "POST", `/v1/disputes/${providerDisputeId}`, { "evidence[uncategorized_text]": action.evidence, submit: true });
+  const refusal = refusalOf(response, "invalid_request");
+  if (refusal) return { status: "refused", reason: refusal };
+  if (response.status !== 200 || typeof (response.body as { id?: unknown } | null)?.id !== "string") throw failure(`HTTP ${response.status}`);
+  return { status: "done" };
 }
 
 const cardsRefused = () =>
@@ -231,6 +250,8 @@ export function createIntentGateway() {
     },
 
     refund: refundIntent,
+    acceptDispute: ({ providerDisputeId }, call) => answerDispute(call, providerDisputeId, "close"),
+    submitDisputeEvidence: ({ providerDisputeId, evidence }, call) => answerDispute(call, providerDisputeId, { evidence }),
 
     async createIntent(input, call) {
       if (input.card) throw cardsRefused();

@@ -6,15 +6,19 @@ import { startHttpFake, takeFailure, type FakeFailure } from "../../lib/testing/
  * 127.0.0.1. `pay` stands in for the gateway's client SDK confirming an intent in the buyer's
  * browser. Payment method `pm_card_declineSaved` pays once and declines off-session charges;
  * `pm_card_chargeDeclined` declines at once; refunds of an intent paid with `pm_card_refundFail` fail.
- * `failNext` makes the next call answer 500 or garbage.
+ * `failNext` makes the next call answer 500 or garbage. `dispute` opens a dispute of a paid intent as the
+ * card network would (the test then notifies us of it); merchants answer it with `POST /v1/disputes/<id>`
+ * (evidence, `submit`) and `POST /v1/disputes/<id>/close` (accept).
  */
 export interface FakeIntentGateway {
   baseUrl: string;
   secretKey: string;
   requests: { method: string; path: string; form: Record<string, string>; headers: Record<string, string | string[] | undefined> }[];
   intents: Map<string, Record<string, unknown>>;
+  disputes: Map<string, Record<string, any>>;
   failNext: FakeFailure;
   pay(intentId: string, paymentMethod: string): void;
+  dispute(intentId: string, over?: Record<string, unknown>): Record<string, any>;
   close(): Promise<void>;
 }
 
@@ -32,6 +36,7 @@ export async function startFakeIntentGateway(secretKey = "sk_test_fake_secret_ke
     secretKey,
     requests: [],
     intents: new Map(),
+    disputes: new Map(),
     failNext: null,
     pay(intentId, paymentMethod) {
       const intent = fake.intents.get(intentId)!;
@@ -41,8 +46,29 @@ export async function startFakeIntentGateway(secretKey = "sk_test_fake_secret_ke
         Object.assign(intent, { status: "succeeded", payment_method: paymentMethod, last_payment_error: null });
       }
     },
+    dispute(intentId, over = {}) {
+      const intent = fake.intents.get(intentId)!;
+      const id = next("dp");
+      const dispute = {
+        id,
+        object: "dispute",
+        amount: intent.amount,
+        currency: intent.currency,
+        charge: next("ch"),
+        payment_intent: intentId,
+        reason: "fraudulent",
+        status: "needs_response",
+        evidence: { uncategorized_text: null },
+        evidence_details: { due_by: 1_900_000_000, has_evidence: false, submission_count: 0 },
+        metadata: {},
+        ...over,
+      };
+      fake.disputes.set(id, dispute);
+      return dispute;
+    },
     close: async () => {},
   };
+  const isClosed = (dispute: Record<string, any>) => ["won", "lost", "warning_closed", "charge_refunded"].includes(dispute.status);
 
   const server = await startHttpFake((request, response) => {
     const form = Object.fromEntries(new URLSearchParams(request.body));
@@ -101,6 +127,19 @@ export async function startFakeIntentGateway(secretKey = "sk_test_fake_secret_ke
       if (!fails) intent.amount_refunded = ((intent.amount_refunded as number | undefined) ?? 0) + amount;
       if (typeof key === "string") idempotent.set(key, refund);
       return send(response, 200, refund);
+    }
+    const disputeCall = /^\/v1\/disputes\/([A-Za-z0-9_]+)(\/close)?$/.exec(path);
+    if (request.method === "POST" && disputeCall) {
+      const dispute = fake.disputes.get(disputeCall[1]!);
+      if (!dispute) return send(response, 404, { error: { type: "invalid_request_error", code: "resource_missing" } });
+      if (isClosed(dispute)) return send(response, 400, { error: { type: "invalid_request_error", code: "dispute_already_closed" } });
+      if (disputeCall[2]) dispute.status = "lost";
+      else {
+        if (form["evidence[uncategorized_text]"] !== undefined) dispute.evidence.uncategorized_text = form["evidence[uncategorized_text]"];
+        if (form.submit === "true") Object.assign(dispute, { status: "under_review", evidence_details: { ...dispute.evidence_details, has_evidence: true, submission_count: dispute.evidence_details.submission_count + 1 } });
+      }
+      if (typeof key === "string") idempotent.set(key, dispute);
+      return send(response, 200, dispute);
     }
     const retrieve = /^\/v1\/payment_intents\/([A-Za-z0-9_]+)$/.exec(path);
     if (request.method === "GET" && retrieve) {

@@ -6,19 +6,21 @@ import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
 import { call, registerUser } from "../../../test/support/identity.js";
 import { address, card, customer, post } from "../../../test/support/provider-payments.js";
-import { orderCharges, orders, paymentDeclines, sessions } from "../../db/schema/index.js";
+import { orderCharges, orders, paymentDeclines, refunds, sessions } from "../../db/schema/index.js";
 import { sha256 } from "../../lib/crypto.js";
 import { startFakeOrderCrmB, type FakeOrderCrmB } from "./fake-server.js";
 import { bearer, createApiKey } from "../../../test/support/merchant.js";
+import { repeatRefund } from "../../../test/support/refunds.js";
 
 let t: TestApp;
 let apiKey: string;
 const merchantPost = (url: string, payload: unknown) => post(t, url, payload, { headers: bearer(apiKey) });
 let fake: FakeOrderCrmB;
 let brandId: string;
+let session: string;
 beforeAll(async () => {
   [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeOrderCrmB()]);
-  const { session } = await registerUser(t);
+  ({ session } = await registerUser(t));
   // CONTRACT §35: the money paths of a real-money order need the brand's API key.
   apiKey = (await createApiKey(t, session)).secret;
   const [row] = await t.deps.database.db.select({ brandId: sessions.brandId }).from(sessions).where(eq(sessions.idHash, sha256(session)));
@@ -95,6 +97,14 @@ describe("order_crm_b payments with settings", () => {
     expect((await upsell(orderId, json(paid).paymentMethodToken)).statusCode).toBe(402);
   });
 
+  it("refuses a completion with a transaction the CRM does not know: 400 PAYMENT_NOT_VERIFIED, nothing written", async () => {
+    const { orderId } = await initialize();
+    const done = await complete(orderId, "KT-unknown");
+    expect(done.statusCode, done.body).toBe(400);
+    expect(json(done)).toMatchObject({ code: "PAYMENT_NOT_VERIFIED" });
+    expect(await ordersOf(orderId)).toHaveLength(0);
+  });
+
   it.each(["500", "garbage"] as const)("answers 502 PROVIDER_ERROR when the CRM answers %s, writing nothing", async (mode) => {
     const { orderId } = await initialize();
     fake.failNext = mode;
@@ -105,5 +115,76 @@ describe("order_crm_b payments with settings", () => {
     fake.failNext = mode;
     expect((await complete(orderId, json(paid).transactionId)).statusCode).toBe(502);
     expect(await ordersOf(orderId)).toHaveLength(0);
+  });
+});
+
+describe("order_crm_b refunds", () => {
+  const refundVia = (orderRef: string, body: Record<string, unknown>) => call(t, "POST", `/api/admin/orders/${orderRef}/refunds`, { session, body });
+  const refundCalls = () => fake.requests.filter((r) => r.path === "/transactions/refund/");
+  const refundRowsOf = (orderRef: string) => t.deps.database.db.select().from(refunds).where(eq(refunds.orderRef, orderRef));
+  const refundsAtCrm = (custom1: string) => [...fake.transactions.values()].filter((x) => x.txnType === "REFUND" && x.custom1 === custom1);
+  /** A checkout paid at the CRM and completed: our order row, the sale's transaction and the CRM order. */
+  async function paidOrder(cardNumber?: string) {
+    const { orderId } = await initialize();
+    const paid = json(await pay(orderId, cardNumber));
+    expect((await complete(orderId, paid.transactionId)).statusCode).toBe(200);
+    const [order] = await ordersOf(orderId);
+    return { order: order!, transactionId: paid.transactionId as string, paymentMethodToken: paid.paymentMethodToken as string };
+  }
+
+  it("refunds part of the sale with our refund id in custom1, then the rest", async () => {
+    const { order, transactionId } = await paidOrder();
+    const part = await refundVia(order.id, { amount: 500, reason: "requested_by_customer" });
+    expect(part.statusCode, part.body).toBe(200);
+    const first = json(part).refund;
+    expect(first).toMatchObject({ amount: 500, status: "succeeded", providerRefundId: expect.stringMatching(/^KT/) });
+    expect(refundCalls().at(-1)!.form).toEqual({ loginId: fake.loginId, password: fake.password, transactionId, refundAmount: "5.00", custom1: first.id });
+    expect(json(await refundVia(order.id, { reason: "other" })).refund).toMatchObject({ amount: AMOUNT - 500, status: "succeeded" });
+    expect(fake.transactions.get(transactionId)!.refunded).toBe(AMOUNT / 100);
+    expect((await ordersOf(order.orderId))[0]!.refundedCents).toBe(AMOUNT);
+  });
+
+  it("refunds an upsale's transaction apart from the sale", async () => {
+    const { order, paymentMethodToken } = await paidOrder();
+    expect((await upsell(order.orderId, paymentMethodToken)).statusCode).toBe(200);
+    const [up] = await ordersOf(`${order.orderId}-up`);
+    const res = await refundVia(order.id, { charge: up!.id, reason: "other" });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(refundCalls().at(-1)!.form).toMatchObject({ transactionId: up!.transactionId, refundAmount: "6.00" });
+  });
+
+  it("a refund the CRM declines is 402 REFUND_FAILED, and nothing is refunded", async () => {
+    const { order, transactionId } = await paidOrder("4000000000005126");
+    const res = await refundVia(order.id, { amount: 300, reason: "fraudulent" });
+    expect(res.statusCode).toBe(402);
+    expect(json(res)).toEqual({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
+    expect(fake.transactions.get(transactionId)!.refunded).toBe(0);
+  });
+
+  it("a refund asked again with its id (the reconciler's repeat) is found by its custom1 and answered again; nothing is sent twice", async () => {
+    const { order } = await paidOrder();
+    const first = json(await refundVia(order.id, { amount: 700, reason: "other" })).refund;
+    const sent = refundCalls().length;
+    expect(await repeatRefund(t, first.id)).toEqual({ status: "succeeded", providerRefundId: first.providerRefundId });
+    expect(refundCalls()).toHaveLength(sent);
+    expect(refundsAtCrm(first.id)).toHaveLength(1);
+
+    const declined = await paidOrder("4000000000005126");
+    expect((await refundVia(declined.order.id, { amount: 100, reason: "other" })).statusCode).toBe(402);
+    const [row] = await refundRowsOf(declined.order.id);
+    expect(await repeatRefund(t, row!.id)).toEqual({ status: "failed", reason: "refund_declined" });
+    expect(refundsAtCrm(row!.id)).toHaveLength(1);
+  });
+
+  it("a failing CRM is 502: the refund stays pending, holding its amount, until the repeat makes it once", async () => {
+    const { order, transactionId } = await paidOrder();
+    fake.failNext = "500";
+    expect((await refundVia(order.id, { amount: 1200, reason: "other" })).statusCode).toBe(502);
+    const [pending] = await refundRowsOf(order.id);
+    expect(pending).toMatchObject({ status: "pending", amountCents: 1200 });
+    const made = await repeatRefund(t, pending!.id);
+    expect(made).toEqual({ status: "succeeded", providerRefundId: expect.stringMatching(/^KT/) });
+    expect(await repeatRefund(t, pending!.id)).toEqual(made);
+    expect(fake.transactions.get(transactionId)!.refunded).toBe(12);
   });
 });

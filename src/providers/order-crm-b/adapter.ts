@@ -1,18 +1,20 @@
 import { conflict } from "../../lib/errors.js";
 import { baseUrlOf, centsOf, credentialOf, decimalAmount, formEncode, providerFetch } from "../http-client.js";
-import { ProviderError, type AddressInput, type ChargeOutcome, type CrmProvider, type CrmRecordInput, type PartyInput, type PaymentRecord, type ProviderCall } from "../types.js";
+import { ProviderError, type AddressInput, type ChargeOutcome, type CrmProvider, type CrmRecordInput, type PartyInput, type PaymentRecord, type ProviderCall, type RefundInput, type RefundOutcome } from "../types.js";
 import { PROVIDER, type OrderCrmBAdapter } from "./provider.js";
 
 export const ORDER_CRM_B_BASE_URL = "https://api.konnektive.com";
 
 const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
 
+/** What an ERROR message means when it is an answer (a decline, nothing found), not a failure of the CRM; null otherwise. */
+type RefusalOf = (message: string) => string | null;
+
 /**
  * Form POST with `loginId`/`password`; the CRM answers `{ result: "SUCCESS", message }` or
- * `{ result: "ERROR", message }`. With `declines`, an ERROR whose message says declined is the card's
- * answer (DeclineError), not a failure of the CRM.
+ * `{ result: "ERROR", message }`. An ERROR that `refusalOf` names is thrown as a Refusal, any other a ProviderError.
  */
-async function post(call: ProviderCall, path: string, form: Record<string, string | number | undefined>, options: { declines?: boolean } = {}): Promise<unknown> {
+async function post(call: ProviderCall, path: string, form: Record<string, string | number | undefined>, refusalOf?: RefusalOf): Promise<unknown> {
   const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, ORDER_CRM_B_BASE_URL)}${path}`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -27,7 +29,8 @@ async function post(call: ProviderCall, path: string, form: Record<string, strin
   } catch {
     throw failure("unreadable response");
   }
-  if (options.declines && reply?.result === "ERROR" && typeof reply.message === "string" && /declin/i.test(reply.message)) throw new DeclineError("card_declined");
+  const refusal = refusalOf && reply?.result === "ERROR" && typeof reply.message === "string" ? refusalOf(reply.message) : null;
+  if (refusal) throw new Refusal(refusal);
   if (reply?.result !== "SUCCESS") throw failure(`result ${String(reply?.result ?? "missing")}`);
   return reply.message;
 }
@@ -108,16 +111,18 @@ interface WireTransaction {
   currency?: string;
 }
 
-class DeclineError extends Error {
+class Refusal extends Error {
   constructor(readonly reason: string) {
-    super("declined");
+    super("refused");
   }
 }
 
-const transactionOf = (message: Record<string, unknown>): WireTransaction | null => {
-  const data = (message.data as WireTransaction[] | undefined) ?? [];
+/** `POST /transactions/query/`: the first transaction matching, or null (the CRM answers none found as an ERROR). */
+async function findTransaction(call: ProviderCall, form: Record<string, string>): Promise<WireTransaction | null> {
+  const found = await postRefusable(call, "/transactions/query/", form, (message) => (/no transactions/i.test(message) ? "none" : null));
+  const data = found.ok ? ((found.message.data as WireTransaction[] | undefined) ?? []) : [];
   return data[0] ?? null;
-};
+}
 
 /**
  * order_crm_b's payment side: `POST /leads/import/` (initialize: a partial order),
@@ -168,7 +173,7 @@ export function createOrderCrmB() {
     },
 
     async findPayment({ transactionId }, call): Promise<PaymentRecord | null> {
-      const transaction = transactionOf(((await post(call, "/transactions/query/", { transactionId })) ?? {}) as Record<string, unknown>);
+      const transaction = await findTransaction(call, { transactionId });
       if (!transaction || transaction.transactionId !== transactionId) return null;
       const status = transaction.responseType === "SUCCESS" ? "succeeded" : "failed";
       return {
@@ -195,14 +200,43 @@ export function createOrderCrmB() {
       if (typeof transactionId !== "string") throw failure("unreadable response");
       return { status: "succeeded", transactionId, paymentMethodToken: input.paymentMethodToken };
     },
+
+    refund: refundTransaction,
   } satisfies OrderCrmBAdapter;
 }
 
-async function postForChargeWith(call: ProviderCall, path: string, form: Record<string, string | number | undefined>) {
+/** post(), with the answers `refusalOf` names returned as `{ ok: false, reason }`. */
+async function postRefusable(call: ProviderCall, path: string, form: Record<string, string | number | undefined>, refusalOf: RefusalOf) {
   try {
-    return { ok: true as const, message: ((await post(call, path, form, { declines: true })) ?? {}) as Record<string, unknown> };
+    return { ok: true as const, message: ((await post(call, path, form, refusalOf)) ?? {}) as Record<string, unknown> };
   } catch (error) {
-    if (error instanceof DeclineError) return { ok: false as const, reason: error.reason };
+    if (error instanceof Refusal) return { ok: false as const, reason: error.reason };
     throw error;
   }
+}
+
+const cardDeclineOf: RefusalOf = (message) => (/declin/i.test(message) ? "card_declined" : null);
+const postForChargeWith = (call: ProviderCall, path: string, form: Record<string, string | number | undefined>) => postRefusable(call, path, form, cardDeclineOf);
+
+const refundRefusalOf: RefusalOf = (message) => (/declin/i.test(message) ? "refund_declined" : /exceed/i.test(message) ? "amount_too_large" : null);
+
+/**
+ * `POST /transactions/refund/` `transactionId` (the charge: the order's sale or an upsale),
+ * `refundAmount` (decimal) and our refund id in `custom1`, as our ids travel here. The CRM takes no
+ * idempotency key, so the refund is looked up first (`POST /transactions/query/` `txnType=REFUND`,
+ * `custom1`): a repeat (the reconciler's) answers the refund made earlier, declined ones too. Two
+ * calls for one refund at the same instant could both miss it: the reconciler repeats only refunds
+ * older than a call can last. An ERROR saying declined or exceeded is a failed refund.
+ */
+async function refundTransaction(input: RefundInput, call: ProviderCall): Promise<RefundOutcome> {
+  if (!call.idempotencyKey) throw failure("a refund needs an idempotency key");
+  const earlier = await findTransaction(call, { txnType: "REFUND", custom1: call.idempotencyKey });
+  if (earlier && earlier.custom1 === call.idempotencyKey) {
+    return earlier.responseType === "SUCCESS" ? { status: "succeeded", providerRefundId: earlier.transactionId } : { status: "failed", reason: "refund_declined" };
+  }
+  const refunded = await postRefusable(call, "/transactions/refund/", { transactionId: input.transactionId, refundAmount: decimalAmount(input.amountCents), custom1: call.idempotencyKey }, refundRefusalOf);
+  if (!refunded.ok) return { status: "failed", reason: refunded.reason };
+  const { transactionId } = refunded.message;
+  if (typeof transactionId !== "string") throw failure("unreadable response");
+  return { status: "succeeded", providerRefundId: transactionId };
 }

@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
 import { registerOwner } from "../../../test/support/admin.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
+import { completeCheckoutViaApi } from "../../../test/support/completed-checkout.js";
 import { call, registerUser } from "../../../test/support/identity.js";
 import { card, post } from "../../../test/support/provider-payments.js";
-import { orders, paymentDeclines, providerSettings, refunds, sessions } from "../../db/schema/index.js";
+import { repeatRefund } from "../../../test/support/refunds.js";
+import { demoProviderRecords, orders, paymentDeclines, providerSettings, refunds, sessions } from "../../db/schema/index.js";
 import { seal, sha256 } from "../../lib/crypto.js";
 import { startFakeVaultGateway, type FakeVaultGateway } from "./fake-server.js";
 import { bearer, createApiKey } from "../../../test/support/merchant.js";
@@ -189,8 +191,8 @@ describe("vault gateway refunds", () => {
     const rest = await refundVia(order.id, { reason: "other" });
     expect(json(rest).refund).toMatchObject({ amount: AMOUNT - 300, status: "succeeded" });
     expect(refundCallsAfter(from).map((r) => r.form)).toEqual([
-      { security_key: fake.securityKey, type: "refund", transactionid: transactionId, amount: "3.00" },
-      { security_key: fake.securityKey, type: "refund", transactionid: transactionId, amount: "7.50" },
+      { security_key: fake.securityKey, type: "refund", transactionid: transactionId, amount: "3.00", orderid: json(part).refund.id },
+      { security_key: fake.securityKey, type: "refund", transactionid: transactionId, amount: "7.50", orderid: json(rest).refund.id },
     ]);
     expect(fake.transactions.get(transactionId)!.refundedCents).toBe(AMOUNT);
     expect((await checkoutOrderOf(orderId)).refundedCents).toBe(AMOUNT);
@@ -204,6 +206,46 @@ describe("vault gateway refunds", () => {
     expect(json(res)).toEqual({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
     expect((await checkoutOrderOf(orderId)).refundedCents).toBe(0);
     expect(fake.transactions.get(transactionId)!.refundedCents).toBe(0);
+  });
+
+  it("a refund asked again with its id (the reconciler's repeat) is found by its orderid and answered again; nothing is sent twice", async () => {
+    const { transactionId, order } = await paidOrder();
+    fake.settle(transactionId);
+    const first = json(await refundVia(order.id, { amount: 300, reason: "other" })).refund;
+    const from = fake.requests.length;
+    expect(await repeatRefund(t, first.id)).toEqual({ status: "succeeded", providerRefundId: first.providerRefundId });
+    expect(refundCallsAfter(from)).toHaveLength(0);
+    expect(fake.requests.slice(from).map((r) => r.form.order_id).filter(Boolean)).toEqual([first.id]);
+    expect(fake.transactions.get(transactionId)!.refundedCents).toBe(300);
+
+    const declined = await paidOrder("vault_gateway_a", "4000000000005126");
+    fake.settle(declined.transactionId);
+    expect((await refundVia(declined.order.id, { amount: 100, reason: "other" })).statusCode).toBe(402);
+    const [row] = await t.deps.database.db.select().from(refunds).where(eq(refunds.orderRef, declined.order.id));
+    const again = fake.requests.length;
+    expect(await repeatRefund(t, row!.id)).toEqual({ status: "failed", reason: "refund_declined" });
+    expect(refundCallsAfter(again)).toHaveLength(0);
+  });
+
+  it("a void asked again answers the same void: the sale is canceled, nothing is sent twice", async () => {
+    const { transactionId, order } = await paidOrder();
+    const first = json(await refundVia(order.id, { reason: "other" })).refund;
+    expect(first.providerRefundId).toBe(transactionId);
+    const from = fake.requests.length;
+    expect(await repeatRefund(t, first.id)).toEqual({ status: "succeeded", providerRefundId: transactionId });
+    expect(refundCallsAfter(from)).toHaveLength(0);
+  });
+
+  it("a refund left pending by a 502 is made by the repeat, once", async () => {
+    const { transactionId, order } = await paidOrder();
+    fake.settle(transactionId);
+    fake.failNext = "500";
+    expect((await refundVia(order.id, { amount: 400, reason: "other" })).statusCode).toBe(502);
+    const [pending] = await t.deps.database.db.select().from(refunds).where(eq(refunds.orderRef, order.id));
+    const made = await repeatRefund(t, pending!.id);
+    expect(made).toEqual({ status: "succeeded", providerRefundId: expect.stringMatching(/^\d+$/) });
+    expect(await repeatRefund(t, pending!.id)).toEqual(made);
+    expect(fake.transactions.get(transactionId)!.refundedCents).toBe(400);
   });
 
   it("a failing gateway is 502: the refund stays pending and keeps holding its amount", async () => {
@@ -226,9 +268,38 @@ describe("vault gateway refunds", () => {
     const from = fake.requests.length;
     const res = await refundVia(order.id, { amount: 250, reason: "duplicate" });
     expect(res.statusCode, res.body).toBe(200);
-    expect(refundCallsAfter(from).map((r) => r.form)).toEqual([{ security_key: fake.securityKey, type: "refund", transactionid: transactionId, amount: "2.50" }]);
+    expect(refundCallsAfter(from).map((r) => r.form)).toEqual([{ security_key: fake.securityKey, type: "refund", transactionid: transactionId, amount: "2.50", orderid: json(res).refund.id }]);
     expect(json(res).refund).toMatchObject({ amount: 250, status: "succeeded" });
     expect((await checkoutOrderOf(orderId)).refundedCents).toBe(250);
+  });
+
+  it("an order paid in demo mode, and its upsell, are refunded through the demo adapter after the brand configured the gateway", async () => {
+    const owner = await registerOwner(t);
+    const paid = await completeCheckoutViaApi(t, { provider: "vault_gateway_a", claims: { brandId: owner.brandId } });
+    const session = await post(t, "/api/upsell/create-session", {
+      orderId: `${paid.orderId}-up`,
+      originalOrderId: paid.orderId,
+      customerEmail: "ada@example.com",
+      paymentMethodToken: paid.paymentMethodToken,
+      provider: "vault_gateway_a",
+      offers: [{ id: "care", name: "Care plan", price: 400 }],
+    });
+    expect((await post(t, "/api/upsell/accept", { sessionId: json(session).sessionId, offerId: "care" })).statusCode).toBe(200);
+    const configured = await call(t, "POST", "/api/admin/settings", { session: owner.session, body: { provider: "vault_gateway_a", settings: { securityKey: fake.securityKey, baseUrl: fake.baseUrl } } });
+    expect(configured.statusCode).toBe(200);
+    const order = await checkoutOrderOf(paid.orderId);
+    expect(order.paidInDemo).toBe(true);
+    const calls = fake.requests.length;
+
+    const refundOf = (body: Record<string, unknown>) => call(t, "POST", `/api/admin/orders/${order.id}/refunds`, { session: owner.session, body });
+    const res = await refundOf({ amount: 300, reason: "requested_by_customer" });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res).refund).toMatchObject({ amount: 300, status: "succeeded", providerRefundId: expect.stringMatching(/^rfd_demo_/) });
+    const upsell = await refundOf({ charge: `${paid.orderId}-up`, reason: "other" });
+    expect(json(upsell).refund).toMatchObject({ amount: 400, status: "succeeded", providerRefundId: expect.stringMatching(/^rfd_demo_/) });
+    expect(fake.requests.length).toBe(calls);
+    const atDemo = await t.deps.database.db.select().from(demoProviderRecords).where(and(eq(demoProviderRecords.kind, "refund"), eq(demoProviderRecords.provider, "vault_gateway_a")));
+    expect(atDemo.filter((r) => r.orderId?.startsWith(paid.orderId)).map((r) => r.amountCents).sort()).toEqual([300, 400]);
   });
 });
 

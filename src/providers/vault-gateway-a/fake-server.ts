@@ -7,7 +7,9 @@ import { startHttpFake, takeFailure, type FakeFailure } from "../../lib/testing/
  * 127.0.0.1 speaking transact.php and query.php. Card 4000000000000002 declines; a vault charge of a
  * vault created from 4000000000000341 declines; refunds of a sale paid with 4000000000005126 decline.
  * Sales stay `pendingsettlement` (voidable, whole) until `settle` makes them `complete` (refundable,
- * in parts). `failNext` makes the next call answer 500 or garbage.
+ * in parts). A void cancels the sale itself (its answer names the sale); a refund, declined or not, is
+ * a transaction of its own with the request's `orderid`, found by query.php `order_id` (with
+ * `action_type`). `failNext` makes the next call answer 500 or garbage.
  */
 export interface FakeVaultGateway {
   baseUrl: string;
@@ -22,6 +24,7 @@ export interface FakeVaultGateway {
 }
 
 interface FakeSale {
+  actionType: "sale" | "refund";
   orderId: string;
   amount: string;
   currency: string;
@@ -30,6 +33,7 @@ interface FakeSale {
   condition: "pendingsettlement" | "complete" | "canceled" | "failed";
   refundedCents: number;
   refundDeclines: boolean;
+  responseText: string;
 }
 
 export async function startFakeVaultGateway(securityKey = "fake-security-key-0001"): Promise<FakeVaultGateway> {
@@ -52,19 +56,22 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
   };
   /** type=refund (a settled sale, up to what is left of it) and type=void (an unsettled sale, whole). */
   function refundOrVoid(form: Record<string, string>, response: ServerResponse) {
-    const sale = fake.transactions.get(form.transactionid ?? "");
-    if (!sale || !sale.success) return reply(response, "response=3&responsetext=Transaction+not+found&response_code=300");
-    const transactionId = String(1_000_000 + ++counter);
+    const saleId = form.transactionid ?? "";
+    const sale = fake.transactions.get(saleId);
+    if (!sale || !sale.success || sale.actionType !== "sale") return reply(response, "response=3&responsetext=Transaction+not+found&response_code=300");
     if (form.type === "void") {
       if (sale.condition !== "pendingsettlement") return reply(response, "response=3&responsetext=Only+unsettled+transactions+can+be+voided&response_code=300");
       sale.condition = "canceled";
-      return reply(response, `response=1&responsetext=Transaction+Void+Successful&transactionid=${transactionId}&response_code=100`);
+      return reply(response, `response=1&responsetext=Transaction+Void+Successful&transactionid=${saleId}&response_code=100`);
     }
     const cents = centsOf(form.amount ?? "");
     if (!(cents > 0) || cents > centsOf(sale.amount) - sale.refundedCents) return reply(response, "response=3&responsetext=Refund+amount+may+not+exceed+the+transaction+balance&response_code=300");
-    if (sale.refundDeclines) return reply(response, `response=2&responsetext=Refund+declined&transactionid=${transactionId}&response_code=200`);
-    sale.refundedCents += cents;
-    return reply(response, `response=1&responsetext=SUCCESS&transactionid=${transactionId}&response_code=100`);
+    const transactionId = String(1_000_000 + ++counter);
+    const declined = sale.refundDeclines;
+    const responseText = declined ? "Refund declined" : "SUCCESS";
+    fake.transactions.set(transactionId, { ...sale, actionType: "refund", orderId: form.orderid ?? "", amount: form.amount!, success: !declined, condition: declined ? "failed" : "pendingsettlement", refundedCents: 0, responseText });
+    if (!declined) sale.refundedCents += cents;
+    return reply(response, `response=${declined ? 2 : 1}&responsetext=${encodeURIComponent(responseText)}&transactionid=${transactionId}&response_code=${declined ? 200 : 100}`);
   }
 
   const server = await startHttpFake((request, response) => {
@@ -95,6 +102,7 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
         vaultCards.set(vaultId, card);
       }
       fake.transactions.set(transactionId, {
+        actionType: "sale",
         orderId: form.orderid ?? "",
         amount: form.amount ?? "0",
         currency: form.currency ?? "USD",
@@ -103,6 +111,7 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
         condition: declined ? "failed" : "pendingsettlement",
         refundedCents: 0,
         refundDeclines: card === "4000000000005126",
+        responseText: declined ? "DECLINE" : "SUCCESS",
       });
       card = "";
       response.writeHead(200, { "content-type": "text/plain" });
@@ -113,14 +122,17 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
       );
     }
     if (path === "/api/query.php") {
-      const t = fake.transactions.get(form.transaction_id ?? "");
-      response.writeHead(200, { "content-type": "text/xml" });
-      if (!t) return response.end("<?xml version=\"1.0\"?><nm_response></nm_response>");
-      return response.end(
-        `<?xml version="1.0"?><nm_response><transaction><transaction_id>${form.transaction_id}</transaction_id><order_id>${t.orderId}</order_id>` +
-          `<condition>${t.condition}</condition><currency>${t.currency.toLowerCase()}</currency><customerid>${t.vaultId}</customerid>` +
-          `<action><amount>${t.amount}</amount><action_type>sale</action_type><success>${t.success ? 1 : 0}</success></action></transaction></nm_response>`,
+      const found = [...fake.transactions.entries()].filter(
+        ([id, t]) => (form.transaction_id === undefined || id === form.transaction_id) && (form.order_id === undefined || t.orderId === form.order_id) && (form.action_type === undefined || t.actionType === form.action_type),
       );
+      response.writeHead(200, { "content-type": "text/xml" });
+      const xml = found.map(
+        ([id, t]) =>
+          `<transaction><transaction_id>${id}</transaction_id><order_id>${t.orderId}</order_id>` +
+          `<condition>${t.condition}</condition><currency>${t.currency.toLowerCase()}</currency><customerid>${t.vaultId}</customerid>` +
+          `<action><amount>${t.amount}</amount><action_type>${t.actionType}</action_type><success>${t.success ? 1 : 0}</success><response_text>${t.responseText}</response_text></action></transaction>`,
+      );
+      return response.end(`<?xml version="1.0"?><nm_response>${xml.join("")}</nm_response>`);
     }
     response.writeHead(404).end();
   });

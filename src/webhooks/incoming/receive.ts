@@ -4,6 +4,8 @@ import type { Db } from "../../db/client.js";
 import { checkouts, DEFAULT_BRAND_ID, incomingWebhookEvents } from "../../db/schema/index.js";
 import { withTransaction } from "../../db/transaction.js";
 import { newId } from "../../lib/ids.js";
+import { recordDisputeNotice } from "../../disputes/record.js";
+import { brandsOfTransactions, findDisputedCharge } from "../../disputes/store.js";
 import { applyPaymentStatus, checkoutOfNotification } from "../../payments/notifications.js";
 import { INCOMING_PROVIDERS, type PaymentProviderType } from "../../providers/manifest.js";
 import { findProviderSettings, readableValuesOf } from "../../providers/settings-store.js";
@@ -39,15 +41,17 @@ export async function webhookSecretOf(ctx: Pick<Ctx, "db" | "config" | "log">, b
 
 /**
  * Which brands a notification may belong to: the one the URL or payload names, else the brands of
- * the checkouts with its order id (normally one), else the default brand.
+ * the checkouts with its order id (normally one), else those of the charges its disputes name by
+ * transaction id, else the default brand.
  */
-async function candidateBrands(db: Db, orderId: string | null, named: string | undefined): Promise<string[]> {
+async function candidateBrands(db: Db, provider: IncomingProvider, event: ProviderNotification, named: string | undefined): Promise<string[]> {
   if (named) return [named];
-  if (orderId) {
-    const rows = await db.selectDistinct({ brandId: checkouts.brandId }).from(checkouts).where(eq(checkouts.orderId, orderId)).limit(10);
+  if (event.orderId) {
+    const rows = await db.selectDistinct({ brandId: checkouts.brandId }).from(checkouts).where(eq(checkouts.orderId, event.orderId)).limit(10);
     if (rows.length > 0) return rows.map((r) => r.brandId);
   }
-  return [DEFAULT_BRAND_ID];
+  const disputed = await brandsOfTransactions(db, provider, (event.disputes ?? []).flatMap((d) => (d.transactionId ? [d.transactionId] : [])));
+  return disputed.length > 0 ? disputed : [DEFAULT_BRAND_ID];
 }
 
 /**
@@ -59,7 +63,7 @@ export async function verifyWithProviderScheme(ctx: Ctx, notification: RawNotifi
   const scheme = PROVIDER_SCHEMES[notification.provider];
   const event = scheme.parse(notification.body.toString("utf8"), notification.headers);
   let secretFound = false;
-  for (const brandId of await candidateBrands(ctx.db, event.orderId, notification.brand ?? event.brandId)) {
+  for (const brandId of await candidateBrands(ctx.db, notification.provider, event, notification.brand ?? event.brandId)) {
     const secret = await webhookSecretOf(ctx, brandId, notification.provider);
     if (!secret) continue;
     secretFound = true;
@@ -97,23 +101,37 @@ async function verified(ctx: Ctx, notification: RawNotification): Promise<{ even
   verifyDemoNotification(ctx, notification);
   const event = parseNormalised(notification.body.toString("utf8"));
   const narrow = notification.brand ?? event.brandId;
-  for (const brandId of await candidateBrands(ctx.db, event.orderId, narrow)) {
+  for (const brandId of await candidateBrands(ctx.db, notification.provider, event, narrow)) {
     // This brand has the provider's secret: only the provider's own signature is accepted for it.
     if (await webhookSecretOf(ctx, brandId, notification.provider)) throw refused("Missing webhook signature");
   }
   return { event, brandId: null, narrow };
 }
 
+/** The disputes of a verified notification with the charges they name in its brand; unmatched ones are left out. */
+async function disputedCharges(tx: Db, brandId: string | null, provider: IncomingProvider, event: ProviderNotification) {
+  if (!brandId) return [];
+  const found = [];
+  for (const notice of event.disputes ?? []) {
+    const charge = await findDisputedCharge(tx, brandId, provider, notice);
+    if (charge) found.push({ notice, charge });
+  }
+  // Charges are then locked in one order, so two notifications of the same charges never deadlock.
+  return found.sort((a, b) => a.charge.id.localeCompare(b.charge.id));
+}
+
 /**
  * `POST /api/webhooks/<provider>`: verify, deduplicate by the provider's event id, store, and apply
- * the payment status (payments/notifications.ts). A repeat of a stored event id changes nothing.
+ * the payment status (payments/notifications.ts) or the disputes (disputes/record.ts). A repeat of a
+ * stored event id changes nothing.
  */
 export async function receiveNotification(ctx: Ctx, notification: RawNotification): Promise<{ received: true; duplicate: boolean; outcome: string }> {
   const { event, brandId, narrow } = await verified(ctx, notification);
   const now = new Date(ctx.clock.now());
   return withTransaction(ctx.db, async (tx) => {
     const checkout = await checkoutOfNotification(tx, event, narrow);
-    const outcome = !event.status ? "ignored" : checkout ? "applied" : "unmatched";
+    const disputed = await disputedCharges(tx, brandId, notification.provider, event);
+    const outcome = event.disputes ? (disputed.length > 0 ? "applied" : "unmatched") : !event.status ? "ignored" : checkout ? "applied" : "unmatched";
     const stored = await tx
       .insert(incomingWebhookEvents)
       .values({
@@ -131,6 +149,8 @@ export async function receiveNotification(ctx: Ctx, notification: RawNotificatio
       .returning({ id: incomingWebhookEvents.id });
     if (stored.length === 0) return { received: true as const, duplicate: true, outcome: "duplicate" };
     if (checkout && event.status) await applyPaymentStatus(tx, checkout, event.status, event.transactionId, now);
+    // The provider acted, not a user: its consequences (commissions) are audited as the system's.
+    for (const { notice, charge } of disputed) await recordDisputeNotice(tx, { ...ctx, actor: { type: "system" } }, charge, notice);
     return { received: true as const, duplicate: false, outcome };
   });
 }

@@ -75,6 +75,23 @@ export function PortalPage() {
           </tbody>
         </table>
       )}
+      {/* CONTRACT §38: what refunds and lost disputes took back of paid commissions; the next payout nets the open ones. */}
+      {c.clawbacks.length > 0 && (
+        <table>
+          <caption>Clawbacks</caption>
+          <thead><tr><th scope="col">Order</th><th scope="col">Amount</th><th scope="col">When</th><th scope="col">Netted</th></tr></thead>
+          <tbody>
+            {c.clawbacks.map((line) => (
+              <tr key={line.id}>
+                <td>{line.orderId}</td>
+                <td>{formatMoney(line.amount, line.currency)}</td>
+                <td>{new Date(line.createdAt).toLocaleDateString()}</td>
+                <td>{line.nettedAt === null ? "with the next payout" : new Date(line.nettedAt).toLocaleDateString()}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <p><button type="button" className="secondary" onClick={logout}>Log out</button></p>
     </main>
   );

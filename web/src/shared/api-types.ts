@@ -23,7 +23,9 @@ import type {
   SocialProvidersReply as SocialProvidersReplySchema,
   TwoFactorSetupReply as TwoFactorSetupReplySchema,
 } from "../../../src/identity/schemas";
+import type { DisputeReply as DisputeReplySchema } from "../../../src/disputes/schemas";
 import type { OrderDetail as OrderDetailSchema, OrderListReply as OrderListReplySchema, RefundReply as RefundReplySchema } from "../../../src/orders/schemas";
+import type { ReceiptSettings as ReceiptSettingsSchema } from "../../../src/receipts/schemas";
 import type { CartPaymentReply as CartPaymentReplySchema, CreateCartReply as CreateCartReplySchema } from "../../../src/providers/cart-gateway/schemas";
 import type { ConfirmIntentReply as ConfirmIntentReplySchema } from "../../../src/providers/intent-gateway/schemas";
 import type { CrmAPaymentReply as CrmAPaymentReplySchema } from "../../../src/providers/order-crm-a/schemas";
@@ -61,6 +63,7 @@ export type CartPaymentReply = Static<typeof CartPaymentReplySchema>;
 export type OrderListReply = Static<typeof OrderListReplySchema>;
 export type OrderDetail = Static<typeof OrderDetailSchema>;
 export type RefundReply = Static<typeof RefundReplySchema>;
+export type DisputeReply = Static<typeof DisputeReplySchema>;
 
 // Sales
 export type CommissionListReply = Static<typeof CommissionListReplySchema>;
@@ -74,6 +77,7 @@ export type DashboardReply = Static<typeof DashboardReplySchema>;
 export type SettingsReply = Static<typeof SettingsReplySchema>;
 export type UpdateSettingsReply = Static<typeof UpdateSettingsReplySchema>;
 export type UpdateBrandingReply = Static<typeof UpdateBrandingReplySchema>;
+export type ReceiptSettings = Static<typeof ReceiptSettingsSchema>;
 export type BrandingReply = Static<typeof BrandingReplySchema>;
 export type EndpointsReply = Static<typeof EndpointsReplySchema>;
 export type CreateEndpointReply = Static<typeof CreateEndpointReplySchema>;

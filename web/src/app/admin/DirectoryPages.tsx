@@ -1,6 +1,6 @@
 import type { FormEvent } from "react";
 import { api } from "../../shared/api";
-import type { BrandsReply, OrganizationsReply, UpdateBrandingReply, UsersReply } from "../../shared/api-types";
+import type { BrandsReply, OrganizationsReply, ReceiptSettings, UpdateBrandingReply, UsersReply } from "../../shared/api-types";
 import type { AuthState } from "./AdminApp";
 import { date, formValues, useAction, useApi } from "./hooks";
 import { Failure, Field, Message, Select } from "./ui";
@@ -84,6 +84,7 @@ export function TenantsPage({ auth, onChange }: { auth: AuthState; onChange: () 
         </form>
       </section>
       {auth.session.role !== "member" && <BrandLook auth={auth} />}
+      {auth.session.role !== "member" && <BrandReceipts />}
       {auth.session.role === "owner" && (
         <section className="card stack" style={{ marginTop: "1rem" }}>
           <h2>Organizations</h2>
@@ -127,6 +128,34 @@ function BrandLook({ auth }: { auth: AuthState }) {
         <div className="check"><input id="removeColor" name="removeColor" type="checkbox" /><label htmlFor="removeColor">Use the default colour</label></div>
         <button type="submit" disabled={action.busy}>Save look</button>
       </form>
+    </section>
+  );
+}
+
+/** GET/PUT /api/admin/receipt-settings: receipt mails to buyers on or off, and the support address they show. */
+function BrandReceipts() {
+  const { data, error, reload } = useApi<ReceiptSettings>("/api/admin/receipt-settings");
+  const action = useAction();
+  function save(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const v = formValues(event.currentTarget);
+    void action.run(
+      () => api<ReceiptSettings>("/api/admin/receipt-settings", { method: "PUT", body: { enabled: v.receiptsEnabled === "on", supportEmail: v.supportEmail ?? "" } }),
+      (r) => (reload(), r.enabled ? `Receipts on${r.supportEmail ? `, replies to ${r.supportEmail}` : ""}.` : "Receipts off: buyers get no mail from us."),
+    );
+  }
+  return (
+    <section className="card stack" style={{ marginTop: "1rem" }}>
+      <h2>Receipts to buyers</h2>
+      <Failure error={error} />
+      <Message message={action.message} />
+      {data && (
+        <form className="stack" onSubmit={save} style={{ maxWidth: "32rem" }} aria-label="Receipts">
+          <div className="check"><input id="receiptsEnabled" name="receiptsEnabled" type="checkbox" defaultChecked={data.enabled} /><label htmlFor="receiptsEnabled">Mail buyers a receipt after each purchase, upsell and refund</label></div>
+          <Field id="supportEmail" label="Support address shown in receipts (blank: none)" type="email" defaultValue={data.supportEmail ?? ""} />
+          <button type="submit" disabled={action.busy}>Save receipts</button>
+        </form>
+      )}
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { OrderDetail, OrderListReply, RefundReply } from "../../shared/api-types";
+import type { DisputeReply, OrderDetail, OrderListReply, RefundReply } from "../../shared/api-types";
 import { api } from "../../shared/api";
 import { formatMoney, parseMoney } from "../../shared/money";
 import { PAYMENT_PROVIDERS } from "../../shared/providers";
@@ -41,6 +41,10 @@ export function OrdersPage() {
     setPrevious([...previous, query.get("cursor") ?? ""]);
     setQuery(withCursor(data!.nextCursor!));
   };
+  // The export takes the same filters, without the page.
+  const exportQuery = new URLSearchParams(query);
+  exportQuery.delete("limit");
+  exportQuery.delete("cursor");
   const back = () => {
     setQuery(withCursor(previous.at(-1) || undefined));
     setPrevious(previous.slice(0, -1));
@@ -82,6 +86,7 @@ export function OrdersPage() {
       <p className="actions">
         <button type="button" className="secondary" onClick={back} disabled={previous.length === 0}>Previous</button>
         <button type="button" className="secondary" onClick={next} disabled={!data?.nextCursor}>Next</button>
+        <a className="button secondary" href={`/api/admin/orders/export.csv?${exportQuery}`} download>Export CSV</a>
       </p>
       {openId && <OrderPanel id={openId} onClose={() => setOpenId(null)} />}
     </>
@@ -137,6 +142,12 @@ function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
             </table>
           )}
           <RefundForm order={order} onRefunded={reload} />
+          {order.disputes.length > 0 && (
+            <section aria-label="Disputes">
+              <h3>Disputes</h3>
+              {order.disputes.map((d) => <DisputePanel key={d.id} orderRef={order.id} dispute={d} onChange={reload} />)}
+            </section>
+          )}
           {order.commissions.length > 0 && (
             <table>
               <caption>Commissions</caption>
@@ -148,9 +159,50 @@ function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
               </tbody>
             </table>
           )}
+          <Timeline order={order} onResent={reload} />
         </>
       )}
     </section>
+  );
+}
+
+/** The order's events, oldest first, each with its webhook deliveries; a finished delivery can be sent again (admin or owner). */
+function Timeline({ order, onResent }: { order: OrderDetail; onResent: () => void }) {
+  const action = useAction();
+  const resend = (deliveryId: string) =>
+    void action.run(
+      () => api(`/api/admin/webhooks/deliveries/${encodeURIComponent(deliveryId)}/resend`, { method: "POST" }),
+      () => (onResent(), "Sent again."),
+    );
+  if (order.timeline.length === 0) return null;
+  return (
+    <>
+      <table>
+        <caption>Timeline</caption>
+        <thead><tr><th>When</th><th>Event</th><th>Webhook deliveries</th></tr></thead>
+        <tbody>
+          {order.timeline.map((event) => (
+            <tr key={event.id}>
+              <td>{date(event.createdAt)}</td>
+              <td>{event.type}</td>
+              <td>
+                {event.deliveries.length === 0 ? "—" : (
+                  <ul>
+                    {event.deliveries.map((d) => (
+                      <li key={d.id}>
+                        {d.url}: {d.status}, {d.attempts} {d.attempts === 1 ? "attempt" : "attempts"}{d.lastStatusCode ? ` (HTTP ${d.lastStatusCode})` : ""}{" "}
+                        {d.status !== "pending" && <button type="button" className="link" onClick={() => resend(d.id)} disabled={action.busy} aria-label={`Resend ${event.type} to ${d.url}`}>Resend</button>}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Message message={action.message} />
+    </>
   );
 }
 
@@ -158,8 +210,9 @@ function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
 function RefundForm({ order, onRefunded }: { order: OrderDetail; onRefunded: () => void }) {
   const action = useAction();
   const [invalid, setInvalid] = useState<string | null>(null);
-  const charges = [order, ...order.upsells].filter((c) => c.refunded < c.amount);
-  if (charges.length === 0) return <p>Everything charged on this order has been refunded.</p>;
+  // A disputed charge is answered through its dispute, not refunded (the API refuses it).
+  const charges = [order, ...order.upsells].filter((c) => c.refunded < c.amount && c.status !== "disputed");
+  if (charges.length === 0) return <p>Nothing on this order is left to refund.</p>;
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const v = formValues(event.currentTarget);
@@ -183,5 +236,45 @@ function RefundForm({ order, onRefunded }: { order: OrderDetail; onRefunded: () 
       <button type="submit" disabled={action.busy}>Refund</button>
       <Message message={action.message} />
     </form>
+  );
+}
+
+const isOpen = (status: string) => status === "needs_response" || status === "under_review";
+
+/** One dispute of a charge; while it is open, evidence and acceptance (admin or owner; the API refuses others). */
+function DisputePanel({ orderRef, dispute: d, onChange }: { orderRef: string; dispute: OrderDetail["disputes"][number]; onChange: () => void }) {
+  const action = useAction();
+  const answer = (what: "accept" | "evidence", body: unknown, done: (r: DisputeReply) => string) =>
+    void action.run(() => api<DisputeReply>(`/api/admin/orders/${encodeURIComponent(orderRef)}/disputes/${encodeURIComponent(d.id)}/${what}`, { body }), (r) => (onChange(), done(r)));
+  function evidence(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    answer("evidence", { text: formValues(event.currentTarget).text }, (r) => (r.dispute.evidenceSent ? "Evidence sent to the provider." : "Evidence kept here: this provider takes none through its API."));
+  }
+  function accept(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    answer("accept", {}, () => "Dispute accepted.");
+  }
+  return (
+    <div className="card" aria-label={`Dispute ${d.providerDisputeId}`}>
+      <p>
+        {formatMoney(d.amount, d.currency)} of {d.orderId} ({d.provider}), {d.reason ?? "no reason given"}: <strong>{d.status.replaceAll("_", " ")}</strong>
+        {d.dueBy !== null && isOpen(d.status) && <>, evidence due {date(d.dueBy)}</>}
+      </p>
+      {d.evidence && d.evidenceSubmittedAt !== null && <p>Evidence {d.evidenceSent ? "sent" : "kept"} {date(d.evidenceSubmittedAt)}: {d.evidence}</p>}
+      {isOpen(d.status) && (
+        <>
+          <form onSubmit={evidence} aria-label="Dispute evidence">
+            <label htmlFor={`evidence-${d.id}`}>Evidence</label>
+            <textarea id={`evidence-${d.id}`} name="text" required maxLength={20000} rows={4} />
+            <button type="submit" disabled={action.busy}>Submit evidence</button>
+          </form>
+          <form onSubmit={accept} aria-label="Accept dispute">
+            <label><input type="checkbox" required /> Give up {formatMoney(d.amount, d.currency)} to the buyer</label>
+            <button type="submit" className="secondary" disabled={action.busy}>Accept dispute</button>
+          </form>
+        </>
+      )}
+      <Message message={action.message} />
+    </div>
   );
 }

@@ -1,0 +1,37 @@
+// `npm run package`: a self-contained release in release/checkout-service-<version>/ and its .tgz:
+// the built server (dist/), the pages (web/dist/), the migrations (src/db/migrations/, where the
+// server reads them), package.json without its build scripts, the lockfile, README and docs. On the
+// target: `npm ci --omit=dev --ignore-scripts`, then `npm start` (docs/operations.md "Release package").
+//
+//   npm run package               builds first
+//   npm run package -- --no-build uses the dist/ and web/dist/ already built
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+process.chdir(ROOT);
+const run = (cmd, args, cwd = ROOT) => {
+  const result = spawnSync(cmd, args, { stdio: "inherit", cwd });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+};
+
+if (!process.argv.includes("--no-build")) run("npm", ["run", "build"]);
+for (const built of ["dist/main.js", "dist/migrate.js", "web/dist/index.html"]) {
+  if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
+}
+
+const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+const name = `checkout-service-${pkg.version}`;
+const out = path.join("release", name);
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+for (const part of ["dist", "web/dist", "src/db/migrations", "docs", "README.md", "package-lock.json"]) {
+  cpSync(part, path.join(out, part), { recursive: true });
+}
+// Only what runs the service: `prepare` would try to build without the dev tools.
+const scripts = { start: pkg.scripts.start, migrate: pkg.scripts.migrate };
+writeFileSync(path.join(out, "package.json"), JSON.stringify({ ...pkg, scripts }, null, 2) + "\n");
+run("tar", ["-czf", `${name}.tgz`, name], "release");
+console.log(`release/${name}/ and release/${name}.tgz`);

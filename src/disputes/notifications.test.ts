@@ -1,0 +1,220 @@
+// Disputes from the providers' own notifications (issue 17): Stripe-signed `charge.dispute.*` events for
+// intent_gateway and NMI-signed `chargeback.batch.complete` for the vault gateways create or update a
+// dispute of the charge, exactly once per dispute; the order reads `disputed`; the commission is held and
+// follows the outcome (CONTRACT §38); `dispute.created` and `dispute.closed` reach the merchant's endpoint.
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminCall, registerOwner, type Registered } from "../../test/support/admin.js";
+import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
+import { post } from "../../test/support/checkout.js";
+import { bulkCommissions, commissionedOrder, commissionOf, newSalesperson, portalOf } from "../../test/support/commissions.js";
+import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { notifyChargebacks, notifyIntentGateway, setDisputeSecrets } from "../../test/support/disputes.js";
+import { startReceiver, type Receiver } from "../../test/support/webhook-receiver.js";
+import { auditLogs, disputes, orders, outboxEvents, refunds } from "../db/schema/index.js";
+
+let t: TestApp;
+let shop: Registered;
+let receiver: Receiver;
+beforeAll(async () => {
+  [t, receiver] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startReceiver()]);
+  shop = await registerOwner(t);
+  await setDisputeSecrets(t, shop);
+  const endpoint = await adminCall(t, "POST", "/api/admin/webhooks", { session: shop.session, body: { url: `${receiver.url}/hook`, events: ["dispute.created", "dispute.closed"] } });
+  expect(endpoint.statusCode, endpoint.body).toBe(200);
+});
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
+
+const db = () => t.deps.database.db;
+let seq = 0;
+const evt = () => `evt_dispute_${++seq}`;
+const detail = async (id: string) => json(await adminCall(t, "GET", `/api/admin/orders/${id}`, { session: shop.session }));
+const listed = async (query: string) => json(await adminCall(t, "GET", `/api/admin/orders?${query}`, { session: shop.session })).orders.map((o: { orderId: string }) => o.orderId);
+const disputesOf = (orderRef: string) => db().select().from(disputes).where(eq(disputes.orderRef, orderRef));
+const eventsOf = async (type: string, orderId: string) => (await db().select().from(outboxEvents).where(eq(outboxEvents.type, type))).filter((e) => (e.payload as { orderId: string }).orderId === orderId);
+const DUE = 1_900_000_000;
+
+/** The Dispute object Stripe sends for a charge paid through intent_gateway (demo: its transaction id is the intent's). */
+const stripeDispute = (paymentIntent: string, over: Record<string, unknown> = {}) => ({
+  id: `dp_${paymentIntent.slice(-8)}`,
+  amount: 1000,
+  currency: "usd",
+  charge: "ch_1",
+  payment_intent: paymentIntent,
+  reason: "fraudulent",
+  status: "needs_response",
+  evidence_details: { due_by: DUE, has_evidence: false },
+  ...over,
+});
+
+describe("intent_gateway: charge.dispute.* (Stripe-Signature)", () => {
+  it("opens, updates and closes a dispute as won: the order reads disputed then paid again, the commission is held then given its status back, events delivered", async () => {
+    const sp = await newSalesperson(t, shop);
+    const { order, commission } = await commissionedOrder(t, shop, sp.id, { provider: "intent_gateway" });
+    const created = { id: evt(), type: "charge.dispute.created", dispute: stripeDispute(order.transactionId) };
+    const res = await notifyIntentGateway(t, created);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res)).toEqual({ received: true, duplicate: false, outcome: "applied" });
+
+    const shown = await detail(order.id);
+    expect(shown.status).toBe("disputed");
+    expect(shown.disputes).toEqual([
+      {
+        id: expect.stringMatching(/^dsp_/),
+        orderId: order.orderId,
+        chargeId: order.id,
+        provider: "intent_gateway",
+        providerDisputeId: created.dispute.id,
+        amount: 1000,
+        currency: "USD",
+        reason: "fraudulent",
+        status: "needs_response",
+        dueBy: DUE * 1000,
+        evidence: null,
+        evidenceSubmittedAt: null,
+        evidenceSent: null,
+        closedAt: null,
+        createdAt: t.clock.now(),
+      },
+    ]);
+    expect(await listed(`status=disputed&q=${order.orderId}`)).toEqual([order.orderId]);
+    expect(await listed(`status=paid&q=${order.orderId}`)).toEqual([]);
+    expect(await commissionOf(t, commission.id)).toMatchObject({ status: "disputed", statusBeforeDispute: "pending" });
+
+    // Redelivered: the same event id changes nothing; another event of the same dispute updates its row.
+    expect(json(await notifyIntentGateway(t, created))).toMatchObject({ duplicate: true });
+    await notifyIntentGateway(t, { id: evt(), type: "charge.dispute.updated", dispute: stripeDispute(order.transactionId, { status: "under_review" }) });
+    expect((await disputesOf(order.id)).map((d) => d.status)).toEqual(["under_review"]);
+    expect(await eventsOf("dispute.created", order.orderId)).toHaveLength(1);
+
+    t.clock.advance(60_000);
+    await notifyIntentGateway(t, { id: evt(), type: "charge.dispute.closed", dispute: stripeDispute(order.transactionId, { status: "won" }) });
+    expect(await detail(order.id)).toMatchObject({ status: "paid", disputes: [{ status: "won", closedAt: t.clock.now() }] });
+    expect(await commissionOf(t, commission.id)).toMatchObject({ status: "pending", statusBeforeDispute: null });
+    expect(await db().select().from(auditLogs).where(and(eq(auditLogs.resourceId, commission.id), eq(auditLogs.action, "commission.restore")))).toEqual([
+      expect.objectContaining({ actorType: "system", details: { from: "disputed", to: "pending", disputeId: shown.disputes[0].id } }),
+    ]);
+
+    // Won: the charge can be refunded again.
+    expect((await adminCall(t, "POST", `/api/admin/orders/${order.id}/refunds`, { session: shop.session, body: { amount: 100, reason: "other" } })).statusCode).toBe(200);
+    // A late notice of the closed dispute changes nothing.
+    await notifyIntentGateway(t, { id: evt(), type: "charge.dispute.updated", dispute: stripeDispute(order.transactionId, { status: "needs_response" }) });
+    expect((await disputesOf(order.id)).map((d) => d.status)).toEqual(["won"]);
+
+    await t.app.webhookWorker.deliverDue();
+    const bodies = receiver.received.map((r) => JSON.parse(r.body)).filter((b) => b.data.orderId === order.orderId);
+    const data = { orderId: order.orderId, transactionId: order.transactionId, provider: "intent_gateway", amount: 1000, currency: "USD", disputeId: shown.disputes[0].id, providerDisputeId: created.dispute.id, reason: "fraudulent" };
+    // Deliveries go out concurrently: compare them by type.
+    expect(Object.fromEntries(bodies.map((b) => [b.type, b.data]))).toEqual({
+      "dispute.created": { ...data, status: "needs_response", dueBy: DUE * 1000 },
+      "dispute.closed": { ...data, status: "won" },
+    });
+    expect(bodies).toHaveLength(2);
+  });
+
+  it("concurrent notices of one dispute store it once, with one dispute.created and one commission move", async () => {
+    const sp = await newSalesperson(t, shop);
+    const { order, commission } = await commissionedOrder(t, shop, sp.id, { provider: "intent_gateway" });
+    const notices = ["needs_response", "needs_response", "under_review", "needs_response", "under_review"].map((status) => ({ id: evt(), type: "charge.dispute.updated", dispute: stripeDispute(order.transactionId, { status }) }));
+    const answers = await Promise.all(notices.map((n) => notifyIntentGateway(t, n)));
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    expect(await disputesOf(order.id)).toHaveLength(1);
+    expect(await eventsOf("dispute.created", order.orderId)).toHaveLength(1);
+    expect(await db().select().from(auditLogs).where(and(eq(auditLogs.resourceId, commission.id), eq(auditLogs.action, "commission.dispute")))).toHaveLength(1);
+  });
+
+  it("a lost dispute acts as a full refund: an approved commission is cancelled and the order stays disputed", async () => {
+    const sp = await newSalesperson(t, shop);
+    const { order, commission } = await commissionedOrder(t, shop, sp.id, { provider: "intent_gateway" });
+    await bulkCommissions(t, shop, "approve", [commission.id]);
+    await notifyIntentGateway(t, { id: evt(), type: "charge.dispute.created", dispute: stripeDispute(order.transactionId) });
+    expect(await commissionOf(t, commission.id)).toMatchObject({ status: "disputed", statusBeforeDispute: "approved" });
+    await notifyIntentGateway(t, { id: evt(), type: "charge.dispute.closed", dispute: stripeDispute(order.transactionId, { status: "lost" }) });
+    expect(await commissionOf(t, commission.id)).toMatchObject({ status: "cancelled", statusBeforeDispute: null });
+    expect(await detail(order.id)).toMatchObject({ status: "disputed", disputes: [{ status: "lost" }] });
+    // The money went back through the dispute: it cannot be refunded as well.
+    const refund = await adminCall(t, "POST", `/api/admin/orders/${order.id}/refunds`, { session: shop.session, body: { reason: "other" } });
+    expect(refund.statusCode).toBe(409);
+    expect(json(refund)).toEqual({ error: "Charge is disputed: answer the dispute instead", code: "CHARGE_DISPUTED" });
+    expect(await db().select().from(refunds).where(eq(refunds.orderRef, order.id))).toEqual([]);
+    expect((await eventsOf("dispute.closed", order.orderId)).map((e) => e.payload)).toEqual([expect.objectContaining({ status: "lost" })]);
+  });
+
+  it("a paid commission stays paid while disputed; a lost dispute claws all of it back, shown in the portal", async () => {
+    const sp = await newSalesperson(t, shop);
+    const { order, commission } = await commissionedOrder(t, shop, sp.id, { provider: "intent_gateway" });
+    await bulkCommissions(t, shop, "approve", [commission.id]);
+    await bulkCommissions(t, shop, "markPaid", [commission.id]);
+    await notifyIntentGateway(t, { id: evt(), type: "charge.dispute.created", dispute: stripeDispute(order.transactionId) });
+    expect((await commissionOf(t, commission.id)).status).toBe("paid");
+    await notifyIntentGateway(t, { id: evt(), type: "charge.dispute.closed", dispute: stripeDispute(order.transactionId, { status: "lost" }) });
+    const [dispute] = await disputesOf(order.id);
+    expect((await commissionOf(t, commission.id)).status).toBe("paid");
+    expect((await portalOf(t, sp.email)).clawbacks).toEqual([expect.objectContaining({ commissionId: commission.id, amount: -100, disputeId: dispute!.id, refundId: null, nettedAt: null })]);
+  });
+
+  it("a dispute naming no charge of the verifying brand is stored as unmatched and changes nothing", async () => {
+    const order = (await commissionedOrder(t, shop, "sp_x", { provider: "intent_gateway" })).order;
+    const rival = await registerOwner(t);
+    await setDisputeSecrets(t, rival);
+    // Signed with the rival's secret (the same value, another brand): it may only touch the rival's charges.
+    const res = await notifyIntentGateway(t, { id: evt(), type: "charge.dispute.created", dispute: stripeDispute(order.transactionId) }, `?brand=${rival.brandId}`);
+    expect(json(res)).toMatchObject({ duplicate: false, outcome: "unmatched" });
+    const unknown = await notifyIntentGateway(t, { id: evt(), type: "charge.dispute.created", dispute: stripeDispute("pi_unknown_123456") }, `?brand=${shop.brandId}`);
+    expect(json(unknown)).toMatchObject({ outcome: "unmatched" });
+    expect(await disputesOf(order.id)).toEqual([]);
+  });
+
+  it("refuses a malformed dispute object with 400 and writes nothing", async () => {
+    const { order } = await commissionedOrder(t, shop, "sp_x", { provider: "intent_gateway" });
+    const res = await notifyIntentGateway(t, { id: evt(), type: "charge.dispute.created", dispute: stripeDispute(order.transactionId, { amount: -5 }) });
+    expect(res.statusCode).toBe(400);
+    expect(json(res)).toMatchObject({ code: "VALIDATION_ERROR", details: "data.object.amount" });
+    expect(await disputesOf(order.id)).toEqual([]);
+  });
+});
+
+describe.each(["vault_gateway_a", "vault_gateway_b"] as const)("%s: chargeback.batch.complete (NMI Webhook-Signature)", (provider) => {
+  it("opens a dispute per chargeback of a known transaction, in the charge's currency; the rest of the batch is left unmatched; a redelivery changes nothing", async () => {
+    const sp = await newSalesperson(t, shop);
+    const { order, commission } = await commissionedOrder(t, shop, sp.id, { provider });
+    const eventId = evt();
+    const batch = [
+      { id: `cb_${order.transactionId}`, transaction_id: order.transactionId, date: "20261122", customer_name: "Ada Lovelace", cc_number: "4xxxxxxxxxxx1111", amount: "7.50", reason: "Merchandise not received", reason_code: "13.1" },
+      { id: "cb_unknown", transaction_id: "999999999", amount: "1.00", reason_code: "10.4" },
+    ];
+    const res = await notifyChargebacks(t, provider, eventId, batch);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res)).toMatchObject({ duplicate: false, outcome: "applied" });
+    expect(await detail(order.id)).toMatchObject({
+      status: "disputed",
+      disputes: [{ provider, providerDisputeId: batch[0]!.id, amount: 750, currency: "USD", reason: "Merchandise not received", status: "needs_response", dueBy: null }],
+    });
+    expect((await commissionOf(t, commission.id)).status).toBe("disputed");
+    expect(json(await notifyChargebacks(t, provider, eventId, batch))).toMatchObject({ duplicate: true });
+    expect(await notifyChargebacks(t, provider, evt(), batch.slice(0, 1)).then(json)).toMatchObject({ outcome: "applied" });
+    expect(await disputesOf(order.id)).toHaveLength(1);
+    expect(await eventsOf("dispute.created", order.orderId)).toHaveLength(1);
+  });
+});
+
+it("a chargeback of an upsell charge disputes that charge: shown in its checkout order's detail", async () => {
+  const done = await completeCheckoutViaApi(t, { provider: "vault_gateway_b", claims: { brandId: shop.brandId } });
+  const session = await post(t, "/api/upsell/create-session", {
+    orderId: `${done.orderId}-up`,
+    originalOrderId: done.orderId,
+    customerEmail: "ada@example.com",
+    paymentMethodToken: done.paymentMethodToken,
+    provider: "vault_gateway_b",
+    offers: [{ id: "care", name: "Care plan", price: 1500 }],
+  });
+  const accepted = await post(t, "/api/upsell/accept", { sessionId: json(session).sessionId, offerId: "care" });
+  expect(accepted.statusCode, accepted.body).toBe(200);
+  const [upsell] = await db().select().from(orders).where(eq(orders.orderId, `${done.orderId}-up`));
+  await notifyChargebacks(t, "vault_gateway_b", evt(), [{ id: "cb_upsell", transaction_id: upsell!.transactionId, amount: "15.00", reason: "Fraud" }]);
+  const [checkout] = await db().select().from(orders).where(and(eq(orders.orderId, done.orderId), eq(orders.kind, "checkout")));
+  expect(await detail(checkout!.id)).toMatchObject({ status: "paid", upsells: [{ status: "disputed" }], disputes: [{ orderId: `${done.orderId}-up`, chargeId: upsell!.id, amount: 1500 }] });
+});

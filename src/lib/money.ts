@@ -1,0 +1,31 @@
+const digitsByCurrency = new Map<string, number>();
+
+/** The currency's minor-unit digits (EUR 2, JPY 0); 2 for a code Intl does not know. */
+export function minorDigits(currency: string): number {
+  let digits = digitsByCurrency.get(currency);
+  if (digits === undefined) {
+    try {
+      digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    } catch {
+      digits = 2;
+    }
+    digitsByCurrency.set(currency, digits);
+  }
+  return digits;
+}
+
+/** Minor units as plain decimal text: EUR 4999 → "49.99", JPY 500 → "500". */
+export const decimalAmount = (minor: number, currency: string): string => {
+  const digits = minorDigits(currency);
+  return (minor / 10 ** digits).toFixed(digits);
+};
+
+/** Minor units as a buyer reads them: EUR 4999 → "€49.99". */
+export function formatMoney(minor: number, currency: string): string {
+  const digits = minorDigits(currency);
+  try {
+    return new Intl.NumberFormat("en", { style: "currency", currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(minor / 10 ** digits);
+  } catch {
+    return `${decimalAmount(minor, currency)} ${currency}`;
+  }
+}

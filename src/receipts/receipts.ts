@@ -1,0 +1,68 @@
+import type { Db } from "../db/client.js";
+import { withTransaction } from "../db/transaction.js";
+import { queueMail } from "../identity/mail.js";
+import type { Job } from "../jobs/runner.js";
+import type { EventPayloads } from "../webhooks/events.js";
+import { renderReceipt, type Receipt } from "./render.js";
+import { chargeForReceipt, claimReceiptEvents, markReceiptsHandled, receiptBrands } from "./store.js";
+
+const BATCH = 50;
+
+/** The receipt an event calls for, and the buyer it goes to; null when no buyer address is known. */
+async function receiptOf(tx: Db, event: { brandId: string; type: string; payload: unknown }): Promise<{ to: string; receipt: Receipt } | null> {
+  if (event.type === "order.confirmed") {
+    const data = event.payload as EventPayloads["order.confirmed"];
+    const lines = data.lineItems.map((item) => ({ name: item.name ?? item.id, quantity: item.quantity, unitPrice: item.unitPrice }));
+    return { to: data.customerEmail, receipt: { kind: "order", orderId: data.orderId, customerName: data.customerName, amount: data.amount, currency: data.currency, lines } };
+  }
+  if (event.type === "upsell.accepted") {
+    const data = event.payload as EventPayloads["upsell.accepted"];
+    const charge = await chargeForReceipt(tx, event.brandId, data.transactionId, data.orderId);
+    if (!charge) return null;
+    const lines = [{ name: data.offerName, quantity: 1, unitPrice: data.amount }];
+    return { to: charge.customerEmail, receipt: { kind: "upsell", orderId: data.orderId, originalOrderId: data.originalOrderId, amount: data.amount, currency: data.currency, lines } };
+  }
+  const data = event.payload as EventPayloads["refund.succeeded"];
+  const charge = await chargeForReceipt(tx, event.brandId, data.transactionId, data.orderId);
+  if (!charge) return null;
+  return { to: charge.customerEmail, receipt: { kind: "refund", orderId: data.orderId, amount: data.amount, currency: data.currency, refundedTotal: data.refundedTotal } };
+}
+
+/**
+ * One pass: the oldest events still waiting for a receipt become mails in the outbox, and are marked
+ * handled in the same transaction, so each receipt is queued exactly once whichever process runs the
+ * pass. A brand with receipts switched off has its events marked without a mail. Resolves with the
+ * number of mails queued and whether more events may wait.
+ */
+export async function queueReceipts(db: Db, now: number): Promise<{ queued: number; more: boolean }> {
+  return withTransaction(db, async (tx) => {
+    const events = await claimReceiptEvents(tx, BATCH);
+    if (events.length === 0) return { queued: 0, more: false };
+    const brands = await receiptBrands(tx, [...new Set(events.map((e) => e.brandId))]);
+    let queued = 0;
+    for (const event of events) {
+      const brand = brands.get(event.brandId);
+      if (!brand?.receiptsEnabled) continue;
+      const due = await receiptOf(tx, event);
+      if (!due) continue;
+      const mail = renderReceipt({ name: brand.name, logoUrl: brand.style?.logoUrl, color: brand.style?.color, supportEmail: brand.supportEmail }, due.receipt);
+      await queueMail(tx, now, { to: due.to, ...mail, fromName: brand.name, replyTo: brand.supportEmail ?? undefined });
+      queued++;
+    }
+    await markReceiptsHandled(tx, events.map((e) => e.id), new Date(now));
+    return { queued, more: events.length === BATCH };
+  });
+}
+
+/** The runner's `receipts` job, every 2 s: a queued receipt wakes the mail job (`kickMail`) so the buyer gets it at once. */
+export function receiptsJob(db: Db, kickMail: () => void): Job {
+  return {
+    name: "receipts",
+    everyMs: 2_000,
+    run: async ({ clock }) => {
+      const { queued, more } = await queueReceipts(db, clock.now());
+      if (queued > 0) kickMail();
+      return more;
+    },
+  };
+}

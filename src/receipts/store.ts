@@ -1,0 +1,40 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../db/client.js";
+import { brands, orders, outboxEvents } from "../db/schema/index.js";
+
+/** The buyer-facing events a receipt follows. Keep in step with outbox_events_receipt_idx. */
+export const RECEIPT_EVENTS = ["order.confirmed", "upsell.accepted", "refund.succeeded"] as const;
+export type ReceiptEvent = (typeof RECEIPT_EVENTS)[number];
+
+/** Up to `limit` events still waiting for their receipt, oldest first, locked until the caller's transaction ends (SKIP LOCKED for other processes). */
+export async function claimReceiptEvents(tx: Db, limit: number) {
+  return tx
+    .select({ id: outboxEvents.id, brandId: outboxEvents.brandId, type: outboxEvents.type, payload: outboxEvents.payload })
+    .from(outboxEvents)
+    .where(sql`${outboxEvents.receiptAt} is null and ${outboxEvents.type} in ('order.confirmed', 'upsell.accepted', 'refund.succeeded')`)
+    .orderBy(outboxEvents.createdAt)
+    .limit(limit)
+    .for("update", { skipLocked: true });
+}
+
+export async function markReceiptsHandled(tx: Db, ids: string[], at: Date): Promise<void> {
+  if (ids.length > 0) await tx.update(outboxEvents).set({ receiptAt: at }).where(inArray(outboxEvents.id, ids));
+}
+
+export async function receiptBrands(tx: Db, ids: string[]) {
+  const rows = await tx
+    .select({ id: brands.id, name: brands.name, style: brands.style, supportEmail: brands.supportEmail, receiptsEnabled: brands.receiptsEnabled })
+    .from(brands)
+    .where(inArray(brands.id, ids));
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** The order row of one charge (its buyer's address, and an upsell's item), by the ids its events carry. */
+export async function chargeForReceipt(tx: Db, brandId: string, transactionId: string, orderId: string) {
+  const [row] = await tx
+    .select({ customerEmail: orders.customerEmail, kind: orders.kind, parentOrderId: orders.parentOrderId })
+    .from(orders)
+    .where(and(eq(orders.brandId, brandId), eq(orders.transactionId, transactionId), eq(orders.orderId, orderId)))
+    .limit(1);
+  return row;
+}
