@@ -9,7 +9,7 @@ import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { post } from "../../test/support/checkout.js";
 import { bulkCommissions, commissionedOrder, commissionOf, newSalesperson, portalOf } from "../../test/support/commissions.js";
 import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
-import { notifyChargebacks, notifyIntentGateway, setDisputeSecrets } from "../../test/support/disputes.js";
+import { notifyChargebacks, notifyHostedStore, notifyIntentGateway, setDisputeSecrets } from "../../test/support/disputes.js";
 import { startReceiver, type Receiver } from "../../test/support/webhook-receiver.js";
 import { auditLogs, disputes, orders, outboxEvents, refunds } from "../db/schema/index.js";
 
@@ -198,6 +198,70 @@ describe.each(["vault_gateway_a", "vault_gateway_b"] as const)("%s: chargeback.b
     expect(await notifyChargebacks(t, provider, evt(), batch.slice(0, 1)).then(json)).toMatchObject({ outcome: "applied" });
     expect(await disputesOf(order.id)).toHaveLength(1);
     expect(await eventsOf("dispute.created", order.orderId)).toHaveLength(1);
+  });
+});
+
+describe("hosted_store: disputes/create and disputes/update (X-Shopify-Hmac-Sha256)", () => {
+  /** The Dispute object Shopify sends: it names the store's order, which our charge keeps as its provider order id. */
+  const shopifyDispute = (storeOrderId: string, over: Record<string, unknown> = {}) => ({
+    id: 285332461,
+    // Shopify's order ids are numbers; the demo store's are text.
+    order_id: /^\d+$/.test(storeOrderId) ? Number(storeOrderId) : storeOrderId,
+    type: "chargeback",
+    amount: "12.50",
+    currency: "USD",
+    reason: "fraudulent",
+    network_reason_code: "4837",
+    status: "needs_response",
+    evidence_due_by: "2026-12-10T23:59:59Z",
+    evidence_sent_on: null,
+    finalized_on: null,
+    ...over,
+  });
+
+  it("opens the dispute on the charge of the store order it names, updates it, closes it as lost; an unknown store order is unmatched", async () => {
+    const sp = await newSalesperson(t, shop);
+    const { order, commission } = await commissionedOrder(t, shop, sp.id, { provider: "hosted_store" });
+    const [row] = await db().select().from(orders).where(eq(orders.id, order.id));
+    expect(row!.providerOrderId).toBeTruthy();
+    const storeOrderId = row!.providerOrderId!;
+
+    const res = await notifyHostedStore(t, { id: evt(), topic: "disputes/create", dispute: shopifyDispute(storeOrderId) });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res)).toEqual({ received: true, duplicate: false, outcome: "applied" });
+    expect(await detail(order.id)).toMatchObject({
+      status: "disputed",
+      disputes: [{ provider: "hosted_store", providerDisputeId: "285332461", amount: 1250, currency: "USD", reason: "fraudulent", status: "needs_response", dueBy: Date.parse("2026-12-10T23:59:59Z") }],
+    });
+    expect((await commissionOf(t, commission.id)).status).toBe("disputed");
+
+    await notifyHostedStore(t, { id: evt(), topic: "disputes/update", dispute: shopifyDispute(storeOrderId, { status: "under_review", evidence_sent_on: "2026-12-01T10:00:00Z" }) });
+    expect((await disputesOf(order.id)).map((d) => d.status)).toEqual(["under_review"]);
+    await notifyHostedStore(t, { id: evt(), topic: "disputes/update", dispute: shopifyDispute(storeOrderId, { status: "lost", finalized_on: "2026-12-20T10:00:00Z" }) });
+    expect(await detail(order.id)).toMatchObject({ status: "disputed", disputes: [{ status: "lost", closedAt: t.clock.now() }] });
+    expect((await commissionOf(t, commission.id)).status).toBe("cancelled");
+    expect(await eventsOf("dispute.closed", order.orderId)).toHaveLength(1);
+
+    const unknown = await notifyHostedStore(t, { id: evt(), topic: "disputes/create", dispute: shopifyDispute("999999999999", { id: 1 }) });
+    expect(unknown.statusCode, unknown.body).toBe(200);
+    expect(json(unknown)).toMatchObject({ outcome: "unmatched" });
+  });
+
+  it("refuses a forged signature and a malformed dispute with 400, writing nothing", async () => {
+    const { order } = await commissionedOrder(t, shop, (await newSalesperson(t, shop)).id, { provider: "hosted_store" });
+    const [row] = await db().select().from(orders).where(eq(orders.id, order.id));
+    const body = JSON.stringify(shopifyDispute(row!.providerOrderId!));
+    const forged = await t.app.inject({
+      method: "POST",
+      url: "/api/webhooks/hosted_store",
+      payload: body,
+      headers: { "content-type": "application/json", "x-shopify-topic": "disputes/create", "x-shopify-webhook-id": evt(), "x-shopify-hmac-sha256": Buffer.from("forged").toString("base64") },
+    });
+    expect(forged.statusCode, forged.body).toBe(400);
+    const malformed = await notifyHostedStore(t, { id: evt(), topic: "disputes/create", dispute: shopifyDispute(row!.providerOrderId!, { amount: "ten dollars" }) });
+    expect(malformed.statusCode, malformed.body).toBe(400);
+    expect(json(malformed).code).toBe("VALIDATION_ERROR");
+    expect(await disputesOf(order.id)).toEqual([]);
   });
 });
 

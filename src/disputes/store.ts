@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { disputes, orders, type DisputeStatus } from "../db/schema/index.js";
 import type { OrderRow } from "../orders/store.js";
@@ -32,9 +32,18 @@ export const disputeViewOf = (row: DisputeRow): DisputeView => ({
   createdAt: row.createdAt.getTime(),
 });
 
-/** The charge a notice names in the brand, at its provider: by transaction id, else by order id. None or several is no match. */
+/**
+ * The charge a notice names in the brand, at its provider: by transaction id, else by the provider's
+ * order id (the checkout's charge: upsells appended to a store order share its id), else by our order
+ * id. None or several is no match.
+ */
 export async function findDisputedCharge(db: Db, brandId: string, provider: string, notice: DisputeNotice): Promise<OrderRow | undefined> {
-  for (const match of [notice.transactionId && eq(orders.transactionId, notice.transactionId), notice.orderId && eq(orders.orderId, notice.orderId)]) {
+  const matches = [
+    notice.transactionId && eq(orders.transactionId, notice.transactionId),
+    notice.providerOrderId && and(eq(orders.providerOrderId, notice.providerOrderId), eq(orders.kind, "checkout")),
+    notice.orderId && eq(orders.orderId, notice.orderId),
+  ];
+  for (const match of matches) {
     if (!match) continue;
     const rows = await db
       .select()
@@ -46,13 +55,19 @@ export async function findDisputedCharge(db: Db, brandId: string, provider: stri
   return undefined;
 }
 
-/** The brands with charges of these transaction ids at the provider: how a dispute without our order id finds its brand's secret. */
-export async function brandsOfTransactions(db: Db, provider: string, transactionIds: string[]): Promise<string[]> {
-  if (transactionIds.length === 0) return [];
+/** The brands with charges the notices name by transaction id or provider order id: how a dispute without our order id finds its brand's secret. */
+export async function brandsOfDisputes(db: Db, provider: string, notices: DisputeNotice[]): Promise<string[]> {
+  const transactionIds = notices.flatMap((n) => (n.transactionId ? [n.transactionId] : []));
+  const providerOrderIds = notices.flatMap((n) => (n.providerOrderId ? [n.providerOrderId] : []));
+  if (transactionIds.length === 0 && providerOrderIds.length === 0) return [];
+  const named = [
+    ...(transactionIds.length > 0 ? [inArray(orders.transactionId, transactionIds)] : []),
+    ...(providerOrderIds.length > 0 ? [inArray(orders.providerOrderId, providerOrderIds)] : []),
+  ];
   const rows = await db
     .selectDistinct({ brandId: orders.brandId })
     .from(orders)
-    .where(and(eq(orders.provider, provider), inArray(orders.transactionId, transactionIds)))
+    .where(and(eq(orders.provider, provider), or(...named)))
     .limit(10);
   return rows.map((r) => r.brandId);
 }

@@ -18,11 +18,13 @@ export type PaymentStatus = "succeeded" | "failed" | "refunded";
 
 /**
  * A provider's dispute (chargeback) of one charge, translated (src/disputes applies it). The charge is
- * found by its transaction id, else its order id.
+ * found by its transaction id, else the provider's order id, else our order id.
  */
 export interface DisputeNotice {
   providerDisputeId: string;
   transactionId: string | null;
+  /** The provider's own order id, for providers whose disputes name no transaction (the hosted store). */
+  providerOrderId?: string | null;
   orderId: string | null;
   /** Minor units; null: the whole charge. */
   amountCents: number | null;

@@ -9,6 +9,7 @@ export const DISPUTE_SECRETS = {
   intent_gateway: "whsec_dispute_tests_signing_secret_01",
   vault_gateway_a: "nmi-a-dispute-tests-key-0123456789",
   vault_gateway_b: "nmi-b-dispute-tests-key-0123456789",
+  hosted_store: "shpss_dispute_tests_app_secret_0123",
 } as const;
 
 /** Stores the brand's webhookSecret of each dispute scheme through the settings API (with any other settings given). */
@@ -43,5 +44,21 @@ export function notifyChargebacks(t: TestApp, provider: "vault_gateway_a" | "vau
     url: `/api/webhooks/${provider}`,
     payload: body,
     headers: { "content-type": "application/json", "webhook-signature": `t=${nonce},s=${hex(DISPUTE_SECRETS[provider], `${nonce}.${body}`)}` },
+  });
+}
+
+/** A Shopify `disputes/create` or `disputes/update` webhook carrying a Dispute, signed as Shopify signs (`X-Shopify-Hmac-Sha256`: base64 HMAC of the body), posted to us. */
+export function notifyHostedStore(t: TestApp, event: { id: string; topic: string; dispute: Record<string, unknown> }) {
+  const body = JSON.stringify(event.dispute);
+  return t.app.inject({
+    method: "POST",
+    url: "/api/webhooks/hosted_store",
+    payload: body,
+    headers: {
+      "content-type": "application/json",
+      "x-shopify-topic": event.topic,
+      "x-shopify-webhook-id": event.id,
+      "x-shopify-hmac-sha256": createHmac("sha256", DISPUTE_SECRETS.hosted_store).update(body).digest("base64"),
+    },
   });
 }

@@ -84,6 +84,8 @@ export const orders = pgTable(
     index("orders_brand_created_idx").on(t.brandId, t.createdAt),
     index("orders_order_id_idx").on(t.orderId),
     index("orders_transaction_idx").on(t.provider, t.transactionId),
+    /** Disputes of the hosted store name its order, not a transaction (src/disputes/store.ts). */
+    index("orders_provider_order_idx").on(t.provider, t.providerOrderId).where(sql`provider_order_id is not null`),
     index("orders_parent_idx").on(t.parentOrderId),
     // The orders list's search (src/orders/store.ts): a transaction id, the start of an email or a name in one brand.
     index("orders_brand_transaction_idx").on(t.brandId, t.transactionId),

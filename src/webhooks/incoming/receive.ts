@@ -5,7 +5,7 @@ import { checkouts, DEFAULT_BRAND_ID, incomingWebhookEvents } from "../../db/sch
 import { withTransaction } from "../../db/transaction.js";
 import { newId } from "../../lib/ids.js";
 import { recordDisputeNotice } from "../../disputes/record.js";
-import { brandsOfTransactions, findDisputedCharge } from "../../disputes/store.js";
+import { brandsOfDisputes, findDisputedCharge } from "../../disputes/store.js";
 import { applyPaymentStatus, checkoutOfNotification } from "../../payments/notifications.js";
 import { INCOMING_PROVIDERS, type PaymentProviderType } from "../../providers/manifest.js";
 import { findProviderSettings, readableValuesOf } from "../../providers/settings-store.js";
@@ -42,7 +42,7 @@ export async function webhookSecretOf(ctx: Pick<Ctx, "db" | "config" | "log">, b
 /**
  * Which brands a notification may belong to: the one the URL or payload names, else the brands of
  * the checkouts with its order id (normally one), else those of the charges its disputes name by
- * transaction id, else the default brand.
+ * transaction id or provider order id, else the default brand.
  */
 async function candidateBrands(db: Db, provider: IncomingProvider, event: ProviderNotification, named: string | undefined): Promise<string[]> {
   if (named) return [named];
@@ -50,7 +50,7 @@ async function candidateBrands(db: Db, provider: IncomingProvider, event: Provid
     const rows = await db.selectDistinct({ brandId: checkouts.brandId }).from(checkouts).where(eq(checkouts.orderId, event.orderId)).limit(10);
     if (rows.length > 0) return rows.map((r) => r.brandId);
   }
-  const disputed = await brandsOfTransactions(db, provider, (event.disputes ?? []).flatMap((d) => (d.transactionId ? [d.transactionId] : [])));
+  const disputed = await brandsOfDisputes(db, provider, event.disputes ?? []);
   return disputed.length > 0 ? disputed : [DEFAULT_BRAND_ID];
 }
 

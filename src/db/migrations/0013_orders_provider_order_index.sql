@@ -1,0 +1,1 @@
+CREATE INDEX "orders_provider_order_idx" ON "orders" USING btree ("provider","provider_order_id") WHERE provider_order_id is not null;
