@@ -164,3 +164,42 @@ describe("DELETE and restore /api/admin/brands/<id>", () => {
     expect((await brandRow(mine.id)).deletedAt).toBeNull();
   });
 });
+
+describe("PUT /api/admin/brands/:id", () => {
+  const rename = (session: string, id: string, body: Record<string, unknown>) => adminCall(t, "PUT", `/api/admin/brands/${id}`, { session, body });
+
+  it("the first registration names the adopted default brand after its organization", async () => {
+    expect(a.brandId).toBe(DEFAULT_BRAND_ID);
+    expect((await brandRow(DEFAULT_BRAND_ID))!.name).toBe("Shop A");
+  });
+
+  it("renames a brand, keeps its slug, and audits the old and new name", async () => {
+    const brand = json(await createBrand(b.session, { name: "Old Name" }));
+    const res = await rename(b.session, brand.id, { name: "  New Name  " });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res)).toEqual({ success: true, id: brand.id, name: "New Name", slug: "old-name", organizationId: b.organizationId });
+    expect(await brandRow(brand.id)).toMatchObject({ name: "New Name", slug: "old-name" });
+    const [audit] = await db().select().from(auditLogs).where(and(eq(auditLogs.action, "brand.update"), eq(auditLogs.resourceId, brand.id)));
+    expect(audit).toMatchObject({ success: true, details: { from: "Old Name", to: "New Name" } });
+    const listed = json(await adminCall(t, "GET", "/api/admin/brands", { session: b.session }));
+    expect(listed.brands.find((x: { id: string }) => x.id === brand.id).name).toBe("New Name");
+  });
+
+  it("refuses a blank or too long name (400), a member (403), another organization's or a deleted brand (404), changing nothing", async () => {
+    const brand = json(await createBrand(b.session, { name: "Kept" }));
+    expect((await rename(b.session, brand.id, { name: "  " })).statusCode).toBe(400);
+    expect((await rename(b.session, brand.id, { name: "x".repeat(201) })).statusCode).toBe(400);
+    expect((await rename(b.session, brand.id, {})).statusCode).toBe(400);
+    const member = await addUser(t, b.session, "member", [brand.id]);
+    expect((await rename(member.session, brand.id, { name: "By member" })).statusCode).toBe(403);
+    expect((await rename(a.session, brand.id, { name: "Stolen" })).statusCode).toBe(404);
+    expect((await adminCall(t, "PUT", `/api/admin/brands/${brand.id}`, { body: { name: "Anon" } })).statusCode).toBe(401);
+    const gone = json(await createBrand(b.session, { name: "Gone" }));
+    expect((await adminCall(t, "DELETE", `/api/admin/brands/${gone.id}`, { session: b.session })).statusCode).toBe(200);
+    expect((await rename(b.session, gone.id, { name: "Back" })).statusCode).toBe(404);
+    expect((await brandRow(brand.id))!.name).toBe("Kept");
+    expect((await brandRow(gone.id))!.name).toBe("Gone");
+    const admin = await addUser(t, b.session, "admin");
+    expect((await rename(admin.session, brand.id, { name: "By admin" })).statusCode).toBe(200);
+  });
+});

@@ -66,6 +66,28 @@ export async function createBrand({ ctx, input }: { ctx: Ctx; input: { name: str
   });
 }
 
+/** Renames a live brand of the session's organization (its slug stays: links and domains use it). */
+export async function renameBrand({ ctx, input }: { ctx: Ctx; input: { brandId: string; name: string } }): Promise<BrandView> {
+  const scope = assertRole(ctx, "admin");
+  const name = input.name.trim();
+  if (!name) throw validationError("Missing required fields", "name");
+  if (name.length > 200) throw validationError("Name too long", "name");
+  return withTransaction(ctx.db, async (tx) => {
+    const brand = await scopedBrand(tx, scope, input.brandId, false);
+    await tx.update(brands).set({ name }).where(eq(brands.id, brand.id));
+    await recordAudit(tx, ctx, {
+      action: "brand.update",
+      resourceType: "brand",
+      resourceId: brand.id,
+      organizationId: scope.organizationId,
+      brandId: brand.id,
+      success: true,
+      details: { from: brand.name, to: name },
+    });
+    return toView({ ...brand, name });
+  });
+}
+
 async function scopedBrand(tx: Db, scope: CallerScope, brandId: string, deleted: boolean) {
   const [row] = await tx
     .select(brandColumns)

@@ -2,7 +2,7 @@ import type { Deps } from "../ctx.js";
 import { callerCtx } from "../http/auth.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
-import { createBrand, deleteBrand, listBrands, restoreBrand } from "./brands.js";
+import { createBrand, deleteBrand, listBrands, renameBrand, restoreBrand } from "./brands.js";
 import {
   BrandReply,
   BrandsReply,
@@ -15,6 +15,7 @@ import {
   OrganizationReply,
   OrganizationsReply,
   RemoveUserReply,
+  UpdateBrandBody,
   UpdateUserBody,
   UserChangeReply,
   UserIdParams,
@@ -155,6 +156,20 @@ function registerBrandRoutes(app: App, deps: Deps): void {
       schema: { tags: TENANTS, summary: "Create a brand in the session's organization (admin or owner)", body: CreateTenantBody, response: { 200: BrandReply, ...errorResponses(400, 401, 403, 409) } },
     },
     async (request) => ({ success: true, ...(await createBrand({ ctx: callerCtx(deps, request), input: request.body })) }),
+  );
+
+  app.put(
+    "/api/admin/brands/:id",
+    {
+      schema: {
+        tags: TENANTS,
+        summary: "Rename a brand of the session's organization (admin or owner; audited brand.update)",
+        params: IdParams,
+        body: UpdateBrandBody,
+        response: { 200: BrandReply, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => ({ success: true, ...(await renameBrand({ ctx: callerCtx(deps, request), input: { brandId: request.params.id, name: request.body.name } })) }),
   );
 
   app.delete(

@@ -45,6 +45,7 @@ export const OrganizationsReply = Type.Object({ organizations: Type.Array(Organi
 const SlugDescription = "URL-safe: lower-case letters, digits, inner hyphens; generated from the name when omitted";
 export const CreateTenantBody = Type.Object({ name: Type.String({ maxLength: 1000 }), slug: Type.Optional(Type.String({ maxLength: 200, description: SlugDescription })) });
 export type CreateTenantBody = Static<typeof CreateTenantBody>;
+export const UpdateBrandBody = Type.Object({ name: Type.String({ maxLength: 1000 }) });
 export const OrganizationReply = Type.Object({ success: Type.Boolean(), ...OrganizationView.properties });
 export const CreateOrganizationReply = Type.Object({ success: Type.Boolean(), ...OrganizationView.properties, defaultBrandId: Type.String() });
 

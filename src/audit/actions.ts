@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   "brand.create",
   "brand.delete",
   "brand.restore",
+  "brand.update",
   "brand.style_update",
   "brand.receipts_update",
   // commissions (bulk actions, CONTRACT §13)

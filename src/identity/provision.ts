@@ -52,7 +52,8 @@ function customerRecordId(): string {
 /**
  * Creates the user, its organization and default brand: the registering user is `owner` of the
  * organization and `admin` of the brand (CONTRACT §11). The first user ever adopts the default
- * organization and brand created at first start, renamed to orgName (CONTRACT §27); the default
+ * organization and brand created at first start, both renamed to orgName (CONTRACT §27: buyers see
+ * the brand's name on the checkout, never "Default brand"); the default
  * organization row is locked so two concurrent first registrations cannot both adopt it.
  * Must run inside a transaction.
  */
@@ -84,6 +85,7 @@ export async function provisionAccount(tx: Db, ctx: Pick<Ctx, "clock">, input: N
       .update(organizations)
       .set({ name: input.orgName, slug: await uniqueOrgSlug(tx, input.orgName, DEFAULT_ORGANIZATION_ID) })
       .where(eq(organizations.id, organizationId));
+    await tx.update(brands).set({ name: input.orgName }).where(eq(brands.id, brandId));
   } else {
     organizationId = newId("org");
     brandId = newId("brand");

@@ -107,7 +107,7 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       await page.getByTestId("stat-commissions").filter({ hasText: /^0$/ }).waitFor();
       await page.getByTestId("stat-orders").filter({ hasText: /^0$/ }).waitFor();
       await page.getByText("No orders in this period.").waitFor();
-      const main = await brand.locator("option", { hasText: "Default brand" }).getAttribute("value");
+      const main = await brand.locator("option", { hasText: "Owen Goods" }).getAttribute("value");
       await brand.selectOption(main!);
       await page.getByTestId("stat-commissions").filter({ hasText: /^1$/ }).waitFor();
       // The paid order was paid in demo mode: not real money, so counted under the test switch.

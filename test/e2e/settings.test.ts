@@ -131,11 +131,18 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
       await form.getByRole("button", { name: "Save look" }).click();
       await page.getByRole("status").filter({ hasText: "logoUrl must be an https URL" }).waitFor();
       await form.getByLabel(/^Logo URL/).fill(`${receiver.url}/logo.svg`);
+      await form.getByLabel(/^Brand name/).fill("Tea House");
       await form.getByRole("button", { name: "Save look" }).click();
-      await page.getByRole("status").filter({ hasText: `logo ${receiver.url}/logo.svg, colour #0f766e` }).waitFor();
+      await page.getByRole("status").filter({ hasText: `Saved Tea House: logo ${receiver.url}/logo.svg, colour #0f766e` }).waitFor();
       expect(await seriousViolations(page)).toEqual([]);
+      // The form shows what is stored, also after a reload; the brand switcher shows the new name.
+      await page.reload();
+      await page.getByRole("form", { name: "Brand look" }).getByLabel(/^Colour/).waitFor();
+      expect(await page.getByRole("form", { name: "Brand look" }).getByLabel(/^Colour/).inputValue()).toBe("#0f766e");
+      expect(await page.getByRole("form", { name: "Brand look" }).getByLabel(/^Logo URL/).inputValue()).toBe(`${receiver.url}/logo.svg`);
+      await page.getByLabel("Brand", { exact: true }).locator("option", { hasText: "Tea House" }).waitFor({ state: "attached" });
       const branding = await (await page.request.get(`${stack.base}/api/admin/branding`)).json();
-      expect(branding).toMatchObject({ logoUrl: `${receiver.url}/logo.svg`, color: "#0f766e" });
+      expect(branding).toEqual({ companyName: "Tea House", logoUrl: `${receiver.url}/logo.svg`, color: "#0f766e" });
 
       const customer = await stack.browser.newPage({ locale: "en-US" });
       // vault_gateway_b is configured (not demo) since the first test: these tokens name a demo provider.

@@ -73,3 +73,15 @@ describe("PUT /api/admin/branding", () => {
     expect(json(await branding("pay.other.example"))).toEqual({ companyName: expect.any(String), color: "#b91c1c", logoUrl: "https://other.example/logo.png" });
   });
 });
+
+describe("GET /api/admin/brand-look", () => {
+  it("answers the session brand's stored name, logo and colour to any role, never another organization's", async () => {
+    expect((await put(second.session, { color: "#123456", logoUrl: "https://second.example/logo.png" })).statusCode).toBe(200);
+    expect(json(await adminCall(t, "GET", "/api/admin/brand-look", { session: second.session }))).toEqual({ companyName: "Other Org", color: "#123456", logoUrl: "https://second.example/logo.png" });
+    const member = await addUser(t, first.session, "member", [first.brandId]);
+    const look = await adminCall(t, "GET", "/api/admin/brand-look", { session: member.session });
+    expect(look.statusCode, look.body).toBe(200);
+    expect(json(look)).toEqual({ companyName: "Styled Org", ...(await styleOf(first.brandId)) });
+    expect((await adminCall(t, "GET", "/api/admin/brand-look", {})).statusCode).toBe(401);
+  });
+});

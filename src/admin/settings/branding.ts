@@ -29,6 +29,13 @@ export async function getBranding({ ctx, host }: { ctx: Ctx; host: string | unde
   return brand ? replyOf(brand.name, brand.style ?? {}) : { companyName: "Checkout" };
 }
 
+/** GET /api/admin/brand-look: the session brand's name, logo and colour as stored, for the form that edits them (any role). */
+export async function getSessionBrandLook({ ctx }: { ctx: Ctx }): Promise<BrandingReply> {
+  const brandId = await brandOfScope(ctx.db, assertRole(ctx, "member"));
+  const [brand] = await ctx.db.select({ name: brands.name, style: brands.style }).from(brands).where(eq(brands.id, brandId)).limit(1);
+  return replyOf(brand!.name, brand!.style ?? {});
+}
+
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 
 function checkedStyle(input: UpdateBrandingBody): Style {

@@ -3,7 +3,7 @@ import { callerCtx } from "../../http/auth.js";
 import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
-import { getBranding, updateBranding } from "./branding.js";
+import { getBranding, getSessionBrandLook, updateBranding } from "./branding.js";
 import { BrandingReply, SettingsReply, UpdateBrandingBody, UpdateBrandingReply, UpdateSettingsBody, UpdateSettingsReply } from "./schemas.js";
 import { getSettings, updateSettings } from "./settings.js";
 
@@ -33,6 +33,12 @@ export function registerSettingsRoutes(app: App, deps: Deps): void {
     "/api/admin/branding",
     { schema: { tags, summary: "The name, logo and colour of the brand serving this host (no authentication)", response: { 200: BrandingReply } } },
     async (request) => getBranding({ ctx: ctxOf(deps, request), host: request.hostname }),
+  );
+
+  app.get(
+    "/api/admin/brand-look",
+    { schema: { tags, summary: "Not in SPEC: the session brand's name, logo and colour as stored (any role)", response: { 200: BrandingReply, ...errorResponses(400, 401, 403) } } },
+    async (request) => getSessionBrandLook({ ctx: callerCtx(deps, request) }),
   );
 
   app.put(

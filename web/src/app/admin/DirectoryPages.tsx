@@ -1,6 +1,6 @@
 import type { FormEvent } from "react";
 import { api } from "../../shared/api";
-import type { BrandsReply, OrganizationsReply, ReceiptSettings, UpdateBrandingReply, UsersReply } from "../../shared/api-types";
+import type { BrandingReply, BrandsReply, OrganizationsReply, ReceiptSettings, UpdateBrandingReply, UsersReply } from "../../shared/api-types";
 import type { AuthState } from "./AdminApp";
 import { date, formValues, useAction, useApi } from "./hooks";
 import { Failure, Field, Message, Select } from "./ui";
@@ -83,7 +83,7 @@ export function TenantsPage({ auth, onChange }: { auth: AuthState; onChange: () 
           <button type="submit" disabled={action.busy}>Create brand</button>
         </form>
       </section>
-      {auth.session.role !== "member" && <BrandLook auth={auth} />}
+      {auth.session.role !== "member" && <BrandLook auth={auth} onChange={onChange} />}
       {auth.session.role !== "member" && <BrandReceipts />}
       {auth.session.role === "owner" && (
         <section className="card stack" style={{ marginTop: "1rem" }}>
@@ -101,33 +101,42 @@ export function TenantsPage({ auth, onChange }: { auth: AuthState; onChange: () 
   );
 }
 
-/** PUT /api/admin/branding: the current brand's logo and colour on the checkout and upsell pages. */
-function BrandLook({ auth }: { auth: AuthState }) {
+/**
+ * The current brand's name (PUT /api/admin/brands/<id>), logo and colour (PUT /api/admin/branding),
+ * as buyers see them on the checkout and upsell pages. The form shows what is stored
+ * (GET /api/admin/brand-look); a blank logo or colour removes it.
+ */
+function BrandLook({ auth, onChange }: { auth: AuthState; onChange: () => void }) {
+  const look = useApi<BrandingReply>("/api/admin/brand-look");
   const action = useAction();
-  const current = auth.brands.find((b) => b.id === auth.session.brandId);
+  const brandId = auth.session.brandId;
   function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const form = event.currentTarget;
-    const v = formValues(form);
-    const body: Record<string, string> = {};
-    if (v.logoUrl || v.removeLogo) body.logoUrl = v.removeLogo ? "" : v.logoUrl!;
-    if (v.color || v.removeColor) body.color = v.removeColor ? "" : v.color!;
+    const v = formValues(event.currentTarget);
+    const name = (v.brandName ?? "").trim();
     void action.run(
-      () => api<UpdateBrandingReply>("/api/admin/branding", { method: "PUT", body }),
-      (r) => (form.reset(), `Saved the look of ${current?.name ?? "the brand"}: logo ${r.logoUrl ?? "none"}, colour ${r.color ?? "default"}.`),
+      async () => {
+        if (brandId && name && name !== look.data?.companyName) await api(`/api/admin/brands/${brandId}`, { method: "PUT", body: { name } });
+        return api<UpdateBrandingReply>("/api/admin/branding", { method: "PUT", body: { logoUrl: v.logoUrl ?? "", color: v.color ?? "" } });
+      },
+      (r) => (look.reload(), onChange(), `Saved ${r.companyName}: logo ${r.logoUrl ?? "none"}, colour ${r.color ?? "default"}.`),
     );
   }
+  const data = look.data;
   return (
     <section className="card stack" style={{ marginTop: "1rem" }}>
-      <h2>Look of {current?.name ?? "the current brand"} on checkout and upsell pages</h2>
+      <h2>Name and look on checkout and upsell pages</h2>
+      <Failure error={look.error} />
       <Message message={action.message} />
-      <form className="stack" onSubmit={save} style={{ maxWidth: "32rem" }} aria-label="Brand look">
-        <Field id="logoUrl" label="Logo URL (https; blank keeps the current one)" type="url" />
-        <div className="check"><input id="removeLogo" name="removeLogo" type="checkbox" /><label htmlFor="removeLogo">Remove the logo</label></div>
-        <Field id="color" label="Colour, #rrggbb (blank keeps the current one)" pattern="#[0-9a-fA-F]{6}" placeholder="#1d4ed8" />
-        <div className="check"><input id="removeColor" name="removeColor" type="checkbox" /><label htmlFor="removeColor">Use the default colour</label></div>
-        <button type="submit" disabled={action.busy}>Save look</button>
-      </form>
+      {data && (
+        // Keyed by what is stored, so the fields show the saved values after each save.
+        <form key={JSON.stringify(data)} className="stack" onSubmit={save} style={{ maxWidth: "32rem" }} aria-label="Brand look">
+          <Field id="brandName" label="Brand name (shown to buyers)" required maxLength={200} defaultValue={data.companyName} />
+          <Field id="logoUrl" label="Logo URL (https; blank: no logo)" type="url" defaultValue={data.logoUrl ?? ""} />
+          <Field id="color" label="Colour, #rrggbb (blank: the default colour)" pattern="#[0-9a-fA-F]{6}" placeholder="#1d4ed8" defaultValue={data.color ?? ""} />
+          <button type="submit" disabled={action.busy}>Save look</button>
+        </form>
+      )}
     </section>
   );
 }
