@@ -153,6 +153,16 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       expect(await seriousViolations(portal)).toEqual([]);
       await screenshot(portal, "portal");
       await portal.close();
+
+      // Deleting a brand asks first: cancel keeps it, confirm deletes it.
+      await page.getByRole("link", { name: "Organizations & brands" }).click();
+      await page.getByRole("button", { name: "Delete brand Owen Outlet" }).click();
+      await page.getByText("Delete Owen Outlet? It leaves this list; an owner can restore it.").waitFor();
+      await page.getByRole("button", { name: "Cancel" }).click();
+      await page.getByRole("button", { name: "Delete brand Owen Outlet" }).click();
+      await page.getByRole("button", { name: "Confirm delete" }).click();
+      await page.getByText("Deleted Owen Outlet.").waitFor();
+      await page.getByLabel("Brand", { exact: true }).locator("option", { hasText: "Owen Outlet" }).waitFor({ state: "detached" });
     } finally {
       await page.close();
     }

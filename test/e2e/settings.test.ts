@@ -112,6 +112,14 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
       expect(await page.getByRole("cell", { name: "provider_settings vault_gateway_b" }).count()).toBe(1);
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, "settings-webhooks-audit");
+
+      // Deleting the endpoint asks first; confirmed, it is gone.
+      await page.getByRole("link", { name: "Webhooks" }).click();
+      await page.getByRole("button", { name: `Delete ${url}` }).click();
+      await page.getByText(`Delete ${url}? It receives no more events.`).waitFor();
+      await page.getByRole("button", { name: "Confirm delete" }).click();
+      await page.getByRole("status").filter({ hasText: `Deleted ${url}.` }).waitFor();
+      await page.getByText("No endpoints yet.").waitFor();
     } finally {
       await page.close();
     }

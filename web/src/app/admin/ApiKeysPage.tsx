@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { api } from "../../shared/api";
 import { date, formValues, useAction, useApi } from "./hooks";
-import { Failure, Field, Message } from "./ui";
+import { ConfirmAction, Failure, Field, Message } from "./ui";
 
 // Issue 15: the brand's API keys and checkout-token signing keys. Secrets are shown once, right after creation.
 
@@ -17,7 +17,6 @@ export function ApiKeysPage() {
   const signing = useApi<{ signingKeys: SigningKey[] }>("/api/admin/signing-keys");
   const action = useAction();
   const [shown, setShown] = useState<Shown | null>(null);
-  const [confirming, setConfirming] = useState<string | null>(null);
 
   function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -31,7 +30,7 @@ export function ApiKeysPage() {
     );
   }
   const revoke = (k: ApiKey) =>
-    action.run(() => api(`/api/admin/api-keys/${k.id}`, { method: "DELETE" }), () => (setConfirming(null), keys.reload(), `Revoked API key ${k.name}.`));
+    action.run(() => api(`/api/admin/api-keys/${k.id}`, { method: "DELETE" }), () => (keys.reload(), `Revoked API key ${k.name}.`));
   const createSigning = () => {
     setShown(null);
     void action.run(
@@ -40,7 +39,7 @@ export function ApiKeysPage() {
     );
   };
   const retire = (k: SigningKey) =>
-    action.run(() => api(`/api/admin/signing-keys/${k.kid}`, { method: "DELETE" }), () => (setConfirming(null), signing.reload(), `Deleted signing key ${k.kid}.`));
+    action.run(() => api(`/api/admin/signing-keys/${k.kid}`, { method: "DELETE" }), () => (signing.reload(), `Deleted signing key ${k.kid}.`));
 
   return (
     <>
@@ -61,15 +60,7 @@ export function ApiKeysPage() {
               <td>{date(k.createdAt)}</td>
               <td>{k.lastUsedAt ? date(k.lastUsedAt) : "never"}</td>
               <td className="actions">
-                {confirming === k.id ? (
-                  <>
-                    <span>Revoke {k.name}? Servers using it stop working at once.</span>
-                    <button type="button" disabled={action.busy} onClick={() => revoke(k)}>Confirm revoke</button>
-                    <button type="button" className="secondary" onClick={() => setConfirming(null)}>Cancel</button>
-                  </>
-                ) : (
-                  <button type="button" className="secondary" onClick={() => setConfirming(k.id)} aria-label={`Revoke ${k.name}`}>Revoke</button>
-                )}
+                <ConfirmAction label="Revoke" ariaLabel={`Revoke ${k.name}`} question={`Revoke ${k.name}? Servers using it stop working at once.`} confirm="Confirm revoke" busy={action.busy} onConfirm={() => revoke(k)} />
               </td>
             </tr>
           ))}
@@ -103,15 +94,7 @@ export function ApiKeysPage() {
               <td>{date(k.createdAt)}</td>
               <td>{k.lastUsedAt ? date(k.lastUsedAt) : "never"}</td>
               <td className="actions">
-                {confirming === k.kid ? (
-                  <>
-                    <span>Delete this signing key? Tokens signed with it are refused at once.</span>
-                    <button type="button" disabled={action.busy} onClick={() => retire(k)}>Confirm delete</button>
-                    <button type="button" className="secondary" onClick={() => setConfirming(null)}>Cancel</button>
-                  </>
-                ) : (
-                  <button type="button" className="secondary" onClick={() => setConfirming(k.kid)} aria-label={`Delete signing key ${k.kid}`}>Delete</button>
-                )}
+                <ConfirmAction label="Delete" ariaLabel={`Delete signing key ${k.kid}`} question="Delete this signing key? Tokens signed with it are refused at once." confirm="Confirm delete" busy={action.busy} onConfirm={() => retire(k)} />
               </td>
             </tr>
           ))}

@@ -3,7 +3,7 @@ import { api } from "../../shared/api";
 import type { BrandingReply, BrandsReply, OrganizationsReply, ReceiptSettings, UpdateBrandingReply, UsersReply } from "../../shared/api-types";
 import type { AuthState } from "./AdminApp";
 import { date, formValues, useAction, useApi } from "./hooks";
-import { Failure, Field, Message, Select } from "./ui";
+import { ConfirmAction, Failure, Field, Message, Select } from "./ui";
 
 type User = UsersReply["users"][number];
 
@@ -76,7 +76,23 @@ export function TenantsPage({ auth, onChange }: { auth: AuthState; onChange: () 
       <Failure error={brands.error} />
       <section className="card stack">
         <h2>Brands of this organization</h2>
-        <ul>{brands.data?.brands.map((b) => <li key={b.id}>{b.name} <span className="muted">({b.slug}){b.id === brands.data?.currentBrandId ? ", current" : ""}</span></li>)}</ul>
+        <ul>
+          {brands.data?.brands.map((b) => (
+            <li key={b.id} className="actions">
+              <span>{b.name} <span className="muted">({b.slug}){b.id === brands.data?.currentBrandId ? ", current" : ""}</span></span>
+              {auth.session.role !== "member" && b.id !== brands.data?.currentBrandId && (
+                <ConfirmAction
+                  label="Delete"
+                  ariaLabel={`Delete brand ${b.name}`}
+                  question={`Delete ${b.name}? It leaves this list; an owner can restore it.`}
+                  confirm="Confirm delete"
+                  busy={action.busy}
+                  onConfirm={() => action.run(() => api(`/api/admin/brands/${b.id}`, { method: "DELETE" }), () => (brands.reload(), onChange(), `Deleted ${b.name}.`))}
+                />
+              )}
+            </li>
+          ))}
+        </ul>
         <form className="toolbar" onSubmit={create("brands")}>
           <Field id="brand-name" name="name" label="New brand name" required />
           <Field id="brand-slug" name="slug" label="Slug" required pattern="[a-z0-9-]+" />

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from "react";
 import { api } from "../../shared/api";
 import type { CreateEndpointReply, DeliveriesReply, EndpointsReply, SendReply } from "../../shared/api-types";
 import { date, formValues, useAction, useApi } from "./hooks";
-import { Failure, Field, Message, Pager } from "./ui";
+import { ConfirmAction, Failure, Field, Message, Pager } from "./ui";
 
 type Endpoint = EndpointsReply["endpoints"][number];
 
@@ -56,7 +56,7 @@ export function WebhooksPage() {
               <td className="actions">
                 <button type="button" className="secondary" disabled={action.busy} onClick={() => test(e)} aria-label={`Send test to ${e.url}`}>Send test</button>
                 <button type="button" className="secondary" onClick={() => setShown({ id: e.id, page: 1, tick: Date.now() })} aria-label={`Deliveries of ${e.url}`}>Deliveries</button>
-                <button type="button" className="secondary" disabled={action.busy} onClick={() => remove(e)} aria-label={`Delete ${e.url}`}>Delete</button>
+                <ConfirmAction label="Delete" ariaLabel={`Delete ${e.url}`} question={`Delete ${e.url}? It receives no more events.`} confirm="Confirm delete" busy={action.busy} onConfirm={() => remove(e)} />
               </td>
             </tr>
           ))}

@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 
 export function Field({ id, label, children, ...props }: { id: string; label: string; children?: ReactNode } & React.InputHTMLAttributes<HTMLInputElement>) {
   return (
@@ -51,5 +51,21 @@ export function Pager({ page, totalPages, total, onPage, always = false }: { pag
       <span>Page {page} of {Math.max(1, totalPages)}{total === undefined ? "" : ` (${total} in all)`}</span>
       <button type="button" className="secondary" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>Next</button>
     </p>
+  );
+}
+
+/**
+ * A destructive action asked twice: the first button shows what will happen and a confirm and a
+ * cancel button; only the confirm acts (issue 18: delete webhook, revoke key, delete brand).
+ */
+export function ConfirmAction({ label, ariaLabel, question, confirm, busy, onConfirm }: { label: string; ariaLabel: string; question: string; confirm: string; busy: boolean; onConfirm: () => Promise<unknown> | void }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) return <button type="button" className="secondary" onClick={() => setAsking(true)} aria-label={ariaLabel}>{label}</button>;
+  return (
+    <>
+      <span>{question}</span>
+      <button type="button" disabled={busy} onClick={() => void Promise.resolve(onConfirm()).finally(() => setAsking(false))}>{confirm}</button>
+      <button type="button" className="secondary" onClick={() => setAsking(false)}>Cancel</button>
+    </>
   );
 }
