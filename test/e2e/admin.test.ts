@@ -154,6 +154,12 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       await screenshot(portal, "portal");
       await portal.close();
 
+      // Without a hosting platform, Domains says so in plain words (no variable names) and offers no form.
+      await page.getByRole("link", { name: "Domains" }).click();
+      await page.getByTestId("hosting-not-configured").waitFor();
+      expect(await page.getByText(/HOSTING_|missing/).count()).toBe(0);
+      expect(await page.getByRole("button", { name: "Add domain" }).count()).toBe(0);
+
       // Deleting a brand asks first: cancel keeps it, confirm deletes it.
       await page.getByRole("link", { name: "Organizations & brands" }).click();
       await page.getByRole("button", { name: "Delete brand Owen Outlet" }).click();

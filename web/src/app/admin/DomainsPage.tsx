@@ -2,13 +2,13 @@ import type { FormEvent } from "react";
 import { api } from "../../shared/api";
 import type { AddDomainReply, DomainsReply, UpdateDomainReply } from "../../shared/api-types";
 import { date, formValues, useAction, useApi } from "./hooks";
-import { Failure, Field, Message } from "./ui";
+import { ConfirmAction, Failure, Field, Message } from "./ui";
 
 type Domain = DomainsReply["domains"][number];
 
 /** Custom domains of the session's brand: add, DNS records to create, verify, make primary, remove. */
 export function DomainsPage() {
-  const { data, error, reload } = useApi<DomainsReply>("/api/admin/domains");
+  const { data, error, errorCode, reload } = useApi<DomainsReply>("/api/admin/domains");
   const action = useAction();
   function add(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -33,7 +33,14 @@ export function DomainsPage() {
     <>
       <h1>Domains</h1>
       <p className="muted">Serve this brand's checkout on its own host name.</p>
-      <Failure error={error} />
+      {errorCode === "HOSTING_NOT_CONFIGURED" ? (
+        <p className="notice" data-testid="hosting-not-configured">
+          Custom domains are not available yet: the operator of this service has to connect it to a hosting platform first. Operators find the
+          steps in the operator guide, <code>docs/domains.md</code> ("Hosting platform calls").
+        </p>
+      ) : (
+        <Failure error={error} />
+      )}
       <Message message={action.message} />
       {data?.domains.length === 0 && <p>No custom domains yet.</p>}
       {data?.domains.map((d) => (
@@ -52,10 +59,11 @@ export function DomainsPage() {
           <p className="actions">
             {!d.verified && <button type="button" disabled={action.busy} onClick={() => verify(d)} aria-label={`Verify ${d.domain}`}>Verify</button>}
             <button type="button" className="secondary" disabled={action.busy} onClick={() => primary(d)}>{d.primary ? "Unset primary" : "Make primary"}</button>
-            <button type="button" className="secondary" disabled={action.busy} onClick={() => remove(d)} aria-label={`Remove ${d.domain}`}>Remove</button>
+            <ConfirmAction label="Remove" ariaLabel={`Remove ${d.domain}`} question={`Remove ${d.domain}? Checkouts on it stop being served.`} confirm="Confirm remove" busy={action.busy} onConfirm={() => remove(d)} />
           </p>
         </section>
       ))}
+      {errorCode !== "HOSTING_NOT_CONFIGURED" && (
       <form className="card stack" onSubmit={add} style={{ maxWidth: "32rem" }}>
         <h2>Add a domain</h2>
         <Field id="domain" label="Host name" required placeholder="pay.example.com" />
@@ -65,6 +73,7 @@ export function DomainsPage() {
         </div>
         <button type="submit" disabled={action.busy}>Add domain</button>
       </form>
+      )}
     </>
   );
 }

@@ -22,13 +22,13 @@ export function MarketingPage() {
           <button key={id} type="button" className={id === source ? "" : "secondary"} aria-pressed={id === source} onClick={() => setSource(id)}>{text}</button>
         ))}
       </div>
-      <Lists key={source} source={source} />
+      <Lists key={source} source={source} name={SOURCES.find(([id]) => id === source)![1]} />
     </>
   );
 }
 
-function Lists({ source }: { source: string }) {
-  const { data, error, reload } = useApi<ListsReply>(`/api/admin/${source}/lists`);
+function Lists({ source, name }: { source: string; name: string }) {
+  const { data, error, errorCode, reload } = useApi<ListsReply>(`/api/admin/${source}/lists`);
   const action = useAction();
   function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -43,7 +43,13 @@ function Lists({ source }: { source: string }) {
   }
   return (
     <>
-      <Failure error={error} />
+      {errorCode === "INTEGRATION_NOT_CONFIGURED" ? (
+        <p className="notice" data-testid="integration-not-configured">
+          {name} is not connected for this brand yet: store its API key under <a href="/admin/settings">Provider settings</a>, then come back here to name its lists.
+        </p>
+      ) : (
+        <Failure error={error} />
+      )}
       <Message message={action.message} />
       {data && data.lists.length === 0 && <p>The integration has no lists.</p>}
       {data && data.lists.length > 0 && (

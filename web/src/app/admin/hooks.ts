@@ -1,22 +1,23 @@
 import { useCallback, useEffect, useState } from "react";
-import { api, messageOf } from "../../shared/api";
+import { api, ApiError, messageOf } from "../../shared/api";
 
-/** GET `path` when it changes; `reload` fetches again (after a change). */
-export function useApi<T>(path: string | null): { data: T | null; error: string | null; reload: () => void } {
+/** GET `path` when it changes; `reload` fetches again (after a change). `errorCode`: the API's `code` of a refusal. */
+export function useApi<T>(path: string | null): { data: T | null; error: string | null; errorCode: string | null; reload: () => void } {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [errorCode, setErrorCode] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
   useEffect(() => {
     if (!path) return;
     let live = true;
     api<T>(path)
-      .then((d) => live && (setData(d), setError(null)))
-      .catch((e) => live && setError(messageOf(e)));
+      .then((d) => live && (setData(d), setError(null), setErrorCode(null)))
+      .catch((e) => live && (setError(messageOf(e)), setErrorCode(e instanceof ApiError ? (e.code ?? null) : null)));
     return () => {
       live = false;
     };
   }, [path, tick]);
-  return { data, error, reload: useCallback(() => setTick((t) => t + 1), []) };
+  return { data, error, errorCode, reload: useCallback(() => setTick((t) => t + 1), []) };
 }
 
 /** Runs a change; returns its message for a role=status line, or the API's error. */
