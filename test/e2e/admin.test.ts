@@ -169,6 +169,23 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       await page.getByRole("button", { name: "Confirm delete" }).click();
       await page.getByText("Deleted Owen Outlet.").waitFor();
       await page.getByLabel("Brand", { exact: true }).locator("option", { hasText: "Owen Outlet" }).waitFor({ state: "detached" });
+
+      // On a phone the menu folds behind a Menu button: the page starts near the top, not below the menu.
+      await page.setViewportSize({ width: 390, height: 844 });
+      const menu = page.getByRole("button", { name: "Menu" });
+      await menu.waitFor();
+      expect(await menu.getAttribute("aria-expanded")).toBe("false");
+      expect(await page.getByRole("link", { name: "Orders" }).isVisible()).toBe(false);
+      const navHeight = Number(await page.evaluate("document.querySelector('nav').getBoundingClientRect().height"));
+      expect(navHeight).toBeLessThan(120);
+      await menu.click();
+      expect(await menu.getAttribute("aria-expanded")).toBe("true");
+      await page.getByRole("link", { name: "Orders" }).click();
+      await page.getByRole("heading", { name: "Orders", level: 1 }).waitFor();
+      expect(await menu.getAttribute("aria-expanded")).toBe("false");
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "admin-phone");
+      await page.setViewportSize({ width: 1280, height: 800 });
     } finally {
       await page.close();
     }

@@ -47,6 +47,7 @@ interface PageProps {
 export function AdminApp({ path }: { path: string }) {
   const [auth, setAuth] = useState<AuthState | null>(null);
   const [version, setVersion] = useState(0);
+  const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => {
     api<AuthState>("/api/admin/auth")
       .then(setAuth)
@@ -66,6 +67,7 @@ export function AdminApp({ path }: { path: string }) {
   };
   const go = (event: MouseEvent<HTMLAnchorElement>, to: string) => {
     event.preventDefault();
+    setMenuOpen(false);
     navigate(to);
   };
   // A switch remounts the page (its data belongs to the old scope); a refetch of the menu alone does not.
@@ -76,19 +78,28 @@ export function AdminApp({ path }: { path: string }) {
   return (
     <div className="admin">
       <nav aria-label="Administration">
-        <p><strong>{auth.session.name}</strong><br /><span>{auth.session.email}</span></p>
-        <label htmlFor="org-switch">Organization</label>
-        <select id="org-switch" value={auth.session.organizationId ?? ""} onChange={(e) => switchTo("org", e.target.value)}>
-          {auth.organizations.map((o) => <option key={o.id} value={o.id}>{o.name}</option>)}
-        </select>
-        <label htmlFor="brand-switch">Brand</label>
-        <select id="brand-switch" value={auth.session.brandId ?? ""} onChange={(e) => switchTo("brand", e.target.value)}>
-          {auth.brands.map((b) => <option key={b.id} value={b.id}>{b.name}</option>)}
-        </select>
-        {ROUTES.map(({ path: to, title }) => (
-          <a key={to} href={to} aria-current={page === to ? "page" : undefined} onClick={(e) => go(e, to)}>{title}</a>
-        ))}
-        <p><button type="button" className="secondary" onClick={logout}>Log out</button></p>
+        <div className="menu-bar">
+          <strong>{route?.title ?? "Administration"}</strong>
+          {/* Phones only (CSS): the menu is taller than the screen, so it folds behind this button. */}
+          <button type="button" className="secondary menu-toggle" aria-expanded={menuOpen} aria-controls="admin-menu" onClick={() => setMenuOpen((open) => !open)}>
+            Menu
+          </button>
+        </div>
+        <div id="admin-menu" className="admin-menu" data-open={menuOpen}>
+          <p><strong>{auth.session.name}</strong><br /><span>{auth.session.email}</span></p>
+          <label htmlFor="org-switch">Organization</label>
+          <select id="org-switch" value={auth.session.organizationId ?? ""} onChange={(e) => switchTo("org", e.target.value)}>
+            {auth.organizations.map((o) => <option key={o.id} value={o.id}>{o.name}</option>)}
+          </select>
+          <label htmlFor="brand-switch">Brand</label>
+          <select id="brand-switch" value={auth.session.brandId ?? ""} onChange={(e) => switchTo("brand", e.target.value)}>
+            {auth.brands.map((b) => <option key={b.id} value={b.id}>{b.name}</option>)}
+          </select>
+          {ROUTES.map(({ path: to, title }) => (
+            <a key={to} href={to} aria-current={page === to ? "page" : undefined} onClick={(e) => go(e, to)}>{title}</a>
+          ))}
+          <p><button type="button" className="secondary" onClick={logout}>Log out</button></p>
+        </div>
       </nav>
       <main className="content" key={key}>
         {route ? route.render({ auth, refresh: () => setVersion((v) => v + 1) }) : <h1>Page not found</h1>}
