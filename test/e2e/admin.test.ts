@@ -117,6 +117,16 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       await page.getByTestId("stat-orders").filter({ hasText: /^1$/ }).waitFor();
       expect(await page.getByTestId("stat-revenue").textContent()).toBe("$120.00");
       expect(await page.getByTestId("revenue-chart").getAttribute("aria-label")).toMatch(/^Revenue per day: \d{4}-\d{2}-\d{2}: \$120\.00$/);
+      // Axes with round values, the period's first, middle and last day; a tooltip on the day's bar.
+      expect(await page.getByTestId("chart-y-axis").locator("span").allTextContents()).toEqual(["$200.00", "$100.00", "$0.00"]);
+      const days = await page.getByTestId("chart-x-axis").locator("span").allTextContents();
+      expect(days).toHaveLength(3);
+      expect(days.every((d) => /^\d{4}-\d{2}-\d{2}$/.test(d))).toBe(true);
+      const bar = page.locator("[data-testid=revenue-chart] > div[data-tip$=': $120.00']");
+      await bar.hover();
+      expect(await page.evaluate(`getComputedStyle(document.querySelector("[data-testid=revenue-chart] > div[data-tip$=': $120.00']"), "::after").content`)).toMatch(/^"\d{4}-\d{2}-\d{2}: \$120\.00"$/);
+      await page.getByText("Figures per day").click();
+      await page.getByRole("cell", { name: "$120.00" }).waitFor();
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, "admin");
 

@@ -9,6 +9,12 @@ function daysFrom(from: number, days: number): string[] {
   return Array.from({ length: days }, (_, i) => new Date(from + i * 86_400_000).toISOString().slice(0, 10));
 }
 
+/** The smallest 1, 2 or 5 × 10^k at or above `value`: the chart's top, so axis labels are round. */
+function niceTop(value: number): number {
+  const power = 10 ** Math.floor(Math.log10(Math.max(1, value)));
+  return [1, 2, 5, 10].map((m) => m * power).find((top) => top >= value)!;
+}
+
 /** Sales figures from GET /api/admin/dashboard; commission and audit counts from their APIs. */
 export function DashboardPage() {
   const [days, setDays] = useState(30);
@@ -22,7 +28,7 @@ export function DashboardPage() {
   // The chart shows the currency with the most orders; others are in the table below it.
   const main = sales.data?.totals[0];
   const series = sales.data && main ? daysFrom(sales.data.from, days).map((date) => ({ date, value: sales.data!.daily.find((d) => d.date === date && d.currency === main.currency)?.revenueCents ?? 0 })) : [];
-  const max = Math.max(1, ...series.map((s) => s.value));
+  const max = niceTop(Math.max(1, ...series.map((s) => s.value)));
   const described = series.filter((s) => s.value > 0).map((s) => `${s.date}: ${formatMoney(s.value, main!.currency)}`).join(", ");
 
   return (
@@ -62,9 +68,33 @@ export function DashboardPage() {
         <h2>Revenue per day{main ? ` (${main.currency})` : ""}</h2>
         {sales.data && !main && <p>No orders in this period.</p>}
         {main && (
-          <div className="bars" role="img" aria-label={described ? `Revenue per day: ${described}` : "No revenue in this period"} data-testid="revenue-chart">
-            {series.map((s) => <div key={s.date} title={`${s.date}: ${formatMoney(s.value, main.currency)}`} style={{ height: `${(s.value / max) * 100}%` }} />)}
-          </div>
+          <>
+            <div className="chart">
+              <div className="y-axis" aria-hidden="true" data-testid="chart-y-axis">
+                <span>{formatMoney(max, main.currency)}</span>
+                <span>{formatMoney(max / 2, main.currency)}</span>
+                <span>{formatMoney(0, main.currency)}</span>
+              </div>
+              <div className="bars" role="img" aria-label={described ? `Revenue per day: ${described}` : "No revenue in this period"} data-testid="revenue-chart">
+                {/* The tooltip is CSS (hover), from data-tip: no script, and the figures are also in the table below. */}
+                {series.map((s) => <div key={s.date} data-tip={`${s.date}: ${formatMoney(s.value, main.currency)}`} style={{ height: `${(s.value / max) * 100}%` }} />)}
+              </div>
+              <div className="x-axis" aria-hidden="true" data-testid="chart-x-axis">
+                <span>{series[0]?.date}</span>
+                <span>{series[Math.floor(series.length / 2)]?.date}</span>
+                <span>{series.at(-1)?.date}</span>
+              </div>
+            </div>
+            <details>
+              <summary>Figures per day</summary>
+              <table>
+                <thead><tr><th>Day</th><th>Revenue</th></tr></thead>
+                <tbody>
+                  {series.filter((s) => s.value > 0).map((s) => <tr key={s.date}><td>{s.date}</td><td>{formatMoney(s.value, main.currency)}</td></tr>)}
+                </tbody>
+              </table>
+            </details>
+          </>
         )}
       </section>
       <section className="card">
