@@ -88,7 +88,7 @@ export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: Init
   // Completed between our read and this write (a concurrent complete).
   if (!saved) throw checkoutCompleted();
 
-  const response: InitializeResponse = { success: true, provider: input.provider, providerOrderId: outcome.providerOrderId };
+  const response: InitializeResponse = { success: true, provider: input.provider, providerOrderId: outcome.providerOrderId, demo: outcome.demo };
   if (input.provider === "intent_gateway" && outcome.clientSecret) response.clientSecret = outcome.clientSecret;
   if (input.provider === "hosted_store" && outcome.checkoutUrl) response.checkoutUrl = outcome.checkoutUrl;
   return response;
@@ -100,11 +100,11 @@ async function initializeAtProvider(
   brandId: string,
   demoOnly: boolean,
   input: InitializeInput,
-): Promise<InitializeOutcome> {
+): Promise<InitializeOutcome & { demo: boolean }> {
   const { adapter, call } = await ctx.providers.payment(provider, brandId);
   if (demoOnly && !adapter.demo) throw providerNotAllowed();
   try {
-    return await adapter.initialize(input, { ...call, log: ctx.log });
+    return { ...(await adapter.initialize(input, { ...call, log: ctx.log })), demo: adapter.demo };
   } catch (error) {
     if (error instanceof ProviderError) {
       ctx.log.warn({ provider, retryable: error.retryable, err: error.message }, "provider initialize failed");

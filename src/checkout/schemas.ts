@@ -142,6 +142,8 @@ export const InitializeResponse = Type.Object({
   providerOrderId: Type.String(),
   clientSecret: Type.Optional(Type.String()),
   checkoutUrl: Type.Optional(Type.String()),
+  // Not in SPEC (docs/checkout.md): the provider runs in demo mode (test cards, no money), as the provider endpoints say.
+  demo: Type.Optional(Type.Boolean()),
 });
 export type InitializeResponse = Static<typeof InitializeResponse>;
 

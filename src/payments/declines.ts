@@ -24,7 +24,8 @@ export async function assertUnderDeclineLimit(ctx: Ctx, orderId: string): Promis
 /** The limit check of assertUnderDeclineLimit, for counts a caller read along with its own row. */
 export function assertCountsUnderDeclineLimit(ctx: Pick<Ctx, "config">, counts: DeclineCounts): void {
   if (counts.byOrder >= ctx.config.declineLimit || counts.byAddress >= ctx.config.declineLimit) {
-    throw new AppError("TOO_MANY_DECLINES", "Too many declined payments, try again later");
+    // retryAfterSeconds (not in SPEC): the window's length, the longest a buyer waits; the checkout page says it.
+    throw new AppError("TOO_MANY_DECLINES", "Too many declined payments, try again later", undefined, { retryAfterSeconds: ctx.config.declineWindowSeconds });
   }
 }
 

@@ -58,7 +58,7 @@ export const PROVIDER_MANIFEST = {
     endpoints: ["process-payment"],
     requiredSettings: CRM_SETTINGS,
     webhookScheme: "standard-webhooks",
-    cardForm: false,
+    cardForm: true,
   },
   hosted_store: {
     folder: "hosted-store",

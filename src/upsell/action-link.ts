@@ -7,6 +7,7 @@ import { declineOffer } from "./decline-offer.js";
 import type { ActionParams } from "./schemas.js";
 import { currentOfferOf, statusOf } from "./session.js";
 import { findSession, type UpsellSessionRow } from "./store.js";
+import { escapeHtml } from "../lib/html.js";
 
 /** CONTRACT §28: the only two `/success?error=` codes. */
 const SESSION_NOT_FOUND = "/success?error=session_not_found";
@@ -71,7 +72,6 @@ export async function followActionLink({ ctx, input }: { ctx: Ctx; input: Action
   return { location: nextLocation(after ?? session) };
 }
 
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function formatPrice(cents: number, currency: string): string {
   try {

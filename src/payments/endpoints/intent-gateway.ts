@@ -37,7 +37,10 @@ export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Pro
 function confirmReply(intent: PaymentIntentView): ConfirmIntentReply {
   if (intent.status === "failed") throw paymentFailed(intent.declineReason ?? "card_declined");
   if (intent.status === "requires_payment_method" || !intent.paymentMethodId) throw validationError("Invalid request: cardNumber is required", "cardNumber");
-  return { success: true, status: intent.status, paymentIntentId: intent.paymentIntentId, orderId: intent.orderId, paymentMethodId: intent.paymentMethodId };
+  const reply: ConfirmIntentReply = { success: true, status: intent.status, paymentIntentId: intent.paymentIntentId, orderId: intent.orderId, paymentMethodId: intent.paymentMethodId };
+  // 3-D Secure: the page sends the buyer to the bank's page (docs/providers.md "3-D Secure").
+  if (intent.status === "requires_action" && intent.nextActionUrl) reply.nextAction = { type: "redirect_to_url", url: intent.nextActionUrl };
+  return reply;
 }
 
 /**
@@ -60,7 +63,7 @@ export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): P
       provider: PROVIDER,
       orderId: existing.orderId,
       card,
-      charge: (tx) => within(tx).confirmIntent({ paymentIntentId: body.paymentIntentId, card }, call),
+      charge: (tx) => within(tx).confirmIntent({ paymentIntentId: body.paymentIntentId, card, returnUrl: body.returnUrl }, call),
       declineOf: declineOfIntent,
     });
     result.charged = intent.status === "succeeded";

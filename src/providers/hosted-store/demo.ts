@@ -36,5 +36,10 @@ export function createDemoHostedStore(ledger: DemoLedger) {
     },
 
     confirmOrder: ({ storeOrderId, orderId }, call) => gateway.confirmOrder(call, storeOrderId, orderId),
+
+    async findDraft(storeOrderId, call) {
+      const row = await ledger.find(PROVIDER, storeOrderId, ["provider_order"]);
+      return row && row.orderId ? { storeOrderId: row.id, orderId: row.orderId, amountCents: row.amountCents ?? 0, currency: row.currency ?? "USD", status: row.status } : null;
+    },
   } satisfies HostedStoreAdapter;
 }

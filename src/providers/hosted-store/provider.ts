@@ -19,4 +19,15 @@ export interface HostedStoreAdapter extends PaymentProvider {
   /** The customer paid on the hosted page: the draft becomes a paid order with its transaction. */
   completeCheckout(input: { storeOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderCharge>;
   confirmOrder(input: { storeOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderConfirmation>;
+  /** Demo only: the draft the demo store's checkout page shows (null when unknown). */
+  findDraft?(storeOrderId: string, call: ProviderCall): Promise<DemoDraft | null>;
+}
+
+export interface DemoDraft {
+  storeOrderId: string;
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  /** `pending` until paid. */
+  status: string;
 }

@@ -5,6 +5,7 @@ import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
 import { PROVIDER } from "./provider.js";
 import { completeHostedCheckout, confirmStoreOrder, createHostedCheckout } from "../../payments/endpoints/hosted-store.js";
+import { registerHostedStoreDemoRoutes } from "./demo-checkout-routes.js";
 import { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "./schemas.js";
 
 export function registerHostedStoreRoutes(app: App, deps: Deps): void {
@@ -36,4 +37,6 @@ export function registerHostedStoreRoutes(app: App, deps: Deps): void {
     },
     async (request) => confirmStoreOrder(ctxOf(deps, request), request.body),
   );
+
+  registerHostedStoreDemoRoutes(app, deps);
 }

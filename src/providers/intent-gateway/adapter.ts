@@ -18,6 +18,8 @@ interface WireIntent {
   payment_method?: string | { id: string } | null;
   metadata?: Record<string, string>;
   last_payment_error?: { code?: string; decline_code?: string } | null;
+  /** 3-D Secure: the bank's page the buyer must visit, which returns to the confirmation's return_url. */
+  next_action?: { type?: string; redirect_to_url?: { url?: string; return_url?: string } } | null;
 }
 interface WireError {
   error?: { type?: string; code?: string; decline_code?: string; payment_intent?: WireIntent };
@@ -59,6 +61,7 @@ function viewOf(intent: WireIntent): PaymentIntentView {
     status,
     paymentMethodId: idOf(intent.payment_method),
     declineReason: status === "failed" ? (intent.last_payment_error?.decline_code ?? intent.last_payment_error?.code ?? "card_declined") : null,
+    nextActionUrl: status === "requires_action" && intent.next_action?.type === "redirect_to_url" ? (intent.next_action.redirect_to_url?.url ?? null) : null,
   };
 }
 

@@ -1,16 +1,32 @@
+import { safeEqual } from "../../lib/crypto.js";
 import { AppError } from "../../lib/errors.js";
 import { newId, randomToken } from "../../lib/ids.js";
 import { cardLast4, DEFAULT_TEST_CARD, testCardBehaviour } from "../demo/cards.js";
 import { chargeDemoSavedMethod, findDemoPayment, refundDemoPayment } from "../demo/charges.js";
 import type { DemoLedger, LedgerRecord } from "../demo/ledger.js";
 import type { CardInput, ProviderCall } from "../types.js";
-import { intentToken, PROVIDER, type CreateIntentInput, type IntentGatewayAdapter, type PaymentIntentStatus, type PaymentIntentView } from "./provider.js";
+import { intentToken, PROVIDER, type ChallengeOutcome, type CreateIntentInput, type IntentGatewayAdapter, type PaymentIntentStatus, type PaymentIntentView } from "./provider.js";
 
 /** Id prefixes: a stray id in a log says which provider and what it is. */
 export const PREFIX = { intent: "pi_demo", paymentMethod: "pm_demo", customer: "cus_demo" } as const;
 
+/** What the demo keeps on an intent (the ledger row's `data`). */
+type IntentData = {
+  clientSecret: string;
+  customerId: string;
+  paymentMethodId?: string;
+  reason?: string;
+  /** The open 3-D Secure challenge: its secret (in the page's URL) and where it returns to. */
+  challenge?: string;
+  challengeUrl?: string;
+  returnUrl?: string;
+};
+
+/** The demo bank's 3-D Secure page of an intent (src/providers/intent-gateway/challenge-routes.ts). */
+export const challengePath = (paymentIntentId: string, challenge: string) => `/demo/intent-gateway/3ds/${encodeURIComponent(paymentIntentId)}/${encodeURIComponent(challenge)}`;
+
 function viewOf(row: LedgerRecord): PaymentIntentView {
-  const data = row.data as { clientSecret: string; paymentMethodId?: string; reason?: string };
+  const data = row.data as IntentData;
   return {
     paymentIntentId: row.id,
     clientSecret: data.clientSecret,
@@ -20,11 +36,18 @@ function viewOf(row: LedgerRecord): PaymentIntentView {
     status: row.status as PaymentIntentStatus,
     paymentMethodId: data.paymentMethodId ?? null,
     declineReason: row.status === "failed" ? (data.reason ?? null) : null,
+    nextActionUrl: row.status === "requires_action" ? (data.challengeUrl ?? null) : null,
   };
 }
 
+/** The 3-D Secure card's intent: `requires_action`, with a challenge page that returns to `returnUrl` (the checkout page; "/" without one). */
+function challengeData(call: ProviderCall, paymentIntentId: string, returnUrl: string | undefined) {
+  const challenge = randomToken(18);
+  return { challenge, challengeUrl: `${call.publicBaseUrl}${challengePath(paymentIntentId, challenge)}`, returnUrl: returnUrl ?? "/" };
+}
+
 /** Runs a card against an intent following CONTRACT §25; the 3-D Secure card leaves it `requires_action`. */
-async function attachAndConfirm(ledger: DemoLedger, call: ProviderCall, intent: LedgerRecord, card: Pick<CardInput, "cardNumber">): Promise<LedgerRecord> {
+async function attachAndConfirm(ledger: DemoLedger, call: ProviderCall, intent: LedgerRecord, card: Pick<CardInput, "cardNumber">, returnUrl?: string): Promise<LedgerRecord> {
   const behaviour = testCardBehaviour(card.cardNumber);
   const paymentMethodId = newId(PREFIX.paymentMethod);
   const data = { ...intent.data, paymentMethodId };
@@ -33,7 +56,7 @@ async function attachAndConfirm(ledger: DemoLedger, call: ProviderCall, intent: 
     case "decline":
       return ledger.update(call.clock.now(), intent.id, { ...common, status: "failed", paymentMethodToken: null, data: { ...data, reason: behaviour.reason } });
     case "requires_action":
-      return ledger.update(call.clock.now(), intent.id, { ...common, status: "requires_action", data });
+      return ledger.update(call.clock.now(), intent.id, { ...common, status: "requires_action", data: { ...data, ...challengeData(call, intent.id, returnUrl) } });
     case "succeed": {
       const customerId = (intent.data as { customerId: string }).customerId;
       return ledger.update(call.clock.now(), intent.id, {
@@ -100,13 +123,42 @@ export function createDemoIntentGateway(ledger: DemoLedger) {
       return row ? viewOf(row) : null;
     },
 
-    async confirmIntent({ paymentIntentId, card }, call) {
+    async confirmIntent({ paymentIntentId, card, returnUrl }, call) {
       const intent = await ledger.find(PROVIDER, paymentIntentId, ["payment_intent"], true);
       if (!intent) throw new AppError("NOT_FOUND", "Payment intent not found", "paymentIntentId");
       // Never charge twice: only an intent still waiting for a payment method, or one given a new card, is attempted.
       if (intent.status === "succeeded" || (!card && intent.status !== "requires_payment_method")) return viewOf(intent);
       // SPEC's body has no card: the demo confirms as the gateway's default test card would (succeeds).
-      return viewOf(await attachAndConfirm(ledger, call, intent, card ?? { cardNumber: DEFAULT_TEST_CARD }));
+      return viewOf(await attachAndConfirm(ledger, call, intent, card ?? { cardNumber: DEFAULT_TEST_CARD }, returnUrl));
+    },
+
+    findChallenge: async ({ paymentIntentId, challenge }, call) => {
+      const row = await openChallenge(paymentIntentId, challenge, false);
+      return row ? { intent: viewOf(row), returnUrl: (row.data as IntentData).returnUrl ?? "/" } : null;
+    },
+
+    async answerChallenge({ paymentIntentId, challenge, outcome }, call) {
+      // Locked (the caller's transaction): two answers at once act once, the second finds it answered.
+      const row = await openChallenge(paymentIntentId, challenge, true);
+      if (!row) return null;
+      const data = row.data as IntentData;
+      const returnUrl = data.returnUrl ?? "/";
+      if (row.status !== "requires_action") return { intent: viewOf(row), returnUrl, changed: false };
+      const updated = await ledger.update(call.clock.now(), row.id, resultOfChallenge(data, outcome));
+      return { intent: viewOf(updated), returnUrl, changed: true };
     },
   } satisfies IntentGatewayAdapter;
+
+  /** The intent whose challenge this is (compared in constant time); null for a forged id or secret. */
+  async function openChallenge(paymentIntentId: string, challenge: string, lock: boolean): Promise<LedgerRecord | null> {
+    const row = await ledger.find(PROVIDER, paymentIntentId, ["payment_intent"], lock);
+    const expected = (row?.data as IntentData | undefined)?.challenge;
+    return row && expected && safeEqual(expected, challenge) ? row : null;
+  }
+}
+
+/** Approved: the payment succeeds with the card attached at confirm; failed: a decline `authentication_failed`. */
+function resultOfChallenge(data: IntentData, outcome: ChallengeOutcome) {
+  if (outcome === "fail") return { status: "failed", paymentMethodToken: null, data: { ...data, reason: "authentication_failed" } };
+  return { status: "succeeded", paymentMethodToken: intentToken(data.paymentMethodId ?? "", data.customerId), cardBehaviour: null, data };
 }

@@ -20,7 +20,12 @@ export interface PaymentIntentView {
   paymentMethodId: string | null;
   /** Why the last attempt failed, when status is `failed`. */
   declineReason: string | null;
+  /** With `requires_action`: where the buyer authenticates (3-D Secure), the gateway's `next_action.redirect_to_url`. */
+  nextActionUrl: string | null;
 }
+
+/** The buyer's answer on the demo bank's 3-D Secure page. */
+export type ChallengeOutcome = "approve" | "fail";
 
 export interface CreateIntentInput {
   orderId: string;
@@ -36,8 +41,18 @@ export interface CreateIntentInput {
 export interface IntentGatewayAdapter extends PaymentProvider {
   createIntent(input: CreateIntentInput, call: ProviderCall): Promise<PaymentIntentView>;
   retrieveIntent(paymentIntentId: string, call: ProviderCall): Promise<PaymentIntentView | null>;
-  /** With a card, attempts the payment (unless it already succeeded); without one, reads the status. */
-  confirmIntent(input: { paymentIntentId: string; card?: CardInput }, call: ProviderCall): Promise<PaymentIntentView>;
+  /**
+   * With a card, attempts the payment (unless it already succeeded); without one, reads the status.
+   * `returnUrl`: where the 3-D Secure step sends the buyer back to (the demo's challenge page).
+   */
+  confirmIntent(input: { paymentIntentId: string; card?: CardInput; returnUrl?: string }, call: ProviderCall): Promise<PaymentIntentView>;
+  /**
+   * Demo only: the buyer's answer on the demo bank's 3-D Secure page. Acts once, on an intent still
+   * `requires_action` whose challenge is `challenge`; null when there is no such challenge.
+   */
+  answerChallenge?(input: { paymentIntentId: string; challenge: string; outcome: ChallengeOutcome }, call: ProviderCall): Promise<{ intent: PaymentIntentView; returnUrl: string; changed: boolean } | null>;
+  /** Demo only: the open challenge's intent and return URL (null when unknown or not this challenge). */
+  findChallenge?(input: { paymentIntentId: string; challenge: string }, call: ProviderCall): Promise<{ intent: PaymentIntentView; returnUrl: string } | null>;
 }
 
 /** Payment method token: `<paymentMethodId>|<customerId>` (SPEC "Payment method token formats"). */

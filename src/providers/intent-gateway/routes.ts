@@ -5,6 +5,7 @@ import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "../route-options.js";
 import { PROVIDER } from "./provider.js";
 import { confirmPaymentIntent, createPaymentIntent } from "../../payments/endpoints/intent-gateway.js";
+import { registerIntentGatewayChallengeRoutes } from "./challenge-routes.js";
 import { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "./schemas.js";
 
 export function registerIntentGatewayRoutes(app: App, deps: Deps): void {
@@ -27,4 +28,6 @@ export function registerIntentGatewayRoutes(app: App, deps: Deps): void {
     },
     async (request) => confirmPaymentIntent(ctxOf(deps, request), request.body),
   );
+
+  registerIntentGatewayChallengeRoutes(app, deps);
 }

@@ -27,9 +27,14 @@ export const CreateIntentReply = Type.Object({
 });
 export type CreateIntentReply = Static<typeof CreateIntentReply>;
 
+/** A path of this service's checkout page (`/checkout/<token>`, query allowed): where 3-D Secure returns to. */
+export const CHECKOUT_RETURN_PATH = /^\/checkout\/[^\s\\?#/][^\s\\#]*$/;
+
 export const ConfirmIntentBody = Type.Object({
   paymentIntentId: Type.String({ minLength: 1, maxLength: 255 }),
   ...OptionalCardFields,
+  // Not in SPEC (docs/providers.md "3-D Secure"): the demo bank's 3-D Secure page returns there.
+  returnUrl: Type.Optional(Type.String({ maxLength: 4096, pattern: CHECKOUT_RETURN_PATH.source })),
 });
 export type ConfirmIntentBody = Static<typeof ConfirmIntentBody>;
 
@@ -40,5 +45,7 @@ export const ConfirmIntentReply = Type.Object({
   paymentIntentId: Type.String(),
   orderId: Type.String(),
   paymentMethodId: Type.String(),
+  // Not in SPEC (docs/providers.md "3-D Secure"): with `requires_action`, where the buyer authenticates.
+  nextAction: Type.Optional(Type.Object({ type: Type.Literal("redirect_to_url"), url: Type.String() })),
 });
 export type ConfirmIntentReply = Static<typeof ConfirmIntentReply>;

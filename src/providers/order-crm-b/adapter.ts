@@ -154,7 +154,7 @@ export function createOrderCrmB() {
       if ((existing?.totalResults ?? 0) > 0) throw conflict("Order already paid", "ALREADY_PAID");
       const amountCents = input.lineItems.reduce((sum, item) => sum + item.price * item.quantity, 0);
       const charged = await postForChargeWith(call, "/order/import/", {
-        campaignId: input.campaignId,
+        campaignId: input.campaignId ?? credentialOf(PROVIDER, call.credentials, "campaignId"),
         custom1: input.orderId,
         paySource: "CREDITCARD",
         cardNumber: card.cardNumber,

@@ -7,6 +7,9 @@ import { PROVIDER, type OrderCrmBAdapter } from "./provider.js";
 /** Ids: `crmb_ord_…` (CRM order = payment method token), `crmb_txn_…` (transaction). */
 export const PREFIX = { order: "crmb_ord", transaction: "crmb_txn" } as const;
 
+/** The campaign of a payment that names none (the hosted checkout page's), in demo mode. */
+export const DEMO_CAMPAIGN_ID = "demo";
+
 export function createDemoOrderCrmB(ledger: DemoLedger) {
   const gateway = createDemoOrderGateway(ledger, PROVIDER, PREFIX, "orderId");
   return {
@@ -23,7 +26,7 @@ export function createDemoOrderCrmB(ledger: DemoLedger) {
           orderId: input.orderId,
           amountCents,
           currency: input.currency,
-          data: { campaignId: input.campaignId, customer: input.customer, billingAddress: input.billingAddress, shippingAddress: input.shippingAddress ?? null, lineItems: input.lineItems },
+          data: { campaignId: input.campaignId ?? DEMO_CAMPAIGN_ID, customer: input.customer, billingAddress: input.billingAddress, shippingAddress: input.shippingAddress ?? null, lineItems: input.lineItems },
         }));
       return gateway.payOrder(call, order, card);
     },

@@ -6,7 +6,8 @@ export const PROVIDER = "order_crm_b";
 
 export interface CrmBPaymentInput {
   orderId: string;
-  campaignId: string;
+  /** Omitted: the brand's `campaignId` setting (demo: "demo"). */
+  campaignId?: string;
   customer: PartyInput & { email: string };
   billingAddress: AddressInput;
   shippingAddress?: AddressInput | null;

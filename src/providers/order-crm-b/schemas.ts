@@ -3,7 +3,9 @@ import { Address, CardFields, Currency, Customer, OrderId, ProductLineItems } fr
 
 export const CrmBPaymentBody = Type.Object({
   orderId: OrderId,
-  campaignId: Type.String({ minLength: 1, maxLength: 255 }),
+  // SPEC lists it as required; omitted, the brand's order_crm_b `campaignId` setting is used (demo: "demo"),
+  // so the hosted checkout page, which knows no campaign, can pay (docs/providers.md).
+  campaignId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   customer: Customer,
   billingAddress: Address,
   lineItems: ProductLineItems,

@@ -1,22 +1,19 @@
-import { useEffect, useRef, useState, type FormEvent } from "react";
-import { api, ApiError, messageOf } from "../shared/api";
+import { useEffect, useMemo, useRef, useState, type ChangeEvent, type FormEvent, type InputHTMLAttributes, type ReactNode } from "react";
+import { api, ApiError } from "../shared/api";
 import { decodeClaims, type CheckoutClaims } from "../shared/jwt";
-import { BrandBar, useBranding } from "../shared/branding";
+import { BrandBar, useBranding, type Branding } from "../shared/branding";
 import { safeNavigationTarget } from "../shared/navigation";
 import { formatMoney } from "../shared/money";
-import { CARD_PROVIDERS, completeCheckout, payWithCard, successLocation, type CardForm, type CustomerForm, type Initialized } from "./pay";
+import { brandOf, cardNumberProblem, cvcProblem, digitsOf, expiryProblem, formatExpiry, groupCardNumber } from "./card";
+import { countryList } from "./countries";
+import { explainPaymentError, waitText } from "./messages";
+import { OrderSummary } from "./OrderSummary";
+import { CARD_PROVIDERS, completeCheckout, intentOutcome, payWithCard, storeOutcome, successLocation, type CardForm, type CustomerForm, type Initialized } from "./pay";
 
 const DEFAULT_PROVIDER = "vault_gateway_b";
 
-/** Friendlier words for the decline reasons of docs/providers.md; the API's own message follows. */
-const REASONS: Record<string, string> = {
-  card_declined: "Your card was declined.",
-  insufficient_funds: "Your card has insufficient funds.",
-  authentication_required: "Your bank requires authentication for this payment.",
-  requires_action: "Your bank requires authentication for this payment.",
-};
-
-type InitState = { kind: "loading" } | { kind: "ready"; init: Initialized } | { kind: "failed"; error: ApiError | Error };
+type InitState = { kind: "loading" } | { kind: "ready"; init: Initialized } | { kind: "failed"; error: unknown };
+type FieldName = keyof CustomerForm | keyof CardForm;
 
 function Problem({ title, text }: { title: string; text: string }) {
   return (
@@ -38,11 +35,117 @@ export function CheckoutPage({ path }: { path: string }) {
   return <Checkout token={token} claims={claims} />;
 }
 
-function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) {
-  const provider = claims.provider ?? DEFAULT_PROVIDER;
-  const [state, setState] = useState<InitState>({ kind: "loading" });
-  const branding = useBranding();
-  const [form, setForm] = useState<CustomerForm>(() => ({
+// What the page keeps while the buyer is on the bank's or the store's page (docs/web.md).
+const formKey = (orderId: string) => `checkout-form:${orderId}`;
+const storeKey = (orderId: string) => `checkout-store:${orderId}`;
+function readStored<T>(key: string): T | null {
+  try {
+    const raw = sessionStorage.getItem(key);
+    return raw ? (JSON.parse(raw) as T) : null;
+  } catch {
+    return null;
+  }
+}
+const store = (key: string, value: unknown) => {
+  try {
+    sessionStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // Private mode without storage: the form is pre-filled from the token again.
+  }
+};
+const forget = (orderId: string) => {
+  try {
+    sessionStorage.removeItem(formKey(orderId));
+    sessionStorage.removeItem(storeKey(orderId));
+  } catch {
+    // nothing kept
+  }
+};
+
+/** Back from the bank's 3-D Secure page (`payment_intent`) or the store's checkout (`storeOrderId`, or remembered for the real store). */
+function returnOf(provider: string, orderId: string): { kind: "3ds" | "store"; id: string } | null {
+  const query = new URLSearchParams(location.search);
+  const intent = query.get("payment_intent");
+  if (provider === "intent_gateway" && intent) return { kind: "3ds", id: intent };
+  if (provider !== "hosted_store") return null;
+  const fromStore = query.get("storeOrderId");
+  if (fromStore) return { kind: "store", id: fromStore };
+  // The real store does not send the buyer back with its id: the one they left for, unless it was the demo store (which always does).
+  const remembered = readStored<{ storeOrderId: string; demo: boolean }>(storeKey(orderId));
+  return remembered && !remembered.demo ? { kind: "store", id: remembered.storeOrderId } : null;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const REQUIRED: Partial<Record<keyof CustomerForm, string>> = {
+  firstName: "Enter your first name.",
+  lastName: "Enter your last name.",
+  line1: "Enter your street address.",
+  city: "Enter your town or city.",
+  state: "Enter your state or region.",
+  postalCode: "Enter your postal code.",
+  country: "Choose your country.",
+};
+/** The order the fields appear in: the first one with a problem gets the focus. */
+const FIELD_ORDER: FieldName[] = ["email", "firstName", "lastName", "phone", "line1", "line2", "city", "state", "postalCode", "country", "cardName", "cardNumber", "cardExp", "cardCvv"];
+
+function problemsOf(form: CustomerForm, card: CardForm, withCard: boolean): Partial<Record<FieldName, string>> {
+  const problems: Partial<Record<FieldName, string>> = {};
+  if (!form.email.trim()) problems.email = "Enter your email address.";
+  else if (!EMAIL.test(form.email.trim())) problems.email = "Enter an email address like name@example.com.";
+  for (const [name, text] of Object.entries(REQUIRED) as [keyof CustomerForm, string][]) if (!form[name].trim()) problems[name] = text;
+  if (withCard) {
+    if (!card.cardName.trim()) problems.cardName = "Enter the name on the card.";
+    problems.cardNumber = cardNumberProblem(card.cardNumber);
+    problems.cardExp = expiryProblem(card.cardExp);
+    problems.cardCvv = cvcProblem(card.cardCvv, card.cardNumber);
+  }
+  return problems;
+}
+
+/** "Back to shop.example" (the cancel URL's host; the brand's name for a path of ours). */
+function BackLink({ cancelUrl, branding }: { cancelUrl?: string; branding: Branding | null }) {
+  const target = safeNavigationTarget(cancelUrl, "");
+  if (!target) return null;
+  const host = /^https?:/i.test(target) ? new URL(target).hostname : "";
+  return (
+    <p className="back-link">
+      <a href={target} data-testid="cancel-link">
+        ← Back to {host || branding?.companyName || "the shop"}
+      </a>
+    </p>
+  );
+}
+
+interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, "name"> {
+  name: FieldName;
+  label: string;
+  error?: string;
+  aside?: ReactNode;
+}
+
+/** A labelled input with its problem below it (aria-invalid, aria-describedby). */
+function Field({ name, label, error, aside, ...input }: FieldProps) {
+  return (
+    <div className="field">
+      <div className="label-row">
+        <label htmlFor={name}>{label}</label>
+        {aside}
+      </div>
+      <input id={name} name={name} aria-invalid={error ? true : undefined} aria-describedby={error ? `${name}-error` : undefined} {...input} />
+      {error && (
+        <p id={`${name}-error`} className="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function initialForm(claims: CheckoutClaims): CustomerForm {
+  const kept = readStored<CustomerForm>(formKey(claims.orderId));
+  if (kept) return kept;
+  const country = (claims.shippingAddress?.country ?? "").toUpperCase();
+  return {
     email: claims.customer?.email ?? "",
     firstName: claims.customer?.firstName ?? "",
     lastName: claims.customer?.lastName ?? "",
@@ -52,32 +155,77 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
     city: claims.shippingAddress?.city ?? "",
     state: claims.shippingAddress?.state ?? "",
     postalCode: claims.shippingAddress?.postalCode ?? "",
-    country: claims.shippingAddress?.country ?? "",
-  }));
-  const [card, setCard] = useState<CardForm>({ cardNumber: "", cardExpMonth: "", cardExpYear: "", cardCvv: "" });
+    // Only an ISO code preselects; anything else leaves the choice to the buyer.
+    country: /^[A-Z]{2}$/.test(country) ? country : "",
+  };
+}
+
+function initProblem(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.status === 429) return `Too many requests right now. Please try again ${error.retryAfter !== undefined ? waitText(error.retryAfter) : "in a minute"}.`;
+    if (error.status === 0) return error.message;
+    if (error.status >= 500) return "The payment service is not answering right now. Nothing was charged. Please try again.";
+    return `The checkout could not be prepared: ${error.message}`;
+  }
+  return "The checkout could not be prepared. Please try again.";
+}
+
+function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) {
+  const provider = claims.provider ?? DEFAULT_PROVIDER;
+  const cardProvider = CARD_PROVIDERS.includes(provider);
+  const [returned] = useState(() => returnOf(provider, claims.orderId));
+  const [state, setState] = useState<InitState>({ kind: "loading" });
+  const [attempt, setAttempt] = useState(0);
+  const branding = useBranding();
+  const [form, setForm] = useState<CustomerForm>(() => initialForm(claims));
+  const [card, setCard] = useState<CardForm>({ cardNumber: "", cardExp: "", cardCvv: "", cardName: "" });
+  /** The name on the card follows the buyer's name until they change it. */
+  const [cardNameEdited, setCardNameEdited] = useState(false);
+  const shownCard = cardNameEdited ? card : { ...card, cardName: `${form.firstName} ${form.lastName}`.trim() };
+  const [touched, setTouched] = useState<Partial<Record<FieldName, boolean>>>({});
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<{ text: string; field?: string } | null>(null);
+  /** Reading the outcome after the bank's or the store's page. */
+  const [resuming, setResuming] = useState(returned !== null);
+  const [payError, setPayError] = useState<{ text: string; field?: string } | null>(null);
   const errorRef = useRef<HTMLDivElement>(null);
+  const countries = useMemo(() => countryList(), []);
 
   useEffect(() => {
     let live = true;
-    api<Initialized>("/api/checkout/initialize", { body: { token, provider } })
-      .then((init) => {
+    const initialize = () =>
+      api<Initialized>("/api/checkout/initialize", { body: { token, provider } })
+        .then((init) => live && setState({ kind: "ready", init }))
+        .catch((e: unknown) => live && setState({ kind: "failed", error: e }));
+    if (returned && attempt === 0) {
+      // Back from the bank or the store: read the payment's outcome, then complete.
+      history.replaceState(null, "", location.pathname);
+      (async () => {
+        const transactionId = returned.kind === "3ds" ? await intentOutcome(returned.id) : await storeOutcome(claims, returned.id);
+        const done = await completeCheckout(provider, claims, returned.id, form, transactionId);
+        forget(claims.orderId);
+        location.assign(successLocation(claims, done));
+      })().catch((e: unknown) => {
         if (!live) return;
-        // hosted_store takes the card on its own page.
-        const hosted = safeNavigationTarget(init.checkoutUrl, "");
-        if (hosted) location.assign(hosted);
-        setState({ kind: "ready", init });
-      })
-      .catch((e: Error) => live && setState({ kind: "failed", error: e }));
+        try {
+          sessionStorage.removeItem(storeKey(claims.orderId));
+        } catch {
+          // nothing kept
+        }
+        const conflict = e instanceof ApiError && e.status === 409 && returned.kind === "store";
+        setPayError(conflict ? { text: "The store has not confirmed your payment. Nothing was charged. Continue to pay when you are ready." } : explainPaymentError(e));
+        setResuming(false);
+        void initialize();
+      });
+    } else void initialize();
     return () => {
       live = false;
     };
-  }, [token, provider]);
+    // `form` is read once, at the return: typing does not restart this.
+  }, [token, provider, attempt]);
 
   useEffect(() => {
-    if (error) errorRef.current?.focus();
-  }, [error]);
+    if (payError) errorRef.current?.focus();
+  }, [payError]);
 
   if (state.kind === "failed") {
     const e = state.error;
@@ -88,107 +236,218 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
 
   const price = formatMoney(claims.amount, claims.currency);
   const ready = state.kind === "ready";
-  const cardProvider = (CARD_PROVIDERS as readonly string[]).includes(provider);
+  const problems = problemsOf(form, shownCard, cardProvider);
+  const shown = (name: FieldName) => (touched[name] ? problems[name] : undefined) ?? (payError?.field === name ? payError.text : undefined);
+
+  function retry() {
+    setState({ kind: "loading" });
+    setAttempt((n) => n + 1);
+  }
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    if (state.kind !== "ready" || busy) return;
+    if (state.kind !== "ready" || busy || resuming) return;
+    const invalid = FIELD_ORDER.filter((name) => problems[name]);
+    if (invalid.length > 0) {
+      setTouched(Object.fromEntries(FIELD_ORDER.map((name) => [name, true])));
+      setPayError(null);
+      document.getElementById(invalid[0]!)?.focus();
+      return;
+    }
+    const init = state.init;
     setBusy(true);
-    setError(null);
+    setPayError(null);
+    if (provider === "hosted_store") {
+      // The store takes the card on its own page; the form and the draft are kept for the way back.
+      const target = safeNavigationTarget(init.checkoutUrl, "");
+      if (target) {
+        store(formKey(claims.orderId), form);
+        store(storeKey(claims.orderId), { storeOrderId: init.providerOrderId, demo: init.demo === true });
+        const url = new URL(target, location.origin);
+        // Our own (demo) store page returns to this page; the real store's page is left as it is.
+        if (url.origin === location.origin) url.searchParams.set("return_url", location.pathname);
+        location.assign(url.toString());
+        return;
+      }
+      setPayError({ text: "The store's payment page is not available. Please try again later." });
+      setBusy(false);
+      return;
+    }
     try {
-      const transactionId = await payWithCard(provider, claims, state.init, form, card);
-      const done = await completeCheckout(provider, claims, state.init, form, transactionId);
+      const paid = await payWithCard(provider, claims, init, form, shownCard);
+      if ("redirect" in paid) {
+        // 3-D Secure: the bank's page returns here with the intent (docs/web.md).
+        store(formKey(claims.orderId), form);
+        location.assign(paid.redirect);
+        return;
+      }
+      const done = await completeCheckout(provider, claims, init.providerOrderId, form, paid.transactionId);
       location.assign(successLocation(claims, done));
     } catch (e) {
-      const reason = e instanceof ApiError && e.code === "PAYMENT_FAILED" ? REASONS[e.details ?? ""] : undefined;
-      setError({ text: reason ? `${reason} (${messageOf(e)})` : messageOf(e), field: e instanceof ApiError && e.code === "VALIDATION_ERROR" ? e.details : undefined });
+      setPayError(explainPaymentError(e));
       setBusy(false);
     }
   }
 
-  const field = (name: keyof CustomerForm, label: string, props: Record<string, unknown> = {}) => (
-    <div>
-      <label htmlFor={name}>{label}</label>
-      <input
-        id={name}
-        name={name}
-        value={form[name]}
-        aria-invalid={error?.field?.endsWith(name) || undefined}
-        onChange={(e) => setForm({ ...form, [name]: e.target.value })}
-        {...props}
-      />
-    </div>
+  const blur = (name: FieldName) => () => setTouched((t) => (t[name] ? t : { ...t, [name]: true }));
+  const customerField = (name: keyof CustomerForm, label: string, props: Omit<FieldProps, "name" | "label"> = {}) => (
+    <Field name={name} label={label} value={form[name]} error={shown(name)} onBlur={blur(name)} onChange={(e) => setForm({ ...form, [name]: e.target.value })} {...props} />
   );
-  const cardField = (name: keyof CardForm, label: string, props: Record<string, unknown>) => (
-    <div>
-      <label htmlFor={name}>{label}</label>
-      <input id={name} name={name} value={card[name]} required inputMode="numeric" aria-invalid={error?.field === name || undefined} onChange={(e) => setCard({ ...card, [name]: e.target.value })} {...props} />
-    </div>
-  );
+
+  function onCardNumber(e: ChangeEvent<HTMLInputElement>) {
+    const input = e.target;
+    const caret = input.selectionStart ?? input.value.length;
+    const digitsBefore = digitsOf(input.value.slice(0, caret)).length;
+    const digits = digitsOf(input.value);
+    const max = brandOf(digits).groups.reduce((a, b) => a + b, 0);
+    const grouped = groupCardNumber(digits.slice(0, max));
+    setCard({ ...card, cardNumber: grouped });
+    // Keep the caret after the same digit when the grouping moved it.
+    if (caret < input.value.length) {
+      requestAnimationFrame(() => {
+        let at = 0;
+        for (let seen = 0; at < grouped.length && seen < digitsBefore; at++) if (/\d/.test(grouped[at]!)) seen++;
+        input.setSelectionRange(at, at);
+      });
+    }
+  }
+
+  const brand = brandOf(digitsOf(card.cardNumber)).name;
+  const demo = ready && state.init.demo === true;
+  const initFailed = state.kind === "failed";
 
   return (
     <>
       <BrandBar branding={branding}>Secure checkout</BrandBar>
       <main className="page">
+        <BackLink cancelUrl={claims.cancelUrl} branding={branding} />
         <div className="checkout">
-          <section className="card stack" aria-labelledby="product-name">
-            {claims.productImage ? (
-              <img className="product-image" src={claims.productImage} alt={claims.productName} width={352} height={264} />
-            ) : (
-              <div className="product-image empty" aria-hidden="true">
-                {claims.productName.slice(0, 1)}
-              </div>
-            )}
-            <h1 id="product-name">{claims.productName}</h1>
-            {claims.productDescription && <p className="muted">{claims.productDescription}</p>}
-            <p>
-              <span className="muted">Total </span>
-              <span className="price" data-testid="price">
-                {price}
-              </span>
-            </p>
-          </section>
+          <OrderSummary claims={claims} />
 
-          <form className="card stack" onSubmit={submit} aria-labelledby="pay-heading" noValidate={false}>
+          <form className="card stack" onSubmit={submit} aria-labelledby="pay-heading" noValidate>
             <h2 id="pay-heading">Your details</h2>
-            <div ref={errorRef} tabIndex={-1} role="alert" className={error ? "error" : "status-line"} data-testid="checkout-error">
-              {error?.text ?? (state.kind === "failed" ? `The checkout could not be prepared: ${messageOf(state.error)}` : "")}
+            <div ref={errorRef} tabIndex={-1} role="alert" className={payError || initFailed ? "error" : "status-line"} data-testid="checkout-error">
+              {payError?.text ?? (initFailed ? initProblem(state.error) : resuming ? "Confirming your payment…" : "")}
             </div>
-            {field("email", "Email", { type: "email", autoComplete: "email", required: true })}
+            {initFailed && (
+              <button type="button" className="secondary" onClick={retry} data-testid="retry">
+                Try again
+              </button>
+            )}
+            {customerField("email", "Email", { type: "email", autoComplete: "email", required: true })}
             <div className="row">
-              {field("firstName", "First name", { autoComplete: "given-name", required: true })}
-              {field("lastName", "Last name", { autoComplete: "family-name", required: true })}
+              {customerField("firstName", "First name", { autoComplete: "given-name", required: true })}
+              {customerField("lastName", "Last name", { autoComplete: "family-name", required: true })}
             </div>
-            {field("phone", "Phone (optional)", { type: "tel", autoComplete: "tel" })}
+            {customerField("phone", "Phone (optional)", { type: "tel", autoComplete: "tel" })}
             <fieldset className="stack">
               <legend>Shipping address</legend>
-              {field("line1", "Address", { autoComplete: "address-line1", required: true })}
-              {field("line2", "Apartment, suite (optional)", { autoComplete: "address-line2" })}
+              {customerField("line1", "Address", { autoComplete: "address-line1", required: true })}
+              {customerField("line2", "Apartment, suite (optional)", { autoComplete: "address-line2" })}
               <div className="row">
-                {field("city", "City", { autoComplete: "address-level2", required: true })}
-                {field("state", "State / region", { autoComplete: "address-level1", required: true })}
+                {customerField("city", "City", { autoComplete: "address-level2", required: true })}
+                {customerField("state", "State / region", { autoComplete: "address-level1", required: true })}
               </div>
               <div className="row">
-                {field("postalCode", "Postal code", { autoComplete: "postal-code", required: true })}
-                {field("country", "Country", { autoComplete: "country", required: true })}
+                {customerField("postalCode", "Postal code", { autoComplete: "postal-code", required: true })}
+                <div className="field">
+                  <label htmlFor="country">Country</label>
+                  <select
+                    id="country"
+                    name="country"
+                    autoComplete="country"
+                    required
+                    value={form.country}
+                    aria-invalid={shown("country") ? true : undefined}
+                    aria-describedby={shown("country") ? "country-error" : undefined}
+                    onBlur={blur("country")}
+                    onChange={(e) => setForm({ ...form, country: e.target.value })}
+                  >
+                    <option value="">Choose…</option>
+                    {countries.map((c) => (
+                      <option key={c.code} value={c.code}>
+                        {c.name}
+                      </option>
+                    ))}
+                  </select>
+                  {shown("country") && (
+                    <p id="country-error" className="field-error">
+                      {shown("country")}
+                    </p>
+                  )}
+                </div>
               </div>
             </fieldset>
-            {cardProvider ? (
+            {cardProvider && (
               <fieldset className="stack">
                 <legend>Card</legend>
-                {cardField("cardNumber", "Card number", { autoComplete: "cc-number", maxLength: 23 })}
+                <Field
+                  name="cardName"
+                  label="Name on card"
+                  autoComplete="cc-name"
+                  required
+                  value={shownCard.cardName}
+                  error={shown("cardName")}
+                  onBlur={blur("cardName")}
+                  onChange={(e) => {
+                    setCardNameEdited(true);
+                    setCard({ ...card, cardName: e.target.value });
+                  }}
+                />
+                <Field
+                  name="cardNumber"
+                  label="Card number"
+                  autoComplete="cc-number"
+                  inputMode="numeric"
+                  required
+                  placeholder="1234 1234 1234 1234"
+                  value={card.cardNumber}
+                  error={shown("cardNumber")}
+                  onBlur={blur("cardNumber")}
+                  onChange={onCardNumber}
+                  aside={
+                    <span className="card-brand" data-testid="card-brand" aria-live="polite">
+                      {brand}
+                    </span>
+                  }
+                />
                 <div className="row">
-                  {cardField("cardExpMonth", "Expiry month (MM)", { autoComplete: "cc-exp-month", maxLength: 2 })}
-                  {cardField("cardExpYear", "Expiry year (YYYY)", { autoComplete: "cc-exp-year", maxLength: 4 })}
-                  {cardField("cardCvv", "Security code", { autoComplete: "cc-csc", maxLength: 4 })}
+                  <Field
+                    name="cardExp"
+                    label="Expiry date (MM / YY)"
+                    autoComplete="cc-exp"
+                    inputMode="numeric"
+                    required
+                    placeholder="MM / YY"
+                    maxLength={7}
+                    value={card.cardExp}
+                    error={shown("cardExp")}
+                    onBlur={blur("cardExp")}
+                    onChange={(e) => setCard({ ...card, cardExp: formatExpiry(e.target.value, card.cardExp) })}
+                  />
+                  <Field
+                    name="cardCvv"
+                    label="Security code"
+                    autoComplete="cc-csc"
+                    inputMode="numeric"
+                    required
+                    maxLength={4}
+                    value={card.cardCvv}
+                    error={shown("cardCvv")}
+                    onBlur={blur("cardCvv")}
+                    onChange={(e) => setCard({ ...card, cardCvv: digitsOf(e.target.value).slice(0, 4) })}
+                  />
                 </div>
-                <p className="muted demo-hint">Demo mode: card 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined.</p>
+                {demo && (
+                  <p className="muted demo-hint" data-testid="demo-hint">
+                    Demo mode: card 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined{provider === "intent_gateway" ? "; 4000 0000 0000 3220 asks for 3-D Secure" : ""}.
+                  </p>
+                )}
               </fieldset>
-            ) : provider !== "hosted_store" ? (
-              <p className="error">This page cannot take payments for {provider}.</p>
-            ) : null}
-            <button type="submit" className="wide" disabled={!ready || busy || !cardProvider}>
-              {busy ? "Paying…" : ready ? `Pay ${price}` : "Preparing checkout…"}
+            )}
+            {provider === "hosted_store" && <p className="muted">You pay by card on the store's secure payment page, then come back here.</p>}
+            <button type="submit" className="wide" disabled={!ready || busy || resuming}>
+              {resuming ? "Confirming your payment…" : busy ? "Paying…" : !ready && !initFailed ? "Preparing checkout…" : provider === "hosted_store" ? `Continue to payment (${price})` : `Pay ${price}`}
             </button>
           </form>
         </div>

@@ -1,8 +1,19 @@
-import type { CartPaymentReply, CompleteResponse, ConfirmIntentReply, CreateCartReply, CrmAPaymentReply, InitializeResponse, VaultPaymentReply } from "../shared/api-types";
+import type {
+  CartPaymentReply,
+  CompleteHostedCheckoutReply,
+  CompleteResponse,
+  ConfirmIntentReply,
+  CreateCartReply,
+  CrmAPaymentReply,
+  CrmBPaymentReply,
+  InitializeResponse,
+  VaultPaymentReply,
+} from "../shared/api-types";
 import { api, ApiError } from "../shared/api";
 import type { CheckoutClaims } from "../shared/jwt";
-import { PAYMENT_PROVIDERS, PROVIDER_MANIFEST } from "../shared/providers";
 import { safeNavigationTarget } from "../shared/navigation";
+import { PAYMENT_PROVIDERS, PROVIDER_MANIFEST } from "../shared/providers";
+import { digitsOf, parseExpiry } from "./card";
 
 export interface CustomerForm {
   email: string;
@@ -14,20 +25,25 @@ export interface CustomerForm {
   city: string;
   state: string;
   postalCode: string;
+  /** ISO 3166-1 alpha-2. */
   country: string;
 }
 
+/** The card fields as shown: number grouped, expiry `MM / YY`. */
 export interface CardForm {
   cardNumber: string;
-  cardExpMonth: string;
-  cardExpYear: string;
+  cardExp: string;
   cardCvv: string;
+  cardName: string;
 }
 
 export type Initialized = InitializeResponse;
 
-/** Providers whose card form this page drives (docs/web.md), from the server's provider manifest; hosted_store redirects instead. */
-export const CARD_PROVIDERS = PAYMENT_PROVIDERS.filter((p) => PROVIDER_MANIFEST[p].cardForm);
+/** Providers whose card form this page shows (the provider manifest); hosted_store takes the card on the store's own page. */
+export const CARD_PROVIDERS: readonly string[] = PAYMENT_PROVIDERS.filter((p) => PROVIDER_MANIFEST[p].cardForm);
+
+/** A payment either made (its transaction id) or waiting for the buyer on the bank's 3-D Secure page. */
+export type PayOutcome = { transactionId: string } | { redirect: string };
 
 const customerOf = (f: CustomerForm) => ({ email: f.email, firstName: f.firstName, lastName: f.lastName, ...(f.phone ? { phone: f.phone } : {}) });
 export const addressOf = (f: CustomerForm) => ({
@@ -39,11 +55,25 @@ export const addressOf = (f: CustomerForm) => ({
   country: f.country,
 });
 
+/** The API's card fields from the shown ones (the cardholder's name is not sent: no endpoint takes it). */
+function cardFieldsOf(card: CardForm) {
+  const expiry = parseExpiry(card.cardExp);
+  return { cardNumber: digitsOf(card.cardNumber), cardExpMonth: expiry?.month ?? "", cardExpYear: expiry?.year ?? "", cardCvv: card.cardCvv };
+}
+
+/** The token's line items when they add up to the amount, else one line for the whole order. */
+function productLines(claims: CheckoutClaims) {
+  const items = claims.lineItems ?? [];
+  const sum = items.reduce((total, item) => total + item.unitPrice * item.quantity, 0);
+  return items.length > 0 && sum === claims.amount ? items.map((i) => ({ productId: i.id, quantity: i.quantity, price: i.unitPrice })) : [{ productId: claims.orderId, quantity: 1, price: claims.amount }];
+}
+
 /**
- * Charges the card with the checkout's provider (docs/providers.md, one flow per provider) and
- * returns the transaction id that completion verifies. A decline throws the API's 402 error.
+ * Charges the card with the checkout's provider (docs/providers.md, one flow per provider). A
+ * decline throws the API's 402 error; the intent gateway's 3-D Secure answers where to send the buyer.
  */
-export async function payWithCard(provider: string, claims: CheckoutClaims, init: Initialized, form: CustomerForm, card: CardForm): Promise<string> {
+export async function payWithCard(provider: string, claims: CheckoutClaims, init: Initialized, form: CustomerForm, shown: CardForm): Promise<PayOutcome> {
+  const card = cardFieldsOf(shown);
   const base = { orderId: claims.orderId, ...card };
   // One key per pay attempt (CONTRACT §17): a double submit or a retried request charges once.
   const attempt = crypto.randomUUID();
@@ -60,16 +90,31 @@ export async function payWithCard(provider: string, claims: CheckoutClaims, init
         billingAddress: addressOf(form),
         ...extra,
       });
-      return paid.transactionId;
+      return { transactionId: paid.transactionId };
     }
     case "intent_gateway": {
-      const confirmed = await post<ConfirmIntentReply>("/api/providers/intent_gateway/confirm", { paymentIntentId: init.providerOrderId, ...card });
-      if (confirmed.status !== "succeeded") throw new ApiError(402, "Your bank asks for an extra authentication step this page cannot show. Please use another card.", "PAYMENT_FAILED", "requires_action");
-      return confirmed.paymentIntentId;
+      // returnUrl: the bank's 3-D Secure page sends the buyer back here (docs/providers.md "3-D Secure").
+      const confirmed = await post<ConfirmIntentReply>("/api/providers/intent_gateway/confirm", { paymentIntentId: init.providerOrderId, ...card, returnUrl: location.pathname });
+      if (confirmed.status === "succeeded") return { transactionId: confirmed.paymentIntentId };
+      const redirect = confirmed.status === "requires_action" ? safeNavigationTarget(confirmed.nextAction?.url, "") : "";
+      if (redirect) return { redirect };
+      throw new ApiError(402, "Payment needs a step this page cannot show", "PAYMENT_FAILED", "authentication_required");
     }
     case "order_crm_a": {
       const paid = await post<CrmAPaymentReply>("/api/providers/order_crm_a/process-payment", { ...base, crmAOrderId: init.providerOrderId });
-      return paid.transactionId;
+      return { transactionId: paid.transactionId };
+    }
+    case "order_crm_b": {
+      // No campaignId: the server takes the brand's order_crm_b campaign (docs/providers.md).
+      const paid = await post<CrmBPaymentReply>("/api/providers/order_crm_b/process-payment", {
+        ...base,
+        customer: customerOf(form),
+        billingAddress: addressOf(form),
+        shippingAddress: addressOf(form),
+        lineItems: productLines(claims),
+        currency: claims.currency,
+      });
+      return { transactionId: paid.transactionId };
     }
     case "cart_gateway": {
       const cart = await post<CreateCartReply>("/api/providers/cart_gateway/create-cart", {
@@ -80,22 +125,35 @@ export async function payWithCard(provider: string, claims: CheckoutClaims, init
         currency: claims.currency,
       });
       const paid = await post<CartPaymentReply>("/api/providers/cart_gateway/process-payment", { ...base, cartOrderId: cart.cartOrderId });
-      return paid.transactionId;
+      return { transactionId: paid.transactionId };
     }
     default:
       throw new ApiError(400, `This page cannot take card payments for ${provider}.`);
   }
 }
 
+/** After the 3-D Secure page: the intent's outcome (succeeded, else the decline's 402). */
+export async function intentOutcome(paymentIntentId: string): Promise<string> {
+  const read = await api<ConfirmIntentReply>("/api/providers/intent_gateway/confirm", { body: { paymentIntentId } });
+  if (read.status !== "succeeded") throw new ApiError(402, "Payment not confirmed", "PAYMENT_FAILED", "authentication_failed");
+  return read.paymentIntentId;
+}
+
+/** Back from the store's checkout page: the paid draft's transaction (complete-checkout; a repeat replays). */
+export async function storeOutcome(claims: CheckoutClaims, storeOrderId: string): Promise<string> {
+  const done = await api<CompleteHostedCheckoutReply>("/api/providers/hosted_store/complete-checkout", { body: { storeOrderId, orderId: claims.orderId } });
+  return done.transactionId;
+}
+
 export type Completed = CompleteResponse;
 
-export async function completeCheckout(provider: string, claims: CheckoutClaims, init: Initialized, form: CustomerForm, transactionId: string): Promise<Completed> {
+export async function completeCheckout(provider: string, claims: CheckoutClaims, providerOrderId: string | undefined, form: CustomerForm, transactionId: string): Promise<Completed> {
   return api<Completed>("/api/checkout/complete", {
     body: {
       orderId: claims.orderId,
       transactionId,
       provider,
-      providerOrderId: init.providerOrderId,
+      ...(providerOrderId ? { providerOrderId } : {}),
       customerEmail: form.email,
       customerName: `${form.firstName} ${form.lastName}`.trim(),
       amount: claims.amount,

@@ -29,6 +29,8 @@ import type { ReceiptSettings as ReceiptSettingsSchema } from "../../../src/rece
 import type { CartPaymentReply as CartPaymentReplySchema, CreateCartReply as CreateCartReplySchema } from "../../../src/providers/cart-gateway/schemas";
 import type { ConfirmIntentReply as ConfirmIntentReplySchema } from "../../../src/providers/intent-gateway/schemas";
 import type { CrmAPaymentReply as CrmAPaymentReplySchema } from "../../../src/providers/order-crm-a/schemas";
+import type { CrmBPaymentReply as CrmBPaymentReplySchema } from "../../../src/providers/order-crm-b/schemas";
+import type { CompleteHostedCheckoutReply as CompleteHostedCheckoutReplySchema } from "../../../src/providers/hosted-store/schemas";
 import type { VaultPaymentReply as VaultPaymentReplySchema } from "../../../src/providers/vault-gateway-a/schemas";
 import type { ListsReply as ListsReplySchema, UpdateMappingsReply as UpdateMappingsReplySchema } from "../../../src/marketing/schemas";
 import type { ListSalespeopleReply as ListSalespeopleReplySchema, PortalStateReply as PortalStateReplySchema } from "../../../src/salespeople/schemas";
@@ -56,6 +58,8 @@ export type BrandsReply = Static<typeof BrandsReplySchema>;
 export type VaultPaymentReply = Static<typeof VaultPaymentReplySchema>;
 export type ConfirmIntentReply = Static<typeof ConfirmIntentReplySchema>;
 export type CrmAPaymentReply = Static<typeof CrmAPaymentReplySchema>;
+export type CrmBPaymentReply = Static<typeof CrmBPaymentReplySchema>;
+export type CompleteHostedCheckoutReply = Static<typeof CompleteHostedCheckoutReplySchema>;
 export type CreateCartReply = Static<typeof CreateCartReplySchema>;
 export type CartPaymentReply = Static<typeof CartPaymentReplySchema>;
 

@@ -6,6 +6,8 @@ export class ApiError extends Error {
     readonly code?: string,
     readonly details?: string,
     readonly body?: unknown,
+    /** Seconds to wait before trying again (429): the `Retry-After` header, else the body's `retryAfterSeconds`. */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -36,8 +38,10 @@ export async function api<T>(path: string, options: { method?: string; body?: un
     body = undefined;
   }
   if (!response.ok) {
-    const err = (body ?? {}) as { error?: string; code?: string; details?: string };
-    throw new ApiError(response.status, err.error ?? `Request failed (${response.status})`, err.code, err.details, body);
+    const err = (body ?? {}) as { error?: string; code?: string; details?: string; retryAfterSeconds?: number };
+    const header = Number(response.headers.get("retry-after") ?? NaN);
+    const retryAfter = Number.isFinite(header) ? header : typeof err.retryAfterSeconds === "number" ? err.retryAfterSeconds : undefined;
+    throw new ApiError(response.status, err.error ?? `Request failed (${response.status})`, err.code, err.details, body, retryAfter);
   }
   return body as T;
 }

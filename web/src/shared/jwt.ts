@@ -15,6 +15,7 @@ export interface CheckoutClaims {
   brandId?: string;
   successUrl?: string;
   cancelUrl?: string;
+  lineItems?: { id: string; name?: string; quantity: number; unitPrice: number; description?: string }[];
   exp: number;
   iat?: number;
 }
