@@ -72,9 +72,12 @@ describe("intent_gateway with settings", () => {
   it("is demo until the settings are stored, then creates intents at the gateway at once", async () => {
     const before = await initialize();
     expect(json(before.res).clientSecret).toMatch(/^pi_demo/);
+    // initialize's `demo` (not in SPEC) tells the checkout page whether to show the test cards.
+    expect(json(before.res).demo).toBe(true);
     expect((await configure()).statusCode).toBe(200);
     const after = await initialize();
     expect(after.res.statusCode, after.res.body).toBe(200);
+    expect(json(after.res).demo).toBe(false);
     const intentId = json(after.res).providerOrderId as string;
     expect(intentId).toMatch(/^pi_fake/);
     expect(json(after.res).clientSecret).toBe(fake.intents.get(intentId)!.client_secret);
@@ -122,6 +125,21 @@ describe("intent_gateway with settings", () => {
     const confirmed = await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: intentId });
     expect(confirmed.statusCode).toBe(402);
     expect(json(confirmed)).toMatchObject({ code: "PAYMENT_FAILED", details: "generic_decline" });
+  });
+
+  it("3-D Secure: an intent waiting on the bank answers its next_action URL; after the bank's approval it reads succeeded", async () => {
+    const { res, orderId } = await initialize();
+    const intentId = json(res).providerOrderId as string;
+    fake.pay(intentId, "pm_card_threeDSecure");
+    const waiting = await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: intentId });
+    expect(waiting.statusCode, waiting.body).toBe(200);
+    expect(json(waiting)).toMatchObject({ status: "requires_action", nextAction: { type: "redirect_to_url", url: `${fake.baseUrl}/3ds/${intentId}` } });
+    expect((await complete(orderId, intentId)).statusCode).toBe(400);
+    fake.pay(intentId, "pm_card_visa");
+    const back = await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: intentId });
+    expect(json(back)).toMatchObject({ status: "succeeded", paymentIntentId: intentId });
+    expect(json(back).nextAction).toBeUndefined();
+    expect((await complete(orderId, intentId)).statusCode).toBe(200);
   });
 
   it("refuses card fields: cards go to the gateway's SDK, never to us", async () => {

@@ -5,7 +5,8 @@ import { startHttpFake, takeFailure, type FakeFailure } from "../../lib/testing/
  * A fake PaymentIntents-style gateway at the network boundary, for tests: a real HTTP server on
  * 127.0.0.1. `pay` stands in for the gateway's client SDK confirming an intent in the buyer's
  * browser. Payment method `pm_card_declineSaved` pays once and declines off-session charges;
- * `pm_card_chargeDeclined` declines at once; refunds of an intent paid with `pm_card_refundFail` fail.
+ * `pm_card_chargeDeclined` declines at once; `pm_card_threeDSecure` leaves it `requires_action` with
+ * the bank's page as `next_action.redirect_to_url` (a later `pay` with another method stands for the approval); refunds of an intent paid with `pm_card_refundFail` fail.
  * `failNext` makes the next call answer 500 or garbage. `dispute` opens a dispute of a paid intent as the
  * card network would (the test then notifies us of it); merchants answer it with `POST /v1/disputes/<id>`
  * (evidence, `submit`) and `POST /v1/disputes/<id>/close` (accept).
@@ -40,10 +41,13 @@ export async function startFakeIntentGateway(secretKey = "sk_test_fake_secret_ke
     failNext: null,
     pay(intentId, paymentMethod) {
       const intent = fake.intents.get(intentId)!;
-      if (paymentMethod === "pm_card_chargeDeclined") {
+      if (paymentMethod === "pm_card_threeDSecure") {
+        // The bank wants 3-D Secure: the SDK's confirmation left the intent waiting on the bank's page.
+        Object.assign(intent, { status: "requires_action", payment_method: paymentMethod, next_action: { type: "redirect_to_url", redirect_to_url: { url: `${fake.baseUrl}/3ds/${intentId}`, return_url: "https://shop.example/checkout" } } });
+      } else if (paymentMethod === "pm_card_chargeDeclined") {
         Object.assign(intent, { status: "requires_payment_method", last_payment_error: { code: "card_declined", decline_code: "generic_decline" } });
       } else {
-        Object.assign(intent, { status: "succeeded", payment_method: paymentMethod, last_payment_error: null });
+        Object.assign(intent, { status: "succeeded", payment_method: paymentMethod, last_payment_error: null, next_action: null });
       }
     },
     dispute(intentId, over = {}) {

@@ -40,8 +40,8 @@ async function initialize() {
   expect(res.statusCode, res.body).toBe(200);
   return { orderId: claims.orderId as string, leadId: json(res).providerOrderId as string };
 }
-const pay = (orderId: string, cardNumber?: string) =>
-  post(t, "/api/providers/order_crm_b/process-payment", { orderId, campaignId: "12", customer, billingAddress: address, lineItems: [{ productId: "p1", quantity: 2, price: 1000 }], ...card(cardNumber) });
+const pay = (orderId: string, cardNumber?: string, campaign: { campaignId?: string } = { campaignId: "12" }) =>
+  post(t, "/api/providers/order_crm_b/process-payment", { orderId, ...campaign, customer, billingAddress: address, lineItems: [{ productId: "p1", quantity: 2, price: 1000 }], ...card(cardNumber) });
 const complete = (orderId: string, transactionId: string) =>
   post(t, "/api/checkout/complete", { orderId, transactionId, provider: "order_crm_b", customerEmail: "ada@example.com", customerName: "Ada", amount: AMOUNT, currency: "USD" });
 const ordersOf = (orderId: string) => t.deps.database.db.select().from(orders).where(eq(orders.orderId, orderId));
@@ -70,6 +70,13 @@ describe("order_crm_b payments with settings", () => {
     expect(accepted.statusCode, accepted.body).toBe(200);
     expect(fake.requests.at(-1)).toMatchObject({ path: "/upsale/import/", form: { orderId: json(paid).crmBOrderId, productPrice: "6.00" } });
     expect(t.logs.join("\n")).not.toContain(fake.password);
+  });
+
+  it("takes the brand's campaignId setting when the payment names none (the hosted checkout page's)", async () => {
+    const { orderId } = await initialize();
+    const paid = await pay(orderId, undefined, {});
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect(fake.requests.at(-1)!.form).toMatchObject({ campaignId: "12", paySource: "CREDITCARD", custom1: orderId });
   });
 
   it("refuses a second payment of a paid orderId with 409 before charging", async () => {
