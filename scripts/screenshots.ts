@@ -31,8 +31,9 @@ try {
     const link = await post("/api/admin/tools/generate-link", { salespersonId: salesperson.id, orderInfo: { productName: `Kit ${i}`, total, currency: "USD" } });
     await page.goto(`${stack.base}/checkout/${link.token}`);
     await page.getByLabel("Email").fill("ada@example.com");
-    for (const [label, value] of [["First name", "Ada"], ["Last name", "Lovelace"], ["Address", "12 Analytical St"], ["City", "Springfield"], ["State / region", "IL"], ["Postal code", "62701"], ["Country", "US"], ["Card number", "4242 4242 4242 4242"], ["Expiry month (MM)", "12"], ["Expiry year (YYYY)", "2031"], ["Security code", "123"]])
+    for (const [label, value] of [["First name", "Ada"], ["Last name", "Lovelace"], ["Address", "12 Analytical St"], ["City", "Springfield"], ["State / region", "IL"], ["Postal code", "62701"], ["Card number", "4242 4242 4242 4242"], ["Expiry date (MM / YY)", "12 / 31"], ["Security code", "123"]])
       await page.getByLabel(label, { exact: true }).fill(value);
+    await page.getByLabel("Country", { exact: true }).selectOption("US");
     await page.getByRole("button", { name: /^Pay / }).click();
     await page.waitForURL(/\/success/);
   }
@@ -52,7 +53,7 @@ try {
   await page.goto(`${stack.base}/checkout/${token}`);
   await page.getByRole("button", { name: "Pay $49.99" }).waitFor();
   await page.screenshot({ path: `${OUT}/checkout.png`, fullPage: true });
-  for (const [label, value] of [["Card number", "4242 4242 4242 4242"], ["Expiry month (MM)", "12"], ["Expiry year (YYYY)", "2031"], ["Security code", "123"]]) await page.getByLabel(label).fill(value);
+  for (const [label, value] of [["Card number", "4242 4242 4242 4242"], ["Expiry date (MM / YY)", "12 / 31"], ["Security code", "123"]]) await page.getByLabel(label).fill(value);
   await page.getByRole("button", { name: "Pay $49.99" }).click();
   await page.waitForURL(/\/success/);
   const transactionId = new URL(page.url()).searchParams.get("transactionId");

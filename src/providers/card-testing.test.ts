@@ -12,7 +12,8 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-const TOO_MANY = { error: "Too many declined payments, try again later", code: "TOO_MANY_DECLINES" };
+// retryAfterSeconds (not in SPEC): the decline window (DECLINE_WINDOW_SECONDS, 600 by default), what the checkout page says.
+const TOO_MANY = { error: "Too many declined payments, try again later", code: "TOO_MANY_DECLINES", retryAfterSeconds: 600 };
 const pay = (orderId: string, remoteAddress: string, cardNumber = "4242424242424242") =>
   post(t, "/api/providers/vault_gateway_a/process-payment", { orderId, amount: AMOUNT, currency: "USD", ...card(cardNumber) }, { remoteAddress });
 const ledgerRows = async () => (await t.deps.database.db.select({ n: count() }).from(demoProviderRecords))[0]!.n;

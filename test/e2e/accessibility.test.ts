@@ -37,8 +37,7 @@ describe.skipIf(NO_CHROMIUM)("accessibility (axe-core) in Chromium", () => {
       await page.getByRole("button", { name: "Pay US$25.99" }).or(page.getByRole("button", { name: "Pay $25.99" })).waitFor();
       expect(await seriousViolations(page)).toEqual([]);
       await page.getByLabel("Card number").fill("4000000000000002");
-      await page.getByLabel("Expiry month (MM)").fill("12");
-      await page.getByLabel("Expiry year (YYYY)").fill("2031");
+      await page.getByLabel("Expiry date (MM / YY)").fill("12 / 31");
       await page.getByLabel("Security code").fill("123");
       await page.getByRole("button", { name: /^Pay / }).click();
       await page.getByTestId("checkout-error").filter({ hasText: "declined" }).waitFor();

@@ -1,4 +1,12 @@
-import { ApiError } from "../shared/api";
+/** The members of the API's errors (shared/api.ts ApiError) this file reads; dependency-free, so unit tests import it. */
+interface ApiFailure {
+  status: number;
+  message: string;
+  code?: string;
+  details?: string;
+  retryAfter?: number;
+}
+const isApiFailure = (error: unknown): error is ApiFailure => error instanceof Error && typeof (error as Partial<ApiFailure>).status === "number";
 
 /** Decline reasons (docs/providers.md, the gateways' codes) as the buyer reads them. */
 const DECLINES: Record<string, string> = {
@@ -40,7 +48,7 @@ export function waitText(seconds: number): string {
  * about one. Never the API's own text with field names (that is for developers).
  */
 export function explainPaymentError(error: unknown): { text: string; field?: string } {
-  if (!(error instanceof ApiError)) return { text: "Something went wrong. Nothing was charged. Please try again." };
+  if (!isApiFailure(error)) return { text: "Something went wrong. Nothing was charged. Please try again." };
   switch (error.code) {
     case "PAYMENT_FAILED":
       return { text: DECLINES[error.details ?? ""] ?? "Your card was declined. Try another card." };
@@ -54,6 +62,8 @@ export function explainPaymentError(error: unknown): { text: string; field?: str
       if (field && FIELD_SENTENCES[field]) return { text: FIELD_SENTENCES[field]!, field };
       return { text: "Some details were not accepted. Check the form and try again.", field };
     }
+    case "PAYMENT_NOT_VERIFIED":
+      return { text: "Your payment could not be confirmed, so the order was not placed. Please try again." };
     case "ALREADY_PAID":
     case "CHECKOUT_COMPLETED":
       return { text: "This order is already paid. Nothing more was charged." };
