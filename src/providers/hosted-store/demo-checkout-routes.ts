@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import type { Deps } from "../../ctx.js";
 import { ctxOf } from "../../http/ctx.js";
+import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { AppError } from "../../lib/errors.js";
 import { escapeHtml } from "../../lib/html.js";
@@ -90,7 +91,8 @@ export function registerHostedStoreDemoRoutes(app: App, deps: Deps): void {
           body: PayForm,
           response: {
             303: Type.Null({ description: "Paid: back to the checkout page with storeOrderId" }),
-            400: htmlAnswer("The page with what to correct"),
+            // The page for a card to correct, or the contract's JSON error for a malformed form.
+            400: Type.Union([htmlAnswer("The page with what to correct"), errorResponses(400)[400]!]),
             402: htmlAnswer("The page with the decline"),
             404: htmlAnswer("Unknown draft order"),
             409: htmlAnswer("The page: already paid"),
