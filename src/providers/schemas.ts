@@ -14,6 +14,9 @@ export const AmountCents = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT_CENTS 
 /** ISO 4217; upper-cased by the verbs. */
 export const Currency = Type.String({ pattern: "^[A-Za-z]{3}$" });
 
+/** A path of this service's checkout page (`/checkout/<token>`, query allowed): where the demo bank's and store's pages return to. */
+export const CHECKOUT_RETURN_PATH = /^\/checkout\/[^\s\\?#/][^\s\\#]*$/;
+
 export const Address = Type.Object({
   line1: text(),
   line2: Type.Optional(Type.String({ maxLength: 255 })),

@@ -4,7 +4,7 @@ import { resolvePayment } from "../../payments/attempts.js";
 import { assertUnderDeclineLimit, paymentFailed, recordDecline } from "../../payments/declines.js";
 import { completeHostedCheckout } from "../../payments/endpoints/hosted-store.js";
 import { orderContextOf } from "../../payments/store.js";
-import { CHECKOUT_RETURN_PATH } from "../intent-gateway/schemas.js";
+import { CHECKOUT_RETURN_PATH } from "../schemas.js";
 import { assertCardAcceptable, testCardBehaviour } from "../demo/cards.js";
 import type { CardInput } from "../types.js";
 import { PROVIDER, type DemoDraft } from "./provider.js";

@@ -1,5 +1,5 @@
 import { Type, type Static } from "typebox";
-import { Address, AmountCents, Currency, Metadata, OptionalCardFields, OrderId } from "../schemas.js";
+import { Address, AmountCents, CHECKOUT_RETURN_PATH, Currency, Metadata, OptionalCardFields, OrderId } from "../schemas.js";
 
 export const CreateIntentBody = Type.Object({
   amount: AmountCents,
@@ -26,9 +26,6 @@ export const CreateIntentReply = Type.Object({
   clientSecret: Type.String(),
 });
 export type CreateIntentReply = Static<typeof CreateIntentReply>;
-
-/** A path of this service's checkout page (`/checkout/<token>`, query allowed): where 3-D Secure returns to. */
-export const CHECKOUT_RETURN_PATH = /^\/checkout\/[^\s\\?#/][^\s\\#]*$/;
 
 export const ConfirmIntentBody = Type.Object({
   paymentIntentId: Type.String({ minLength: 1, maxLength: 255 }),
