@@ -8,7 +8,7 @@ import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
 import { call, registerUser } from "../../../test/support/identity.js";
 import { bearer, createApiKey } from "../../../test/support/merchant.js";
-import { address, card, customer, post } from "../../../test/support/provider-payments.js";
+import { address, card, customer, PAY_BY_PROVIDER, post } from "../../../test/support/provider-payments.js";
 import { repeatRefund } from "../../../test/support/refunds.js";
 import { orderCharges, orders, paymentDeclines, refunds, sessions } from "../../db/schema/index.js";
 import { sha256 } from "../../lib/crypto.js";
@@ -90,6 +90,33 @@ describe("order_crm_a payments with settings", () => {
     expect(fake.orders.get(up!.providerOrderId!)).toMatchObject({ previousOrderId: crmAOrderId, transaction_id: up!.transactionId, totalCents: 600 });
     expect(t.logs.join("\n")).not.toContain(fake.password);
     expect(t.logs.join("\n")).not.toContain("4242424242424242");
+  });
+
+  it("recording an order paid at this CRM answers its paid CRM order; one recorded elsewhere is found again on a retry: never a second CRM order", async () => {
+    const { orderId, crmAOrderId } = await initialize();
+    const paid = json(await pay(orderId, crmAOrderId));
+    const created = callsTo("new_order").length;
+    const recorded = { customer: { firstName: "Ada", lastName: "Lovelace" }, billingAddress: address, recordInCrm: true };
+    const done = await post(t, "/api/checkout/complete", { orderId, transactionId: paid.transactionId, provider: "order_crm_a", customerEmail: "ada@example.com", customerName: "Ada", amount: AMOUNT, currency: "USD", ...recorded });
+    expect(done.statusCode, done.body).toBe(200);
+    expect(json(done)).toMatchObject({ crmProvider: "order_crm_a", crmOrderId: crmAOrderId });
+    expect(callsTo("new_order")).toHaveLength(created);
+
+    // Paid elsewhere (a demo vault_gateway_b payment), recorded here; then our side forgets the answer (as when it was lost).
+    const claims = orderClaims({ amount: 1000, currency: "USD", brandId, provider: "vault_gateway_b" });
+    const other = claims.orderId as string;
+    expect((await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider: "vault_gateway_b" })).statusCode).toBe(200);
+    const elsewhere = await PAY_BY_PROVIDER.vault_gateway_b(t, other);
+    const first = await post(t, "/api/checkout/complete", { orderId: other, transactionId: elsewhere.transactionId, provider: "vault_gateway_b", customerEmail: "ada@example.com", customerName: "Ada", amount: 1000, currency: "USD", crmProvider: "order_crm_a", ...recorded });
+    expect(first.statusCode, first.body).toBe(200);
+    const crmOrderId = json(first).crmOrderId as string;
+    expect(fake.orders.get(crmOrderId)).toMatchObject({ order_status: "approved", external_order_id: other, notes: `transaction ${elsewhere.transactionId}` });
+    await t.deps.database.db.update(orders).set({ crmStatus: "failed", crmOrderId: null }).where(eq(orders.orderId, other));
+    const made = callsTo("new_order").length;
+    const retried = await call(t, "POST", "/api/admin/crm-retry", { session, body: { orderId: other } });
+    expect(retried.statusCode, retried.body).toBe(200);
+    expect(json(retried)).toMatchObject({ crmStatus: "recorded", crmOrderId });
+    expect(callsTo("new_order")).toHaveLength(made);
   });
 
   it("create-order makes the CRM order with the request's items and total", async () => {

@@ -23,7 +23,7 @@ export const ORDER_CRM_A_BASE_URL = "https://api.sticky.io";
 const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
 
 /** The CRM's `response_code`s we read as answers (docs/providers.md); any other is a failure. */
-const CODE = { ok: "100", unknownOrder: "350", refundTooLarge: "600", declined: "800" } as const;
+const CODE = { ok: "100", noOrders: "333", unknownOrder: "350", refundTooLarge: "600", declined: "800" } as const;
 
 type Reply = Record<string, unknown> & { response_code: string };
 
@@ -94,6 +94,11 @@ export function createOrderCrmACrm() {
     demo: false,
 
     async recordOrder(input: CrmRecordInput, call: ProviderCall) {
+      // Paid at this CRM (its order carries the transaction), or recorded by an earlier try whose
+      // answer was lost (its notes name the transaction): that order is the record, not a second one.
+      const existing = await findOrders(call, input.orderId);
+      const same = existing.find((o) => o.transaction_id === input.transactionId || o.notes === `transaction ${input.transactionId}`);
+      if (same) return { crmOrderId: String(same.order_id) };
       const campaignId = input.campaignId ?? credentialOf(PROVIDER, call.credentials, "campaignId");
       const reply = await post(call, "/api/v1/new_order", {
         campaignId,
@@ -136,6 +141,14 @@ function orderIdOf(reply: Reply): string {
   const id = reply.order_id;
   if (typeof id !== "string" && typeof id !== "number") throw failure("unreadable response");
   return String(id);
+}
+
+/** `POST /api/v1/order_find` by our order id (`external_order_id`): the CRM's orders of it, each as `order_view` shows it (333: none). */
+async function findOrders(call: ProviderCall, orderId: string): Promise<(WireOrder & { notes?: string })[]> {
+  const reply = await send(call, "/api/v1/order_find", { campaign_id: "all", criteria: { external_order_id: orderId }, return_type: "order_view" }, [CODE.noOrders]);
+  if (reply.response_code === CODE.noOrders) return [];
+  if (!Array.isArray(reply.data)) throw failure("unreadable response");
+  return reply.data as (WireOrder & { notes?: string })[];
 }
 
 /** `POST /api/v1/order_view` `{ order_id }`: the order, or null when the CRM does not know it (350). */

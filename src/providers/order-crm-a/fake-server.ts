@@ -11,6 +11,7 @@ export interface FakeCrmAOrder {
   /** The card's number it was paid with (tests only: which test-card behaviour applies). */
   card: string;
   previousOrderId: string | null;
+  notes: string;
   refundedCents: number;
   refunds: { refund_id: string; amount: string; status: "approved" | "declined"; notes: string }[];
 }
@@ -18,7 +19,8 @@ export interface FakeCrmAOrder {
 /**
  * A fake of order_crm_a's CRM API at the network boundary (tests): basic auth (a wrong login is
  * response_code 200), `validate_credentials`, `new_order` (creditCardType `offline` records a paid
- * order, `pending` makes one to pay), `order_view` (350 for an unknown order), `order_payment`
+ * order, `pending` makes one to pay), `order_view` (350 for an unknown order), `order_find` by
+ * `criteria.external_order_id` (333 when none), `order_payment`
  * (4000000000000002 is declined 800 "Card declined", 4000000000009995 "Insufficient funds"),
  * `new_upsell` on a paid order (one paid with 4000000000000341 declines them), `order_refund` up to
  * what is left (600 beyond; an order paid with 4000000000005126 declines them, 800; refunds, declined
@@ -36,6 +38,7 @@ export interface FakeOrderCrmA {
 
 const cents = (decimal: unknown) => Math.round(Number(decimal) * 100);
 const decimal = (c: number) => (c / 100).toFixed(2);
+const viewOf = ({ totalCents, card: _card, refundedCents, previousOrderId: _previous, ...shown }: FakeCrmAOrder) => ({ ...shown, order_total: decimal(totalCents), amount_refunded_to_date: decimal(refundedCents) });
 const unknownOrder = { response_code: "350", error_found: "1", error_message: "Invalid order Id" };
 const declined = (reason: string) => ({ response_code: "800", error_found: "1", error_message: "This transaction has been declined", decline_reason: reason });
 
@@ -53,6 +56,7 @@ export async function startFakeOrderCrmA(username = "api-user", password = "crm-
       transaction_id: null,
       card: "",
       previousOrderId: null,
+      notes: String(json.notes ?? ""),
       refundedCents: 0,
       refunds: [],
       ...fields,
@@ -87,8 +91,13 @@ export async function startFakeOrderCrmA(username = "api-user", password = "crm-
       }
       case "/api/v1/order_view": {
         if (!order) return sendJson(response, 200, unknownOrder);
-        const { totalCents, card: _card, refundedCents, previousOrderId: _previous, ...shown } = order;
-        return sendJson(response, 200, { response_code: "100", ...shown, order_total: decimal(totalCents), amount_refunded_to_date: decimal(refundedCents) });
+        return sendJson(response, 200, { response_code: "100", ...viewOf(order) });
+      }
+      case "/api/v1/order_find": {
+        const wanted = (json.criteria as { external_order_id?: unknown } | undefined)?.external_order_id;
+        const found = [...orders.values()].filter((o) => o.external_order_id === wanted);
+        if (found.length === 0) return sendJson(response, 200, { response_code: "333", error_found: "1", error_message: "No orders found" });
+        return sendJson(response, 200, { response_code: "100", total_orders: found.length, order_id: found.map((o) => o.order_id), data: found.map(viewOf) });
       }
       case "/api/v1/order_payment": {
         if (!order) return sendJson(response, 200, unknownOrder);
