@@ -88,6 +88,16 @@ describe("order_crm_a payments with settings", () => {
     expect(callsTo("new_upsell").at(-1)!.json).toMatchObject({ previousOrderId: crmAOrderId, externalOrderId: `${orderId}-up`, total: "6.00" });
     const [up] = await ordersOf(`${orderId}-up`);
     expect(fake.orders.get(up!.providerOrderId!)).toMatchObject({ previousOrderId: crmAOrderId, transaction_id: up!.transactionId, totalCents: 600 });
+    expect(fake.orders.get(up!.providerOrderId!)!.notes).toMatch(/^charge upsell:/);
+    // Asked again with the same key (our commit lost after the CRM's answer): the upsell order made is answered, nothing charged twice.
+    const upsells = callsTo("new_upsell").length;
+    const again = await t.deps.providers.payment("order_crm_a", brandId);
+    const repeat = await again.adapter.chargeSaved(
+      { paymentMethodToken: crmAOrderId, amountCents: 600, currency: "USD", orderId: `${orderId}-up`, originalOrderId: orderId },
+      { ...again.call, idempotencyKey: fake.orders.get(up!.providerOrderId!)!.notes.replace(/^charge /, "") },
+    );
+    expect(repeat).toEqual({ status: "succeeded", transactionId: up!.transactionId, paymentMethodToken: crmAOrderId, providerOrderId: up!.providerOrderId });
+    expect(callsTo("new_upsell")).toHaveLength(upsells);
     expect(t.logs.join("\n")).not.toContain(fake.password);
     expect(t.logs.join("\n")).not.toContain("4242424242424242");
   });

@@ -1,5 +1,4 @@
 import { AppError, conflict } from "../../lib/errors.js";
-import { normaliseCardNumber } from "../demo/cards.js";
 import { baseUrlOf, centsOf, credentialOf, decimalAmount, providerFetch } from "../http-client.js";
 import {
   ProviderError,
@@ -156,7 +155,8 @@ async function viewOrder(call: ProviderCall, crmOrderId: string): Promise<WireOr
   const reply = await send(call, "/api/v1/order_view", { order_id: crmOrderId }, [CODE.unknownOrder]);
   if (reply.response_code === CODE.unknownOrder) return null;
   const order = reply as unknown as WireOrder;
-  if (typeof order.order_status !== "string" || typeof order.order_total !== "string" || typeof order.currency !== "string" || !Array.isArray(order.refunds ?? [])) throw failure("unreadable response");
+  const readable = typeof order.order_status === "string" && typeof order.order_total === "string" && /^\d{1,10}(\.\d{1,2})?$/.test(order.order_total) && typeof order.currency === "string" && Array.isArray(order.refunds ?? []);
+  if (!readable) throw failure("unreadable response");
   return { ...order, order_id: String(order.order_id), refunds: order.refunds ?? [] };
 }
 
@@ -168,8 +168,7 @@ async function orderOf(call: ProviderCall, crmAOrderId: string, orderId: string)
 }
 
 /** The CRM's card type names, from the number's leading digits (it asks for the type beside the number). */
-function cardTypeOf(cardNumber: string): string {
-  const digits = normaliseCardNumber(cardNumber);
+function cardTypeOf(digits: string): string {
   if (/^4/.test(digits)) return "visa";
   if (/^(5[1-5]|2[2-7])/.test(digits)) return "master";
   if (/^3[47]/.test(digits)) return "amex";
@@ -276,6 +275,13 @@ export function createOrderCrmA() {
     },
 
     async chargeSaved(input, call): Promise<ChargeOutcome> {
+      // The CRM takes no idempotency key: the key travels in the upsell order's notes, and an upsell
+      // order already made with it (our request died after the CRM's answer) is answered again.
+      const note = call.idempotencyKey ? `charge ${call.idempotencyKey}` : undefined;
+      if (note) {
+        const made = (await findOrders(call, input.orderId)).find((o) => o.notes === note && o.transaction_id);
+        if (made) return { status: "succeeded", transactionId: made.transaction_id!, paymentMethodToken: input.paymentMethodToken, providerOrderId: String(made.order_id) };
+      }
       const reply = await send(
         call,
         "/api/v1/new_upsell",
@@ -286,6 +292,7 @@ export function createOrderCrmA() {
           currency: input.currency,
           offers: [{ product_id: "upsell", name: "upsell", quantity: 1, price: decimalAmount(input.amountCents) }],
           total: decimalAmount(input.amountCents),
+          notes: note,
         },
         [CODE.declined, CODE.unknownOrder],
       );
@@ -304,7 +311,7 @@ export function createOrderCrmA() {
 /** The card as the CRM's payment calls take it: number, type, `expirationDate` MMYY, `CVV`. Sent, never kept. */
 const cardFields = (card: CardInput) => ({
   creditCardType: cardTypeOf(card.cardNumber),
-  creditCardNumber: normaliseCardNumber(card.cardNumber),
+  creditCardNumber: card.cardNumber,
   expirationDate: `${card.cardExpMonth.padStart(2, "0")}${card.cardExpYear.slice(-2)}`,
   CVV: card.cardCvv,
 });
