@@ -22,6 +22,7 @@ import type {
   MagicLinkReply as MagicLinkReplySchema,
   SocialProvidersReply as SocialProvidersReplySchema,
   TwoFactorSetupReply as TwoFactorSetupReplySchema,
+  RecoveryCodesReply as RecoveryCodesReplySchema,
 } from "../../../src/identity/schemas";
 import type { DisputeReply as DisputeReplySchema } from "../../../src/disputes/schemas";
 import type { OrderDetail as OrderDetailSchema, OrderListReply as OrderListReplySchema, RefundReply as RefundReplySchema } from "../../../src/orders/schemas";
@@ -46,6 +47,7 @@ export type LoginReply = Static<typeof LoginReplySchema>;
 export type MagicLinkReply = Static<typeof MagicLinkReplySchema>;
 export type SocialProvidersReply = Static<typeof SocialProvidersReplySchema>;
 export type TwoFactorSetupReply = Static<typeof TwoFactorSetupReplySchema>;
+export type RecoveryCodesReply = Static<typeof RecoveryCodesReplySchema>;
 
 // Directory
 export type UsersReply = Static<typeof UsersReplySchema>;
