@@ -9,6 +9,7 @@ import type { CompleteResponse as CompleteResponseSchema, InitializeResponse as 
 import type { DashboardReply as DashboardReplySchema } from "../../../src/admin/dashboard/schemas";
 import type { BrandsReply as BrandsReplySchema, OrganizationsReply as OrganizationsReplySchema, UsersReply as UsersReplySchema } from "../../../src/admin/directory-schemas";
 import type { GenerateLinkReply as GenerateLinkReplySchema } from "../../../src/admin/link-schemas";
+import type { PaymentLinkReply as PaymentLinkReplySchema, PaymentLinksReply as PaymentLinksReplySchema } from "../../../src/admin/payment-link-schemas";
 import type {
   BrandingReply as BrandingReplySchema,
   SettingsReply as SettingsReplySchema,
@@ -72,6 +73,8 @@ export type CommissionListReply = Static<typeof CommissionListReplySchema>;
 export type CommissionBulkReply = Static<typeof CommissionBulkReplySchema>;
 export type ListSalespeopleReply = Static<typeof ListSalespeopleReplySchema>;
 export type GenerateLinkReply = Static<typeof GenerateLinkReplySchema>;
+export type PaymentLinkReply = Static<typeof PaymentLinkReplySchema>;
+export type PaymentLinksReply = Static<typeof PaymentLinksReplySchema>;
 export type PortalStateReply = Static<typeof PortalStateReplySchema>;
 export type DashboardReply = Static<typeof DashboardReplySchema>;
 
