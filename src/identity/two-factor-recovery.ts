@@ -8,7 +8,7 @@ import { keyedHash } from "../lib/crypto.js";
 // 2FA recovery codes (issue 18 item 15, docs/identity.md "Recovery codes").
 
 export const RECOVERY_CODE_COUNT = 10;
-/** 32 symbols without look-alikes (no 0/o, 1/l/i): 12 of them are 60 random bits. */
+/** 31 symbols without look-alikes (no 0/o, 1/l/i): 12 of them are about 59 random bits. */
 const ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
 const CODE_LENGTH = 12;
 
