@@ -7,6 +7,7 @@ import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { twoFactorRecoveryCodes, users } from "../db/schema/index.js";
 import { auditActions, call, PASSWORD, pendingOf, registerUser, sessionOf } from "../../test/support/identity.js";
 import { totpCode } from "./totp.js";
+import { claimRecoveryCode } from "./two-factor-recovery.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -61,6 +62,14 @@ describe("recovery codes", () => {
     // Another user's code is no code for this user.
     const other = await withTwoFactor();
     expect((await verify(user.userId, other.codes[0], await pendingLogin(user.email))).statusCode).toBe(401);
+  });
+
+  it("the same code claimed five times at once is used once", async () => {
+    // A user has one pending login at a time, so the race is on the code itself.
+    const user = await withTwoFactor();
+    const ctx = { config: t.deps.config, clock: t.deps.clock };
+    const claims = await Promise.all(Array.from({ length: 5 }, () => claimRecoveryCode(t.deps.database.db, ctx, user.userId, user.codes[5]!)));
+    expect(claims.filter(Boolean)).toHaveLength(1);
   });
 
   it("wrong recovery codes count toward the five wrong codes of a pending login", async () => {
