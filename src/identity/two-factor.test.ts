@@ -44,7 +44,7 @@ describe("setup and confirm", () => {
     const [row] = await t.deps.database.db.select().from(users).where(eq(users.id, user.userId));
     expect(row.totpEnabled).toBe(true);
     expect(row.totpSecretSealed).not.toContain(user.secret);
-    expect(json(await call(t, "GET", "/api/auth/2fa/setup", { session: user.session }))).toEqual({ enabled: true });
+    expect(json(await call(t, "GET", "/api/auth/2fa/setup", { session: user.session }))).toEqual({ enabled: true, recoveryCodesLeft: 10 });
     const actions = (await auditActions(t, user.userId)).map((a) => a.action);
     expect(actions).toEqual(expect.arrayContaining(["two_factor.setup", "two_factor.enable"]));
   });
