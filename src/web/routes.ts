@@ -3,7 +3,11 @@ import fastifyStatic from "@fastify/static";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import type { Deps } from "../ctx.js";
+import { ctxOf } from "../http/ctx.js";
+import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
+import { getOrderConfirmation } from "./order-confirmation.js";
+import { ConfirmationQuery, ConfirmationReply } from "./schemas.js";
 import { loadShells, WEB_DIST } from "./shells.js";
 
 const tags = ["pages"];
@@ -38,6 +42,23 @@ export async function registerWebRoutes(app: App, deps: Deps): Promise<void> {
       return reply.sendFile("favicon.svg", WEB_DIST, { maxAge: FAVICON_MAX_AGE_MS, immutable: false });
     });
   }
+
+  // The success page's data (docs/web.md "Success page"): answered only with the buyer's proof.
+  app.get(
+    "/api/checkout/confirmation",
+    {
+      schema: {
+        tags: ["checkout"],
+        summary: "What the success page shows: the order, each charge and whether a receipt is mailed (not in SPEC; needs transactionId or sessionId)",
+        querystring: ConfirmationQuery,
+        response: { 200: ConfirmationReply, ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      return getOrderConfirmation({ ctx: ctxOf(deps, request), input: request.query });
+    },
+  );
 
   const send = (reply: FastifyReply, page: string) => reply.header("cache-control", "no-cache").type("text/html; charset=utf-8").send(page);
 
