@@ -127,6 +127,8 @@ export const CurrentOffer = Type.Object({
 export const CurrentOfferResponse = Type.Object({
   success: Type.Boolean(),
   status: Type.Enum(["active", "completed", "expired"]),
+  /** The original (checkout) order's id: the page passes it on to the success page with the session id. */
+  orderId: Type.String(),
   currency: Type.String(),
   expiresAt: Type.Number(),
   /** The checkout's successUrl, where the flow ends; null means /success. */
