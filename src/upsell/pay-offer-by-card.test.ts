@@ -128,6 +128,17 @@ describe("POST /api/upsell/pay-with-card", () => {
     expect((await payByCard(s.sessionId, "a")).statusCode).toBe(200);
   });
 
+  it("a provider whose card call cannot charge an amount (cart_gateway) answers 400 naming the provider, nothing charged", async () => {
+    const { orderId, provider, paymentMethodToken } = await completeCheckoutViaApi(t, { provider: "cart_gateway", cardNumber: SAVED_DECLINES });
+    const created = await post(t, "/api/upsell/create-session", { orderId: `${orderId}-up`, originalOrderId: orderId, customerEmail: "ada@example.com", paymentMethodToken, provider, offers: [{ id: "a", name: "A", price: 900 }] });
+    const sessionId = json(created).sessionId as string;
+    expect((await accept(sessionId, "a")).statusCode).toBe(402);
+    const res = await payByCard(sessionId, "a");
+    expect(res.statusCode).toBe(400);
+    expect(json(res)).toEqual({ error: "Invalid request: upsells of cart_gateway cannot be paid with another card", code: "VALIDATION_ERROR", details: "provider" });
+    expect(await succeededCharges(`${orderId}-up`)).toHaveLength(0);
+  });
+
   it("counts toward the decline limit: past it, 429 before any provider call", async () => {
     const limited = await buildTestApp({ env: { DECLINE_LIMIT: "2" } });
     try {
