@@ -2,7 +2,7 @@
 // offer: another card pays it, or the buyer declines), the success page with what was charged, an
 // unknown session, and an expired session.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, NO_CHROMIUM, paidUpsellSession, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
+import { api, checkoutToken, NO_CHROMIUM, paidUpsellSession, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -74,6 +74,27 @@ describe.skipIf(NO_CHROMIUM)("upsell page outcomes in Chromium", () => {
       await page.getByTestId("charges").waitFor();
       expect(await page.getByTestId("charge-upsell").count()).toBe(0);
       expect((await api(stack.base, `/api/upsell/session/${id}`)).body.session).toMatchObject({ status: "completed", acceptedOffers: [], declinedOffers: ["scale"], totalUpsellAmount: 0 });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("the checkout page's title names the product and the shop; no page load asks for anything that is missing (favicon included)", async () => {
+    const page = await stack.browser.newPage();
+    const missing: string[] = [];
+    page.on("response", (response) => {
+      if (response.status() === 404) missing.push(response.url());
+    });
+    try {
+      const token = await checkoutToken({ orderId: `title-${Date.now()}`, amount: 3000, currency: "USD", productName: "Kettle" });
+      await page.goto(`${stack.base}/checkout/${token}`);
+      await expect.poll(() => page.title(), { timeout: 10_000 }).toBe("Kettle – Default brand");
+      await page.goto(`${stack.base}/success`);
+      await page.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
+      expect(await page.title()).toBe("Order confirmed");
+      // The favicon is fetched by Chromium itself; wait for it before checking for 404s.
+      expect((await page.request.get(`${stack.base}/favicon.ico`)).status()).toBe(200);
+      expect(missing).toEqual([]);
     } finally {
       await page.close();
     }
