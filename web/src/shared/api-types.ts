@@ -34,6 +34,7 @@ import type { CrmAPaymentReply as CrmAPaymentReplySchema } from "../../../src/pr
 import type { VaultPaymentReply as VaultPaymentReplySchema } from "../../../src/providers/vault-gateway-a/schemas";
 import type { ListsReply as ListsReplySchema, UpdateMappingsReply as UpdateMappingsReplySchema } from "../../../src/marketing/schemas";
 import type { ListSalespeopleReply as ListSalespeopleReplySchema, PortalStateReply as PortalStateReplySchema } from "../../../src/salespeople/schemas";
+import type { ConfirmationReply as ConfirmationReplySchema } from "../../../src/web/schemas";
 import type { AcceptOfferResponse as AcceptOfferResponseSchema, CurrentOfferResponse as CurrentOfferResponseSchema, DeclineOfferResponse as DeclineOfferResponseSchema } from "../../../src/upsell/schemas";
 import type {
   CreateEndpointReply as CreateEndpointReplySchema,
@@ -101,3 +102,4 @@ export type CompleteResponse = Static<typeof CompleteResponseSchema>;
 export type CurrentOfferResponse = Static<typeof CurrentOfferResponseSchema>;
 export type AcceptOfferResponse = Static<typeof AcceptOfferResponseSchema>;
 export type DeclineOfferResponse = Static<typeof DeclineOfferResponseSchema>;
+export type ConfirmationReply = Static<typeof ConfirmationReplySchema>;
