@@ -18,7 +18,7 @@ const run = (cmd, args, cwd = ROOT) => {
 };
 
 if (!process.argv.includes("--no-build")) run("npm", ["run", "build"]);
-for (const built of ["dist/main.js", "dist/migrate.js", "web/dist/index.html"]) {
+for (const built of ["dist/main.js", "dist/migrate.js", "dist/rotate-keys.js", "web/dist/index.html"]) {
   if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
 }
 
@@ -31,7 +31,7 @@ for (const part of ["dist", "web/dist", "src/db/migrations", "docs", "README.md"
   cpSync(part, path.join(out, part), { recursive: true });
 }
 // Only what runs the service: `prepare` would try to build without the dev tools.
-const scripts = { start: pkg.scripts.start, migrate: pkg.scripts.migrate };
+const scripts = { start: pkg.scripts.start, migrate: pkg.scripts.migrate, "rotate-keys": pkg.scripts["rotate-keys"] };
 writeFileSync(path.join(out, "package.json"), JSON.stringify({ ...pkg, scripts }, null, 2) + "\n");
 run("tar", ["-czf", `${name}.tgz`, name], "release");
 console.log(`release/${name}/ and release/${name}.tgz`);

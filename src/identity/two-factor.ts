@@ -4,7 +4,7 @@ import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import { users } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
-import { decrypt, encrypt, safeEqual, sha256 } from "../lib/crypto.js";
+import { decrypt, safeEqual, seal, sha256 } from "../lib/crypto.js";
 import { validationError } from "../lib/errors.js";
 import { invalidCode, missingFields, twoFactorAlreadyEnabled, twoFactorNotEnabled } from "./errors.js";
 import { PENDING_LOGIN_MAX_FAILURES } from "./policy.js";
@@ -22,7 +22,7 @@ export async function setupTwoFactor({ ctx, session }: { ctx: Ctx; session: Sess
   const secret = newTotpSecret();
   const url = otpauthUrl(secret, user.email);
   await withTransaction(ctx.db, async (tx) => {
-    await tx.update(users).set({ totpPendingSecretSealed: encrypt(secret, ctx.config.encryptionKey), updatedAt: new Date(ctx.clock.now()) }).where(eq(users.id, user.id));
+    await tx.update(users).set({ totpPendingSecretSealed: seal(secret, ctx.config.encryptionKey), updatedAt: new Date(ctx.clock.now()) }).where(eq(users.id, user.id));
     await recordAudit(tx, ctx, { action: "two_factor.setup", resourceType: "user", resourceId: user.id, success: true });
   });
   return { enabled: false, secret, otpauth_url: url, qrCode: await QRCode.toDataURL(url) };
