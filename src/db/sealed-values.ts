@@ -31,7 +31,7 @@ const PAGE = 200;
  * applies while the row still holds the value read (compare-and-set), so it is safe while instances
  * serve and write. Idempotent: a second run finds everything current. Counts per table.
  */
-export async function resealAll(db: Db, keyring: readonly Buffer[], onRow?: (table: string, outcome: keyof ResealCounts, id: string) => void): Promise<Map<string, ResealCounts>> {
+export async function resealAll(db: Db, keyring: readonly Buffer[], onRow?: (table: string, outcome: keyof ResealCounts, id: string) => void | Promise<void>): Promise<Map<string, ResealCounts>> {
   const current = keyring[0]!;
   const counts = new Map<string, ResealCounts>();
   for (const { table, column, key } of SEALED_COLUMNS) {
@@ -48,7 +48,7 @@ export async function resealAll(db: Db, keyring: readonly Buffer[], onRow?: (tab
         const ids = key.map((k) => String(row[k]));
         const outcome = await resealRow(db, { table, column, key, ids, sealed: row.sealed }, keyring, current);
         tally[outcome]++;
-        onRow?.(table, outcome, ids.join("/"));
+        await onRow?.(table, outcome, ids.join("/"));
       }
       if (page.length < PAGE) break;
       after = key.map((k) => String(page[page.length - 1]![k]));
