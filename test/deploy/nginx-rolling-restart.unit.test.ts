@@ -26,8 +26,8 @@ if (skip) console.warn(`test/deploy/nginx-rolling-restart: skipped, ${skip}`);
 /** The shipped file with the test's ports, log path and certificate; everything else as shipped. */
 function testConfig(shipped: string, o: { ports: [number, number]; listen: number; plain: number; dir: string }): string {
   const swapped = shipped
-    .replace("server 127.0.0.1:3001 ", `server 127.0.0.1:${o.ports[0]} `)
-    .replace("server 127.0.0.1:3002 ", `server 127.0.0.1:${o.ports[1]} `)
+    .replace(/server 127\.0\.0\.1:3001\b/, `server 127.0.0.1:${o.ports[0]}`)
+    .replace(/server 127\.0\.0\.1:3002\b/, `server 127.0.0.1:${o.ports[1]}`)
     .replace(/^\s*listen \[::\].*\n/gm, "")
     .replace("listen 80;", `listen 127.0.0.1:${o.plain};`)
     .replace("listen 443 ssl;", `listen 127.0.0.1:${o.listen} ssl;`)
