@@ -4,8 +4,8 @@ import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import { users } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
-import { decrypt, safeEqual, seal, sha256 } from "../lib/crypto.js";
-import { validationError } from "../lib/errors.js";
+import { decrypt, safeEqual, seal, sha256, UndecryptableSecret } from "../lib/crypto.js";
+import { AppError, validationError } from "../lib/errors.js";
 import { invalidCode, missingFields, twoFactorAlreadyEnabled, twoFactorNotEnabled } from "./errors.js";
 import { PENDING_LOGIN_MAX_FAILURES } from "./policy.js";
 import { initialTenant, issueSession, type IssuedSession } from "./sessions.js";
@@ -36,7 +36,8 @@ export async function confirmTwoFactor({ ctx, session, input }: { ctx: Ctx; sess
   const user = await findUserById(ctx.db, session.userId);
   if (!user) throw twoFactorNotEnabled();
   if (user.totpEnabled) throw twoFactorAlreadyEnabled();
-  const pending = user.totpPendingSecretSealed ? decrypt(user.totpPendingSecretSealed, ctx.config.encryptionKeyring) : null;
+  // A pending secret no configured key opens is as good as none: setup issues a new one.
+  const pending = user.totpPendingSecretSealed ? openOrNull(user.totpPendingSecretSealed, ctx) : null;
   if (!pending || !safeEqual(pending, input.secret.trim().toUpperCase())) {
     throw validationError("Secret does not match the one issued by setup; run setup again", "secret");
   }
@@ -79,7 +80,13 @@ export async function verifyTwoFactor({ ctx, pendingId, input }: { ctx: Ctx; pen
     throw invalidCode();
   }
 
-  const step = matchTotpStep(decrypt(user.totpSecretSealed, ctx.config.encryptionKeyring), token, now);
+  const secret = openOrNull(user.totpSecretSealed, ctx);
+  if (secret === null) {
+    ctx.log.warn({ userId: user.id }, "TOTP secret cannot be decrypted (ENCRYPTION_KEY removed too early?); the user cannot complete a 2FA login");
+    await audit(false, "secret_undecryptable");
+    throw new AppError("CONFLICT", "Two-factor secret cannot be decrypted with this server's keys: ask the operator (ENCRYPTION_KEY was changed)");
+  }
+  const step = matchTotpStep(secret, token, now);
   const claimed = step !== null && (await claimTotpStep(ctx.db, user.id, step));
   if (!claimed) {
     const failures = await countPendingFailure(ctx.db, pendingHash!);
@@ -98,4 +105,14 @@ export async function verifyTwoFactor({ ctx, pendingId, input }: { ctx: Ctx; pen
     await recordAudit(tx, ctx, { action: "user.login", resourceType: "user", resourceId: user.id, actorId: user.id, success: true, ...scoped, details: { method: pending.method, secondFactor: "totp" } });
     return issued;
   });
+}
+
+/** A sealed TOTP secret, or null when no key of ENCRYPTION_KEY / ENCRYPTION_KEY_PREVIOUS opens it. */
+function openOrNull(sealed: string, ctx: Pick<Ctx, "config">): string | null {
+  try {
+    return decrypt(sealed, ctx.config.encryptionKeyring);
+  } catch (error) {
+    if (error instanceof UndecryptableSecret) return null;
+    throw error;
+  }
 }
