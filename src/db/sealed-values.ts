@@ -68,7 +68,7 @@ async function resealRow(
   try {
     plaintext = decrypt(row.sealed, keyring);
   } catch (error) {
-    if (error instanceof UndecryptableSecret || (error as Error).message === "unreadable ciphertext") return "undecryptable";
+    if (error instanceof UndecryptableSecret) return "undecryptable";
     throw error;
   }
   const where = sql.join(row.key.map((k, i) => sql`${sql.identifier(k)} = ${row.ids[i]}`), sql` and `);

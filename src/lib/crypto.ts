@@ -36,7 +36,7 @@ export function decrypt(sealed: string, key: Buffer | readonly Buffer[]): string
   const keyring = Buffer.isBuffer(key) ? [key] : key;
   if (sealed.startsWith("v2:")) return unseal(sealed, keyring);
   const [version, iv, tag, body] = sealed.split(":");
-  if (version !== "v1" || !iv || !tag || body === undefined) throw new Error("unreadable ciphertext");
+  if (version !== "v1" || !iv || !tag || body === undefined) throw new UndecryptableSecret("unreadable ciphertext");
   for (const candidate of keyring) {
     try {
       const decipher = createDecipheriv("aes-256-gcm", candidate, Buffer.from(iv, "base64url"));
@@ -82,7 +82,7 @@ export function seal(plaintext: string, key: Buffer): string {
  */
 export function unseal(sealed: string, keyring: readonly Buffer[]): string {
   const [version, kid, iv, tag, body, ...rest] = sealed.split(":");
-  if (version !== "v2" || !kid || !iv || !tag || body === undefined || rest.length > 0) throw new Error("unreadable ciphertext");
+  if (version !== "v2" || !kid || !iv || !tag || body === undefined || rest.length > 0) throw new UndecryptableSecret("unreadable ciphertext");
   const key = keyring.find((k) => keyId(k) === kid);
   if (!key) throw new UndecryptableSecret(`sealed with an unknown key ${kid} (neither ENCRYPTION_KEY nor in ENCRYPTION_KEY_PREVIOUS)`);
   try {
