@@ -51,9 +51,10 @@ export interface AppOptions {
   /**
    * The background jobs (webhook delivery, mail, housekeeping) run in every process (`background`, the
    * default). Tests pass `manual` and drive them with `app.webhookWorker.deliverDue()` or
-   * `app.jobs.trigger(name)` and their clock instead of timers.
+   * `app.jobs.trigger(name)` and their clock instead of timers. `off` (WORKERS=off): none runs, and
+   * `trigger` does nothing.
    */
-  jobs?: "background" | "manual";
+  jobs?: "background" | "manual" | "off";
 }
 
 declare module "fastify" {
@@ -161,6 +162,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   app.decorate("jobs", jobs);
   app.decorate("webhookWorker", worker);
   if ((options.jobs ?? "background") === "background") app.addHook("onReady", async () => jobs.start());
+  if (options.jobs === "off") jobs.hold();
   app.addHook("onClose", async () => {
     await jobs.stop();
     mail.close();

@@ -180,7 +180,7 @@ function registerTwoFactorRoutes(app: App, deps: Deps): void {
   app.post(
     "/api/auth/2fa/verify",
     {
-      schema: { tags: AUTH, summary: "Complete a pending login with a TOTP code", body: TwoFactorVerifyBody, response: { 200: SuccessReply, ...errorResponses(400, 401) } },
+      schema: { tags: AUTH, summary: "Complete a pending login with a TOTP code", body: TwoFactorVerifyBody, response: { 200: SuccessReply, ...errorResponses(400, 401, 409) } },
       config: { missingFields: { fields: ["userId", "token"], message: "Missing fields" } },
     },
     async (request, reply) => {

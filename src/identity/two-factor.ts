@@ -4,8 +4,8 @@ import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import { users } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
-import { decrypt, encrypt, safeEqual, sha256 } from "../lib/crypto.js";
-import { validationError } from "../lib/errors.js";
+import { decrypt, safeEqual, seal, sha256, UndecryptableSecret } from "../lib/crypto.js";
+import { AppError, validationError } from "../lib/errors.js";
 import { invalidCode, missingFields, tooManyCodeChecks, twoFactorAlreadyEnabled, twoFactorNotEnabled } from "./errors.js";
 import { PENDING_LOGIN_MAX_FAILURES } from "./policy.js";
 import { initialTenant, issueSession, type IssuedSession } from "./sessions.js";
@@ -27,11 +27,12 @@ export async function setupTwoFactor({ ctx, session, renew = false }: { ctx: Ctx
     if (renew) throw twoFactorAlreadyEnabled();
     return { enabled: true, recoveryCodesLeft: await recoveryCodesLeft(ctx.db, user.id) };
   }
-  const kept = !renew && user.totpPendingSecretSealed ? decrypt(user.totpPendingSecretSealed, ctx.config.encryptionKeyring) : null;
+  // A pending secret no configured key opens is as good as none: a new one is issued.
+  const kept = !renew && user.totpPendingSecretSealed ? openOrNull(user.totpPendingSecretSealed, ctx) : null;
   const secret = kept ?? newTotpSecret();
   if (!kept) {
     await withTransaction(ctx.db, async (tx) => {
-      await tx.update(users).set({ totpPendingSecretSealed: encrypt(secret, ctx.config.encryptionKey), updatedAt: new Date(ctx.clock.now()) }).where(eq(users.id, user.id));
+      await tx.update(users).set({ totpPendingSecretSealed: seal(secret, ctx.config.encryptionKey), updatedAt: new Date(ctx.clock.now()) }).where(eq(users.id, user.id));
       await recordAudit(tx, ctx, { action: "two_factor.setup", resourceType: "user", resourceId: user.id, success: true, details: { replaced: Boolean(user.totpPendingSecretSealed) } });
     });
   }
@@ -48,7 +49,8 @@ export async function confirmTwoFactor({ ctx, session, input }: { ctx: Ctx; sess
   const user = await findUserById(ctx.db, session.userId);
   if (!user) throw twoFactorNotEnabled();
   if (user.totpEnabled) throw twoFactorAlreadyEnabled();
-  const pending = user.totpPendingSecretSealed ? decrypt(user.totpPendingSecretSealed, ctx.config.encryptionKeyring) : null;
+  // A pending secret no configured key opens is as good as none: setup issues a new one.
+  const pending = user.totpPendingSecretSealed ? openOrNull(user.totpPendingSecretSealed, ctx) : null;
   if (!pending || !safeEqual(pending, input.secret.trim().toUpperCase())) {
     throw validationError("Secret does not match the one issued by setup; run setup again", "secret");
   }
@@ -94,6 +96,11 @@ export async function verifyTwoFactor({ ctx, pendingId, input }: { ctx: Ctx; pen
   }
 
   const check = await checkSecondFactor(ctx, user.id, user.totpSecretSealed, token);
+  if (!check.ok && check.reason === "secret_undecryptable") {
+    ctx.log.warn({ userId: user.id }, "TOTP secret cannot be decrypted (ENCRYPTION_KEY removed too early?); the user cannot complete a 2FA login");
+    await audit(false, check.reason);
+    throw secretUndecryptable();
+  }
   if (!check.ok) {
     const failures = await countPendingFailure(ctx.db, pendingHash!);
     if (failures !== undefined && failures >= PENDING_LOGIN_MAX_FAILURES) await deletePendingLogin(ctx.db, pendingHash!);
@@ -118,12 +125,14 @@ export async function verifyTwoFactor({ ctx, pendingId, input }: { ctx: Ctx; pen
   });
 }
 
-type SecondFactorCheck = { ok: true; factor: "totp" | "recovery_code" } | { ok: false; reason: "wrong_code" | "code_reused" };
+type SecondFactorCheck = { ok: true; factor: "totp" | "recovery_code" } | { ok: false; reason: "wrong_code" | "code_reused" | "secret_undecryptable" };
 
 /** A current TOTP code (claimed: each step once) or an unused recovery code (used up here). */
 async function checkSecondFactor(ctx: Ctx, userId: string, secretSealed: string, token: string): Promise<SecondFactorCheck> {
   if (!isTotpCode(token)) return (await claimRecoveryCode(ctx.db, ctx, userId, token)) ? { ok: true, factor: "recovery_code" } : { ok: false, reason: "wrong_code" };
-  const step = matchTotpStep(decrypt(secretSealed, ctx.config.encryptionKeyring), token.replace(/\s/g, ""), ctx.clock.now());
+  const secret = openOrNull(secretSealed, ctx);
+  if (secret === null) return { ok: false, reason: "secret_undecryptable" };
+  const step = matchTotpStep(secret, token.replace(/\s/g, ""), ctx.clock.now());
   if (step === null) return { ok: false, reason: "wrong_code" };
   return (await claimTotpStep(ctx.db, userId, step)) ? { ok: true, factor: "totp" } : { ok: false, reason: "code_reused" };
 }
@@ -140,7 +149,7 @@ async function proveSecondFactor(ctx: Ctx, session: SessionView, token: string, 
   const check = !allowRecovery && !isTotpCode(token) ? ({ ok: false, reason: "wrong_code" } as const) : await checkSecondFactor(ctx, user.id, user.totpSecretSealed, token.trim());
   if (!check.ok) {
     await withTransaction(ctx.db, (tx) => recordAudit(tx, ctx, { action, resourceType: "user", resourceId: user.id, success: false, details: { reason: check.reason } }));
-    throw invalidCode();
+    throw check.reason === "secret_undecryptable" ? secretUndecryptable() : invalidCode();
   }
   return { user, factor: check.factor };
 }
@@ -171,4 +180,17 @@ export async function regenerateRecoveryCodes({ ctx, session, input }: { ctx: Ct
     return codes;
   });
   return { success: true, recoveryCodes };
+}
+
+const secretUndecryptable = () =>
+  new AppError("CONFLICT", "Two-factor secret cannot be decrypted with this server's keys: ask the operator (ENCRYPTION_KEY was changed)");
+
+/** A sealed TOTP secret, or null when no key of ENCRYPTION_KEY / ENCRYPTION_KEY_PREVIOUS opens it. */
+function openOrNull(sealed: string, ctx: Pick<Ctx, "config">): string | null {
+  try {
+    return decrypt(sealed, ctx.config.encryptionKeyring);
+  } catch (error) {
+    if (error instanceof UndecryptableSecret) return null;
+    throw error;
+  }
 }
