@@ -1,6 +1,7 @@
 // `npm run package`: a self-contained release in release/checkout-service-<version>/ and its .tgz:
 // the built server (dist/), the pages (web/dist/), the migrations (src/db/migrations/, where the
-// server reads them), package.json without its build scripts, the lockfile, README and docs. On the
+// server reads them), package.json without its build scripts, the lockfile, README, docs and deploy/
+// (nginx, systemd and Prometheus files). On the
 // target: `npm ci --omit=dev --ignore-scripts`, then `npm start` (docs/operations.md "Release package").
 //
 //   npm run package               builds first
@@ -18,7 +19,7 @@ const run = (cmd, args, cwd = ROOT) => {
 };
 
 if (!process.argv.includes("--no-build")) run("npm", ["run", "build"]);
-for (const built of ["dist/main.js", "dist/migrate.js", "web/dist/index.html"]) {
+for (const built of ["dist/main.js", "dist/migrate.js", "dist/rotate-keys.js", "web/dist/index.html"]) {
   if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
 }
 
@@ -27,11 +28,11 @@ const name = `checkout-service-${pkg.version}`;
 const out = path.join("release", name);
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-for (const part of ["dist", "web/dist", "src/db/migrations", "docs", "README.md", "package-lock.json"]) {
+for (const part of ["dist", "web/dist", "src/db/migrations", "deploy", "docs", "README.md", "package-lock.json"]) {
   cpSync(part, path.join(out, part), { recursive: true });
 }
 // Only what runs the service: `prepare` would try to build without the dev tools.
-const scripts = { start: pkg.scripts.start, migrate: pkg.scripts.migrate };
+const scripts = { start: pkg.scripts.start, migrate: pkg.scripts.migrate, "rotate-keys": pkg.scripts["rotate-keys"] };
 writeFileSync(path.join(out, "package.json"), JSON.stringify({ ...pkg, scripts }, null, 2) + "\n");
 run("tar", ["-czf", `${name}.tgz`, name], "release");
 console.log(`release/${name}/ and release/${name}.tgz`);

@@ -35,6 +35,7 @@ import { housekeepingJob } from "./jobs/housekeeping.js";
 import { registerDomainRoutes } from "./domains/routes.js";
 import { registerMarketingRoutes } from "./marketing/routes.js";
 import { registerWebRoutes } from "./web/routes.js";
+import { registerResponseCompression } from "./web/compression.js";
 import { Metrics } from "./metrics/metrics.js";
 import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
 import { registerMerchantCredentialRoutes } from "./merchant-credentials/routes.js";
@@ -50,9 +51,10 @@ export interface AppOptions {
   /**
    * The background jobs (webhook delivery, mail, housekeeping) run in every process (`background`, the
    * default). Tests pass `manual` and drive them with `app.webhookWorker.deliverDue()` or
-   * `app.jobs.trigger(name)` and their clock instead of timers.
+   * `app.jobs.trigger(name)` and their clock instead of timers. `off` (WORKERS=off): none runs, and
+   * `trigger` does nothing.
    */
-  jobs?: "background" | "manual";
+  jobs?: "background" | "manual" | "off";
 }
 
 declare module "fastify" {
@@ -148,6 +150,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerSessionResolution(app, deps);
   registerRateLimit(app, { store: options.rateLimitStore, clock: deps.clock, anonymous: deps.config.rateLimit.anonymous, authenticated: deps.config.rateLimit.authenticated });
   registerIdempotency(app, { db: deps.database.db, clock: deps.clock, hashKey: deps.config.encryptionKey });
+  // After idempotency: replays are stored uncompressed, each answer compressed for its own client.
+  registerResponseCompression(app);
 
   // Before the routes: identity routes trigger the mail job, webhook routes use the worker.
   const jobs = new JobRunner(deps);
@@ -158,6 +162,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   app.decorate("jobs", jobs);
   app.decorate("webhookWorker", worker);
   if ((options.jobs ?? "background") === "background") app.addHook("onReady", async () => jobs.start());
+  if (options.jobs === "off") jobs.hold();
   app.addHook("onClose", async () => {
     await jobs.stop();
     mail.close();

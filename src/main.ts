@@ -31,7 +31,8 @@ try {
   }
   throw error;
 }
-const app = await buildApp(runtime.deps, { rateLimitStore: runtime.rateLimitStore });
+const app = await buildApp(runtime.deps, { rateLimitStore: runtime.rateLimitStore, jobs: config.workers === "off" ? "off" : "background" });
+if (config.workers === "off") log.warn("WORKERS=off: no background job runs (no webhook, mail or receipt is sent, no refund reconciled, no housekeeping); restart without it to resume");
 
 // The drain, then up to 10 s for in-flight requests and jobs; past that the process exits 1 anyway.
 closeWithGrace({ delay: config.shutdownDrainMs + 10_000, logger: log }, async ({ signal, err }) => {

@@ -1,8 +1,14 @@
+import { Type } from "typebox";
 import type { Deps } from "../ctx.js";
 import { callerCtx } from "../http/auth.js";
+import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { GenerateLinkBody, GenerateLinkReply, generateSalesLink } from "./generate-link.js";
+import { CreatePaymentLinkBody, OpenPaymentLinkParams, PaymentLinkParams, PaymentLinkReply, PaymentLinksReply } from "./payment-link-schemas.js";
+import { createPaymentLink, disablePaymentLink, listPaymentLinks, openPaymentLink, unavailableLinkPage } from "./payment-links.js";
+
+const PAYMENT_LINKS = ["Administration: payment links"];
 
 export function registerLinkRoutes(app: App, deps: Deps): void {
   app.post(
@@ -18,6 +24,67 @@ export function registerLinkRoutes(app: App, deps: Deps): void {
     },
     async (request) => {
       return generateSalesLink({ ctx: callerCtx(deps, request), input: request.body });
+    },
+  );
+
+  app.post(
+    "/api/admin/payment-links",
+    {
+      config: { idempotent: true },
+      schema: {
+        tags: PAYMENT_LINKS,
+        summary: "Create a lasting payment link of the session's brand (admin or owner; not in SPEC)",
+        body: CreatePaymentLinkBody,
+        response: { 200: PaymentLinkReply, ...errorResponses(400, 401, 403, 404, 409, 422) },
+      },
+    },
+    async (request) => createPaymentLink({ ctx: callerCtx(deps, request), input: request.body }),
+  );
+
+  app.get(
+    "/api/admin/payment-links",
+    { schema: { tags: PAYMENT_LINKS, summary: "The session brand's payment links, newest first (any role; not in SPEC)", response: { 200: PaymentLinksReply, ...errorResponses(400, 401, 403) } } },
+    async (request) => listPaymentLinks({ ctx: callerCtx(deps, request) }),
+  );
+
+  app.post(
+    "/api/admin/payment-links/:id/disable",
+    {
+      schema: {
+        tags: PAYMENT_LINKS,
+        summary: "Disable a payment link: it answers 410 from now on (admin or owner; not in SPEC)",
+        params: PaymentLinkParams,
+        response: { 200: PaymentLinkReply, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => disablePaymentLink({ ctx: callerCtx(deps, request), input: request.params }),
+  );
+
+  // Public, counted by the rate limit like /c/<code>.
+  app.get(
+    "/l/:code",
+    {
+      schema: {
+        tags: ["checkout"],
+        summary: "Open a payment link: redirects to /checkout/<fresh token>; 404 or 410 page when unknown, disabled or expired",
+        params: OpenPaymentLinkParams,
+        response: {
+          302: Type.Null({ description: "Redirect to /checkout/<token>" }),
+          404: Type.String({ description: "HTML page: link not found" }),
+          410: Type.String({ description: "HTML page: link no longer available" }),
+          ...errorResponses(400),
+        },
+      },
+    },
+    async (request, reply) => {
+      const opened = await openPaymentLink({ ctx: ctxOf(deps, request), input: request.params });
+      // The location carries a bearer token: never cached, never sent on as a Referer.
+      reply.header("cache-control", "no-store").header("referrer-policy", "no-referrer").header("x-robots-tag", "noindex, nofollow");
+      if (opened.kind === "checkout") return reply.redirect(opened.location, 302);
+      return reply
+        .code(opened.kind === "gone" ? 410 : 404)
+        .type("text/html; charset=utf-8")
+        .send(unavailableLinkPage(opened.kind));
     },
   );
 }

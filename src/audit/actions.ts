@@ -73,6 +73,13 @@ export const AUDIT_ACTIONS = [
   "dispute.evidence",
   "signing_key.create",
   "signing_key.retire",
+  // 2FA recovery and turning 2FA off (issue 18 item 15)
+  "two_factor.disable",
+  "two_factor.recovery_codes_generate",
+  "two_factor.recovery_code_use",
+  // lasting payment links (issue 18 item 14)
+  "checkout_link.create",
+  "checkout_link.disable",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

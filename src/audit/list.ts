@@ -3,6 +3,7 @@ import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { auditLogs } from "../db/schema/index.js";
 import { assertRole, type CallerScope } from "../http/auth.js";
+import { auditNamesOf } from "./names.js";
 import { AUDIT_PAGE_SIZE_MAX, type AuditLogListReply, type AuditLogQuery } from "./schemas.js";
 
 /**
@@ -21,15 +22,18 @@ export async function listAuditLogs({ ctx, input }: { ctx: Ctx; input: AuditLogQ
   const totalExact = counted <= EXACT_COUNT_LIMIT;
   const total = totalExact ? counted : Math.max(counted, await estimateRows(ctx.db, queries.matches));
   const rows = await queries.page;
+  const names = await auditNamesOf(ctx.db, scope.organizationId, rows);
 
   const reply: AuditLogListReply = {
     logs: rows.map((row) => ({
       id: row.id,
       actorType: row.actorType,
       actorId: row.actorId,
+      actorName: names.actorName(row),
       action: row.action,
       resourceType: row.resourceType,
       resourceId: row.resourceId,
+      resourceName: names.resourceName(row),
       success: row.success,
       createdAt: row.createdAt.getTime(),
       organizationId: row.organizationId,

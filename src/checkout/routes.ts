@@ -10,6 +10,7 @@ import { generateToken } from "./generate-token.js";
 import { getPaymentToken } from "./get-payment-token.js";
 import { initializeCheckout } from "./initialize.js";
 import { resolveShortLink } from "./resolve-short-link.js";
+import { htmlErrorsForBrowsers } from "../web/error-pages.js";
 import {
   CompleteBody,
   CompleteResponse,
@@ -48,10 +49,12 @@ export function registerCheckoutRoutes(app: App, deps: Deps): void {
     {
       schema: {
         tags: ["checkout"],
-        summary: "Short checkout link: redirects to /checkout/<token>",
+        summary: "Short checkout link: redirects to /checkout/<token>; unknown or rate limited, an HTML page for browsers (Accept: text/html), JSON otherwise",
         params: ShortLinkParams,
-        response: { 302: Type.Null({ description: "Redirect to /checkout/<token>" }), ...errorResponses(400, 404) },
+        response: { 302: Type.Null({ description: "Redirect to /checkout/<token>" }), ...errorResponses(400, 404, 429) },
       },
+      // People open these links: a browser gets a readable page, an API client the JSON error.
+      onSend: htmlErrorsForBrowsers,
     },
     async (request, reply) => {
       const { location } = await resolveShortLink({ ctx: ctxOf(deps, request), input: request.params });

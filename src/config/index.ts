@@ -57,6 +57,8 @@ export interface Config {
   shutdownDrainMs: number;
   /** MIGRATE_ON_START: apply migrations at start (default); false: refuse to start on a database behind this build (run `npm run migrate`). */
   migrateOnStart: boolean;
+  /** WORKERS: `off` runs no background job (a restored copy sends nothing until told); docs/operations.md "Restore drill". */
+  workers: "on" | "off";
   /** MIGRATION_LOCK_TIMEOUT_SECONDS: how long a start waits for another instance's migrations. */
   migrationLockTimeoutMs: number;
   logLevel: string;
@@ -270,6 +272,7 @@ export function loadConfig(env: Env = process.env): Config {
     retentionDays: integer(env, "RETENTION_DAYS", 30, 1),
     migrateOnStart: boolean(env, "MIGRATE_ON_START", true),
     shutdownDrainMs: integer(env, "SHUTDOWN_DRAIN_SECONDS", 5, 0) * 1000,
+    workers: oneOf(env, "WORKERS", ["on", "off"] as const, "on"),
     migrationLockTimeoutMs: integer(env, "MIGRATION_LOCK_TIMEOUT_SECONDS", 300, 1) * 1000,
     logLevel: oneOf(env, "LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
     faultPoint,

@@ -1,6 +1,7 @@
 // Disputes from the providers' own notifications (issue 17): Stripe-signed `charge.dispute.*` events for
-// intent_gateway and NMI-signed `chargeback.batch.complete` for the vault gateways create or update a
-// dispute of the charge, exactly once per dispute; the order reads `disputed`; the commission is held and
+// intent_gateway, NMI-signed `chargeback.batch.complete` for the vault gateways, Shopify's `disputes/*`
+// topics for the hosted store, and Standard Webhooks-signed `order.chargeback.*` (order CRMs) and
+// `dispute.*` (cart_gateway) events create or update a dispute of the charge, exactly once per dispute; the order reads `disputed`; the commission is held and
 // follows the outcome (CONTRACT §38); `dispute.created` and `dispute.closed` reach the merchant's endpoint.
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,9 +10,9 @@ import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { post } from "../../test/support/checkout.js";
 import { bulkCommissions, commissionedOrder, commissionOf, newSalesperson, portalOf } from "../../test/support/commissions.js";
 import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
-import { notifyChargebacks, notifyHostedStore, notifyIntentGateway, setDisputeSecrets } from "../../test/support/disputes.js";
+import { notifyChargebacks, notifyHostedStore, notifyIntentGateway, notifyStandardWebhooks, setDisputeSecrets } from "../../test/support/disputes.js";
 import { startReceiver, type Receiver } from "../../test/support/webhook-receiver.js";
-import { auditLogs, disputes, orders, outboxEvents, refunds } from "../db/schema/index.js";
+import { auditLogs, disputes, incomingWebhookEvents, orders, outboxEvents, refunds } from "../db/schema/index.js";
 
 let t: TestApp;
 let shop: Registered;
@@ -262,6 +263,112 @@ describe("hosted_store: disputes/create and disputes/update (X-Shopify-Hmac-Sha2
     expect(malformed.statusCode, malformed.body).toBe(400);
     expect(json(malformed).code).toBe("VALIDATION_ERROR");
     expect(await disputesOf(order.id)).toEqual([]);
+  });
+});
+
+type StandardProvider = "order_crm_a" | "order_crm_b" | "cart_gateway";
+type Kind = "created" | "updated" | "closed";
+type Charge = { orderId: string; transactionId: string };
+const CRM_DUE = "2026-12-10";
+/** Each Standard Webhooks provider's dispute events, in its words (docs/webhooks.md "Provider schemes"). */
+const crmCase = (provider: StandardProvider) => ({
+  provider,
+  notice: (kind: Kind, charge: Charge, status: string, over: Record<string, unknown> = {}) => ({
+    id: evt(),
+    type: `order.chargeback.${kind}`,
+    data: { orderId: charge.orderId, transactionId: charge.transactionId, chargebackId: `cb_${charge.orderId}`, amount: "7.50", currency: "usd", reason: "Fraud", reasonCode: "10.4", status, dueDate: CRM_DUE, ...over },
+  }),
+  words: { open: "open", review: "represented", won: "won", lost: "lost" },
+  shown: { providerDisputeId: (c: Charge) => `cb_${c.orderId}`, reason: "Fraud", dueBy: Date.parse(CRM_DUE) },
+});
+const STANDARD_CASES = [
+  crmCase("order_crm_a"),
+  crmCase("order_crm_b"),
+  {
+    provider: "cart_gateway" as StandardProvider,
+    notice: (kind: Kind, charge: Charge, status: string, over: Record<string, unknown> = {}) => ({
+      id: evt(),
+      type: `dispute.${kind}`,
+      data: { disputeId: `dp_${charge.orderId}`, transactionId: charge.transactionId, orderId: charge.orderId, amount: 750, currency: "usd", reason: "fraudulent", status, evidenceDueBy: DUE, ...over },
+    }),
+    words: { open: "needs_response", review: "under_review", won: "won", lost: "lost" },
+    shown: { providerDisputeId: (c: Charge) => `dp_${c.orderId}`, reason: "fraudulent", dueBy: DUE * 1000 },
+  },
+];
+
+describe.each(STANDARD_CASES)("$provider: dispute events (Standard Webhooks)", ({ provider, notice, words, shown }) => {
+  it("opens, updates and closes a dispute as won: disputed then paid again, the commission held then given back, one event each; a redelivery changes nothing", async () => {
+    const sp = await newSalesperson(t, shop);
+    const { order, commission } = await commissionedOrder(t, shop, sp.id, { provider });
+    const created = notice("created", order, words.open);
+    const res = await notifyStandardWebhooks(t, provider, created);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res)).toEqual({ received: true, duplicate: false, outcome: "applied" });
+    expect(await detail(order.id)).toMatchObject({
+      status: "disputed",
+      disputes: [{ orderId: order.orderId, chargeId: order.id, provider, providerDisputeId: shown.providerDisputeId(order), amount: 750, currency: "USD", reason: shown.reason, status: "needs_response", dueBy: shown.dueBy, closedAt: null }],
+    });
+    expect(await listed(`status=disputed&q=${order.orderId}`)).toEqual([order.orderId]);
+    expect(await commissionOf(t, commission.id)).toMatchObject({ status: "disputed", statusBeforeDispute: "pending" });
+
+    expect(json(await notifyStandardWebhooks(t, provider, created))).toMatchObject({ duplicate: true });
+    await notifyStandardWebhooks(t, provider, notice("updated", order, words.review));
+    expect((await disputesOf(order.id)).map((d) => d.status)).toEqual(["under_review"]);
+
+    t.clock.advance(60_000);
+    const closed = await notifyStandardWebhooks(t, provider, notice("closed", order, words.won));
+    expect(json(closed)).toMatchObject({ outcome: "applied" });
+    expect(await detail(order.id)).toMatchObject({ status: "paid", disputes: [{ status: "won", closedAt: t.clock.now() }] });
+    expect(await commissionOf(t, commission.id)).toMatchObject({ status: "pending", statusBeforeDispute: null });
+    // A late notice of the closed dispute changes nothing.
+    await notifyStandardWebhooks(t, provider, notice("updated", order, words.open));
+    expect((await disputesOf(order.id)).map((d) => d.status)).toEqual(["won"]);
+    expect((await eventsOf("dispute.created", order.orderId)).map((e) => e.payload)).toEqual([expect.objectContaining({ provider, status: "needs_response", amount: 750 })]);
+    expect((await eventsOf("dispute.closed", order.orderId)).map((e) => e.payload)).toEqual([expect.objectContaining({ provider, status: "won" })]);
+  });
+
+  it("a dispute closed as lost acts as a full refund: the approved commission is cancelled and the order stays disputed", async () => {
+    const sp = await newSalesperson(t, shop);
+    const { order, commission } = await commissionedOrder(t, shop, sp.id, { provider });
+    await bulkCommissions(t, shop, "approve", [commission.id]);
+    await notifyStandardWebhooks(t, provider, notice("created", order, words.open));
+    expect(await commissionOf(t, commission.id)).toMatchObject({ status: "disputed", statusBeforeDispute: "approved" });
+    await notifyStandardWebhooks(t, provider, notice("closed", order, words.lost));
+    expect(await commissionOf(t, commission.id)).toMatchObject({ status: "cancelled", statusBeforeDispute: null });
+    expect(await detail(order.id)).toMatchObject({ status: "disputed", disputes: [{ status: "lost" }] });
+    expect((await eventsOf("dispute.closed", order.orderId)).map((e) => e.payload)).toEqual([expect.objectContaining({ status: "lost" })]);
+  });
+
+  it("a dispute of no order of the brand is stored as unmatched and changes nothing", async () => {
+    const { order } = await commissionedOrder(t, shop, "sp_x", { provider });
+    const unknown = { orderId: `unknown-${order.orderId}`, transactionId: "txn_unknown_0001" };
+    const res = await notifyStandardWebhooks(t, provider, notice("created", unknown, words.open, { brandId: shop.brandId }));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res)).toMatchObject({ duplicate: false, outcome: "unmatched" });
+    expect(await db().select().from(disputes).where(eq(disputes.orderId, unknown.orderId))).toEqual([]);
+    expect(await detail(order.id)).toMatchObject({ status: "paid", disputes: [] });
+  });
+
+  it("refuses a forged signature and malformed events with 400, writing nothing", async () => {
+    const { order } = await commissionedOrder(t, shop, (await newSalesperson(t, shop)).id, { provider });
+    const forged = await notifyStandardWebhooks(t, provider, notice("created", order, words.open), "whsec_" + Buffer.alloc(24, 5).toString("base64"));
+    expect(forged.statusCode, forged.body).toBe(400);
+    expect(json(forged)).toEqual({ error: "Invalid webhook signature", code: "BAD_REQUEST" });
+    const malformed: [Record<string, unknown>, string][] = [
+      [notice("created", order, words.open, { amount: provider === "cart_gateway" ? -5 : "ten dollars" }), "data.amount"],
+      [notice("created", order, "escalated"), "data.status"],
+      // A closing event must say how it closed.
+      [notice("closed", order, words.open), "data.status"],
+    ];
+    for (const [event, details] of malformed) {
+      const res = await notifyStandardWebhooks(t, provider, event);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(json(res)).toMatchObject({ code: "VALIDATION_ERROR", details });
+    }
+    const broken = await t.app.inject({ method: "POST", url: `/api/webhooks/${provider}`, payload: "{not json", headers: { "content-type": "application/json" } });
+    expect(broken.statusCode).toBe(400);
+    expect(await disputesOf(order.id)).toEqual([]);
+    expect(await db().select().from(incomingWebhookEvents).where(eq(incomingWebhookEvents.orderId, order.orderId))).toEqual([]);
   });
 });
 

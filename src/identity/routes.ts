@@ -23,6 +23,8 @@ import {
   SwitchBrandBody,
   SwitchOrgBody,
   SwitchReply,
+  RecoveryCodesReply,
+  TwoFactorCodeBody,
   TwoFactorConfirmBody,
   TwoFactorSetupReply,
   TwoFactorVerifyBody,
@@ -31,7 +33,7 @@ import { pendingCookieOptions, sessionCookieOptions, type LoginOutcome } from ".
 import { finishSocialSignIn, SOCIAL_PROVIDERS, startSocialSignIn } from "./social.js";
 import { describeSession, logout, switchBrand, switchOrganization } from "./tenant.js";
 import { RedisLoginThrottle } from "./throttle.js";
-import { confirmTwoFactor, setupTwoFactor, verifyTwoFactor } from "./two-factor.js";
+import { confirmTwoFactor, disableTwoFactor, regenerateRecoveryCodes, setupTwoFactor, verifyTwoFactor } from "./two-factor.js";
 
 const AUTH = ["Authentication"];
 const ADMIN_AUTH = ["Administration: authentication"];
@@ -148,19 +150,37 @@ function registerTwoFactorRoutes(app: App, deps: Deps): void {
   );
 
   app.post(
+    "/api/auth/2fa/setup",
+    { schema: { tags: AUTH, summary: "Replace the pending TOTP secret with a new one (not in SPEC; GET keeps the pending one)", response: { 200: TwoFactorSetupReply, ...errorResponses(400, 401, 403) } } },
+    async (request) => setupTwoFactor({ ...sessionRequest(deps, request), renew: true }),
+  );
+
+  app.post(
     "/api/auth/2fa/confirm",
-    { schema: { tags: AUTH, summary: "Enable TOTP with a valid code (new session id)", body: TwoFactorConfirmBody, response: { 200: SuccessReply, ...errorResponses(400, 401, 403) } } },
+    { schema: { tags: AUTH, summary: "Enable TOTP with a valid code (new session id); answers the ten recovery codes once", body: TwoFactorConfirmBody, response: { 200: RecoveryCodesReply, ...errorResponses(400, 401, 403) } } },
     async (request, reply) => {
       const issued = await confirmTwoFactor({ ...sessionRequest(deps, request), input: request.body });
       setSession(reply, deps.config, issued);
-      return { success: true };
+      return { success: true, recoveryCodes: issued.recoveryCodes };
     },
+  );
+
+  app.post(
+    "/api/auth/2fa/recovery-codes",
+    { schema: { tags: AUTH, summary: "Ten new recovery codes for a current TOTP code (not in SPEC; the old ones stop working)", body: TwoFactorCodeBody, response: { 200: RecoveryCodesReply, ...errorResponses(400, 401, 403, 429) } } },
+    async (request) => regenerateRecoveryCodes({ ...sessionRequest(deps, request), input: request.body }),
+  );
+
+  app.post(
+    "/api/auth/2fa/disable",
+    { schema: { tags: AUTH, summary: "Turn 2FA off with a current TOTP code or a recovery code (not in SPEC)", body: TwoFactorCodeBody, response: { 200: SuccessReply, ...errorResponses(400, 401, 403, 429) } } },
+    async (request) => disableTwoFactor({ ...sessionRequest(deps, request), input: request.body }),
   );
 
   app.post(
     "/api/auth/2fa/verify",
     {
-      schema: { tags: AUTH, summary: "Complete a pending login with a TOTP code", body: TwoFactorVerifyBody, response: { 200: SuccessReply, ...errorResponses(400, 401) } },
+      schema: { tags: AUTH, summary: "Complete a pending login with a TOTP code", body: TwoFactorVerifyBody, response: { 200: SuccessReply, ...errorResponses(400, 401, 409) } },
       config: { missingFields: { fields: ["userId", "token"], message: "Missing fields" } },
     },
     async (request, reply) => {

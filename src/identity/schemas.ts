@@ -48,7 +48,13 @@ export const TwoFactorSetupReply = Type.Object({
   secret: Type.Optional(Type.String()),
   otpauth_url: Type.Optional(Type.String()),
   qrCode: Type.Optional(Type.String({ description: "PNG data URL of otpauth_url" })),
+  recoveryCodesLeft: Type.Optional(Type.Integer({ description: "not in SPEC: unused recovery codes, when 2FA is on" })),
 });
+export const RecoveryCodesReply = Type.Object({
+  success: Type.Boolean(),
+  recoveryCodes: Type.Array(Type.String(), { description: "not in SPEC: ten single-use recovery codes, shown this once" }),
+});
+export const TwoFactorCodeBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 50, description: "a current TOTP code (or, to turn 2FA off, a recovery code)" }) });
 export const TwoFactorConfirmBody = Type.Object({ secret: Type.String({ maxLength: 200 }), token: Type.String({ maxLength: 50 }) });
 // Members optional here: the verb answers SPEC's `Missing fields` itself, after nothing else.
 export const TwoFactorVerifyBody = Type.Object({ userId: Type.Optional(Type.String({ maxLength: 200 })), token: Type.Optional(Type.String({ maxLength: 50 })) });

@@ -3,7 +3,7 @@ import type { SocialProviderConfig } from "../config/index.js";
 import type { Ctx } from "../ctx.js";
 import { recordAudit } from "../audit/record.js";
 import { withTransaction } from "../db/transaction.js";
-import { decrypt, encrypt, safeEqual } from "../lib/crypto.js";
+import { decrypt, safeEqual, seal } from "../lib/crypto.js";
 import { AppError } from "../lib/errors.js";
 import { completeFirstFactor } from "./complete-login.js";
 import { SOCIAL_STATE_MS } from "./policy.js";
@@ -61,7 +61,7 @@ export async function startSocialSignIn({ ctx, provider }: { ctx: Ctx; provider:
   url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(verifier));
   url.searchParams.set("code_challenge_method", "S256");
   const sealed: SocialState = { p: provider, s: state, v: verifier, e: ctx.clock.now() + SOCIAL_STATE_MS };
-  return { ok: true, location: url.toString(), stateCookie: encrypt(JSON.stringify(sealed), ctx.config.encryptionKey) };
+  return { ok: true, location: url.toString(), stateCookie: seal(JSON.stringify(sealed), ctx.config.encryptionKey) };
 }
 
 export interface SocialProfile {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { sessions, users } from "../db/schema/index.js";
 import { auditActions, call, cookieOf, PASSWORD, pendingOf, registerUser, sessionOf } from "../../test/support/identity.js";
+import { seal } from "../lib/crypto.js";
 import { totpCode } from "./totp.js";
 
 let t: TestApp;
@@ -44,7 +45,7 @@ describe("setup and confirm", () => {
     const [row] = await t.deps.database.db.select().from(users).where(eq(users.id, user.userId));
     expect(row.totpEnabled).toBe(true);
     expect(row.totpSecretSealed).not.toContain(user.secret);
-    expect(json(await call(t, "GET", "/api/auth/2fa/setup", { session: user.session }))).toEqual({ enabled: true });
+    expect(json(await call(t, "GET", "/api/auth/2fa/setup", { session: user.session }))).toEqual({ enabled: true, recoveryCodesLeft: 10 });
     const actions = (await auditActions(t, user.userId)).map((a) => a.action);
     expect(actions).toEqual(expect.arrayContaining(["two_factor.setup", "two_factor.enable"]));
   });
@@ -149,5 +150,25 @@ describe("login of a 2FA user", () => {
     expect((await verify({ userId: user.userId, token: right }, pending)).statusCode).toBe(401);
     const failures = (await auditActions(t, user.userId)).filter((a) => a.action === "two_factor.verify" && !a.success);
     expect(failures.length).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe("a TOTP secret sealed with a key the server no longer has", () => {
+  it("answers verify 409 naming the cause (never 500), and confirm asks for a new setup", async () => {
+    const user = await withTwoFactor();
+    const lost = Buffer.alloc(32, 99);
+    await t.deps.database.db.update(users).set({ totpSecretSealed: seal(user.secret, lost) }).where(eq(users.id, user.userId));
+    const { pending } = await pendingLogin(user.email);
+    const res = await verify({ userId: user.userId, token: totpCode(user.secret, t.clock.now()) }, pending);
+    expect(res.statusCode).toBe(409);
+    expect(json(res)).toMatchObject({ code: "CONFLICT", error: expect.stringContaining("Two-factor secret cannot be decrypted") });
+    expect(cookieOf(res, "admin_session")).toBeUndefined();
+
+    const other = await registerUser(t);
+    const { secret } = json(await call(t, "GET", "/api/auth/2fa/setup", { session: other.session }));
+    await t.deps.database.db.update(users).set({ totpPendingSecretSealed: seal(secret, lost) }).where(eq(users.id, other.userId));
+    const confirm = await call(t, "POST", "/api/auth/2fa/confirm", { session: other.session, body: { secret, token: totpCode(secret, t.clock.now()) } });
+    expect(confirm.statusCode).toBe(400);
+    expect(json(confirm).error).toContain("run setup again");
   });
 });

@@ -4,39 +4,53 @@ import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import { users } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
-import { decrypt, encrypt, safeEqual, sha256 } from "../lib/crypto.js";
-import { validationError } from "../lib/errors.js";
-import { invalidCode, missingFields, twoFactorAlreadyEnabled, twoFactorNotEnabled } from "./errors.js";
+import { decrypt, safeEqual, seal, sha256, UndecryptableSecret } from "../lib/crypto.js";
+import { AppError, validationError } from "../lib/errors.js";
+import { invalidCode, missingFields, tooManyCodeChecks, twoFactorAlreadyEnabled, twoFactorNotEnabled } from "./errors.js";
 import { PENDING_LOGIN_MAX_FAILURES } from "./policy.js";
 import { initialTenant, issueSession, type IssuedSession } from "./sessions.js";
 import { claimTotpStep, countPendingFailure, deletePendingLogin, deleteSession, findPendingLogin, findUserById, type SessionView } from "./store.js";
 import { matchTotpStep, newTotpSecret, otpauthUrl } from "./totp.js";
+import { claimRecoveryCode, CODE_CHECK_MAX_FAILURES, deleteRecoveryCodes, isTotpCode, mintRecoveryCodes, recentCodeCheckFailures, recoveryCodesLeft } from "./two-factor-recovery.js";
 
-export type TwoFactorSetup = { enabled: true } | { enabled: false; secret: string; otpauth_url: string; qrCode: string };
+export type TwoFactorSetup = { enabled: true; recoveryCodesLeft: number } | { enabled: false; secret: string; otpauth_url: string; qrCode: string };
 
-/** `GET /api/auth/2fa/setup`: a new secret (kept sealed until confirm) or `enabled: true`. */
-export async function setupTwoFactor({ ctx, session }: { ctx: Ctx; session: SessionView }): Promise<TwoFactorSetup> {
+/**
+ * `GET /api/auth/2fa/setup`: `enabled: true` with the unused recovery codes, or the pending secret.
+ * The pending secret is kept until confirmed or replaced (`renew`, POST): visiting the page again
+ * shows the same secret, so a code app scanned earlier stays valid.
+ */
+export async function setupTwoFactor({ ctx, session, renew = false }: { ctx: Ctx; session: SessionView; renew?: boolean }): Promise<TwoFactorSetup> {
   const user = await findUserById(ctx.db, session.userId);
   if (!user) throw twoFactorNotEnabled();
-  if (user.totpEnabled) return { enabled: true };
-  const secret = newTotpSecret();
+  if (user.totpEnabled) {
+    if (renew) throw twoFactorAlreadyEnabled();
+    return { enabled: true, recoveryCodesLeft: await recoveryCodesLeft(ctx.db, user.id) };
+  }
+  // A pending secret no configured key opens is as good as none: a new one is issued.
+  const kept = !renew && user.totpPendingSecretSealed ? openOrNull(user.totpPendingSecretSealed, ctx) : null;
+  const secret = kept ?? newTotpSecret();
+  if (!kept) {
+    await withTransaction(ctx.db, async (tx) => {
+      await tx.update(users).set({ totpPendingSecretSealed: seal(secret, ctx.config.encryptionKey), updatedAt: new Date(ctx.clock.now()) }).where(eq(users.id, user.id));
+      await recordAudit(tx, ctx, { action: "two_factor.setup", resourceType: "user", resourceId: user.id, success: true, details: { replaced: Boolean(user.totpPendingSecretSealed) } });
+    });
+  }
   const url = otpauthUrl(secret, user.email);
-  await withTransaction(ctx.db, async (tx) => {
-    await tx.update(users).set({ totpPendingSecretSealed: encrypt(secret, ctx.config.encryptionKey), updatedAt: new Date(ctx.clock.now()) }).where(eq(users.id, user.id));
-    await recordAudit(tx, ctx, { action: "two_factor.setup", resourceType: "user", resourceId: user.id, success: true });
-  });
   return { enabled: false, secret, otpauth_url: url, qrCode: await QRCode.toDataURL(url) };
 }
 
 /**
  * `POST /api/auth/2fa/confirm`: enables 2FA when `secret` is the one setup issued and `token` is a
- * valid code for it. Enabling is a privilege change: the session gets a new id.
+ * valid code for it, and mints the ten recovery codes (answered once). Enabling is a privilege
+ * change: the session gets a new id.
  */
-export async function confirmTwoFactor({ ctx, session, input }: { ctx: Ctx; session: SessionView; input: { secret: string; token: string } }): Promise<IssuedSession> {
+export async function confirmTwoFactor({ ctx, session, input }: { ctx: Ctx; session: SessionView; input: { secret: string; token: string } }): Promise<IssuedSession & { recoveryCodes: string[] }> {
   const user = await findUserById(ctx.db, session.userId);
   if (!user) throw twoFactorNotEnabled();
   if (user.totpEnabled) throw twoFactorAlreadyEnabled();
-  const pending = user.totpPendingSecretSealed ? decrypt(user.totpPendingSecretSealed, ctx.config.encryptionKeyring) : null;
+  // A pending secret no configured key opens is as good as none: setup issues a new one.
+  const pending = user.totpPendingSecretSealed ? openOrNull(user.totpPendingSecretSealed, ctx) : null;
   if (!pending || !safeEqual(pending, input.secret.trim().toUpperCase())) {
     throw validationError("Secret does not match the one issued by setup; run setup again", "secret");
   }
@@ -52,8 +66,9 @@ export async function confirmTwoFactor({ ctx, session, input }: { ctx: Ctx; sess
       .where(eq(users.id, user.id));
     await deleteSession(tx, session.idHash);
     const issued = await issueSession(tx, ctx, user.id, { organizationId: session.organizationId!, brandId: session.brandId });
-    await recordAudit(tx, ctx, { action: "two_factor.enable", resourceType: "user", resourceId: user.id, success: true });
-    return issued;
+    const recoveryCodes = await mintRecoveryCodes(tx, ctx, user.id);
+    await recordAudit(tx, ctx, { action: "two_factor.enable", resourceType: "user", resourceId: user.id, success: true, details: { recoveryCodes: recoveryCodes.length } });
+    return { ...issued, recoveryCodes };
   });
 }
 
@@ -61,7 +76,8 @@ export async function confirmTwoFactor({ ctx, session, input }: { ctx: Ctx; sess
  * `POST /api/auth/2fa/verify`, in CONTRACT §28's order: `Missing fields`; `2FA not enabled` for that
  * userId (unknown ids too); the pending-login cookie, which must exist, be live and belong to
  * userId (else `Invalid code`); the code, accepted once, one step of drift. Five wrong codes end
- * the pending login.
+ * the pending login. A token that is not six digits is tried as a recovery code (used once; a wrong
+ * one counts toward the five like a wrong TOTP code).
  */
 export async function verifyTwoFactor({ ctx, pendingId, input }: { ctx: Ctx; pendingId: string | undefined; input: { userId?: string; token?: string } }): Promise<IssuedSession> {
   const userId = input.userId?.trim();
@@ -79,14 +95,19 @@ export async function verifyTwoFactor({ ctx, pendingId, input }: { ctx: Ctx; pen
     throw invalidCode();
   }
 
-  const step = matchTotpStep(decrypt(user.totpSecretSealed, ctx.config.encryptionKeyring), token, now);
-  const claimed = step !== null && (await claimTotpStep(ctx.db, user.id, step));
-  if (!claimed) {
+  const check = await checkSecondFactor(ctx, user.id, user.totpSecretSealed, token);
+  if (!check.ok && check.reason === "secret_undecryptable") {
+    ctx.log.warn({ userId: user.id }, "TOTP secret cannot be decrypted (ENCRYPTION_KEY removed too early?); the user cannot complete a 2FA login");
+    await audit(false, check.reason);
+    throw secretUndecryptable();
+  }
+  if (!check.ok) {
     const failures = await countPendingFailure(ctx.db, pendingHash!);
     if (failures !== undefined && failures >= PENDING_LOGIN_MAX_FAILURES) await deletePendingLogin(ctx.db, pendingHash!);
-    await audit(false, step === null ? "wrong_code" : "code_reused");
+    await audit(false, check.reason);
     throw invalidCode();
   }
+  const secondFactor = check.factor;
 
   return withTransaction(ctx.db, async (tx) => {
     // One winner: a pending login completes once.
@@ -94,8 +115,82 @@ export async function verifyTwoFactor({ ctx, pendingId, input }: { ctx: Ctx; pen
     const tenant = await initialTenant(tx, user.id);
     const issued = await issueSession(tx, ctx, user.id, tenant);
     const scoped = { organizationId: tenant.organizationId, brandId: tenant.brandId };
-    await recordAudit(tx, ctx, { action: "two_factor.verify", resourceType: "user", resourceId: user.id, actorId: user.id, success: true, ...scoped });
-    await recordAudit(tx, ctx, { action: "user.login", resourceType: "user", resourceId: user.id, actorId: user.id, success: true, ...scoped, details: { method: pending.method, secondFactor: "totp" } });
+    await recordAudit(tx, ctx, { action: "two_factor.verify", resourceType: "user", resourceId: user.id, actorId: user.id, success: true, ...scoped, details: { secondFactor } });
+    if (secondFactor === "recovery_code") {
+      const left = await recoveryCodesLeft(tx, user.id);
+      await recordAudit(tx, ctx, { action: "two_factor.recovery_code_use", resourceType: "user", resourceId: user.id, actorId: user.id, success: true, ...scoped, details: { recoveryCodesLeft: left } });
+    }
+    await recordAudit(tx, ctx, { action: "user.login", resourceType: "user", resourceId: user.id, actorId: user.id, success: true, ...scoped, details: { method: pending.method, secondFactor } });
     return issued;
   });
+}
+
+type SecondFactorCheck = { ok: true; factor: "totp" | "recovery_code" } | { ok: false; reason: "wrong_code" | "code_reused" | "secret_undecryptable" };
+
+/** A current TOTP code (claimed: each step once) or an unused recovery code (used up here). */
+async function checkSecondFactor(ctx: Ctx, userId: string, secretSealed: string, token: string): Promise<SecondFactorCheck> {
+  if (!isTotpCode(token)) return (await claimRecoveryCode(ctx.db, ctx, userId, token)) ? { ok: true, factor: "recovery_code" } : { ok: false, reason: "wrong_code" };
+  const secret = openOrNull(secretSealed, ctx);
+  if (secret === null) return { ok: false, reason: "secret_undecryptable" };
+  const step = matchTotpStep(secret, token.replace(/\s/g, ""), ctx.clock.now());
+  if (step === null) return { ok: false, reason: "wrong_code" };
+  return (await claimTotpStep(ctx.db, userId, step)) ? { ok: true, factor: "totp" } : { ok: false, reason: "code_reused" };
+}
+
+/**
+ * A signed-in user's proof for turning 2FA off or renewing recovery codes: `allowRecovery` says
+ * whether a recovery code will do. Five wrong codes in 15 minutes refuse further checks (429), so a
+ * stolen session cannot guess its way to turning 2FA off. Failures are audited under `action`.
+ */
+async function proveSecondFactor(ctx: Ctx, session: SessionView, token: string, action: "two_factor.disable" | "two_factor.recovery_codes_generate", allowRecovery: boolean) {
+  const user = await findUserById(ctx.db, session.userId);
+  if (!user || !user.totpEnabled || !user.totpSecretSealed) throw twoFactorNotEnabled();
+  if ((await recentCodeCheckFailures(ctx.db, ctx, session.organizationId, user.id)) >= CODE_CHECK_MAX_FAILURES) throw tooManyCodeChecks();
+  const check = !allowRecovery && !isTotpCode(token) ? ({ ok: false, reason: "wrong_code" } as const) : await checkSecondFactor(ctx, user.id, user.totpSecretSealed, token.trim());
+  if (!check.ok) {
+    await withTransaction(ctx.db, (tx) => recordAudit(tx, ctx, { action, resourceType: "user", resourceId: user.id, success: false, details: { reason: check.reason } }));
+    throw check.reason === "secret_undecryptable" ? secretUndecryptable() : invalidCode();
+  }
+  return { user, factor: check.factor };
+}
+
+/**
+ * `POST /api/auth/2fa/disable` (not in SPEC): turns 2FA off with a current TOTP code or a recovery
+ * code; the secret, pending secret and recovery codes are deleted.
+ */
+export async function disableTwoFactor({ ctx, session, input }: { ctx: Ctx; session: SessionView; input: { token: string } }): Promise<{ success: true }> {
+  const { user, factor } = await proveSecondFactor(ctx, session, input.token, "two_factor.disable", true);
+  await withTransaction(ctx.db, async (tx) => {
+    await tx
+      .update(users)
+      .set({ totpEnabled: false, totpSecretSealed: null, totpPendingSecretSealed: null, totpLastStep: null, updatedAt: new Date(ctx.clock.now()) })
+      .where(eq(users.id, user.id));
+    await deleteRecoveryCodes(tx, user.id);
+    await recordAudit(tx, ctx, { action: "two_factor.disable", resourceType: "user", resourceId: user.id, success: true, details: { secondFactor: factor } });
+  });
+  return { success: true };
+}
+
+/** `POST /api/auth/2fa/recovery-codes` (not in SPEC): ten new recovery codes for a current TOTP code; the old ones stop working. */
+export async function regenerateRecoveryCodes({ ctx, session, input }: { ctx: Ctx; session: SessionView; input: { token: string } }): Promise<{ success: true; recoveryCodes: string[] }> {
+  const { user } = await proveSecondFactor(ctx, session, input.token, "two_factor.recovery_codes_generate", false);
+  const recoveryCodes = await withTransaction(ctx.db, async (tx) => {
+    const codes = await mintRecoveryCodes(tx, ctx, user.id);
+    await recordAudit(tx, ctx, { action: "two_factor.recovery_codes_generate", resourceType: "user", resourceId: user.id, success: true, details: { recoveryCodes: codes.length } });
+    return codes;
+  });
+  return { success: true, recoveryCodes };
+}
+
+const secretUndecryptable = () =>
+  new AppError("CONFLICT", "Two-factor secret cannot be decrypted with this server's keys: ask the operator (ENCRYPTION_KEY was changed)");
+
+/** A sealed TOTP secret, or null when no key of ENCRYPTION_KEY / ENCRYPTION_KEY_PREVIOUS opens it. */
+function openOrNull(sealed: string, ctx: Pick<Ctx, "config">): string | null {
+  try {
+    return decrypt(sealed, ctx.config.encryptionKeyring);
+  } catch (error) {
+    if (error instanceof UndecryptableSecret) return null;
+    throw error;
+  }
 }

@@ -76,11 +76,17 @@ export class JobRunner {
   trigger(name: string): Promise<boolean> {
     const state = this.states.get(name);
     if (!state) throw new Error(`no job named ${name}`);
-    if (this.signal.aborted) return Promise.resolve(false);
+    if (this.signal.aborted || this.held) return Promise.resolve(false);
     if (state.running) return state.running;
     const running = this.pass(state).finally(() => (state.running = null));
     state.running = running;
     return running;
+  }
+
+  private held = false;
+  /** WORKERS=off: no pass runs, not even one a route asks for (a restored copy sends nothing). */
+  hold(): void {
+    this.held = true;
   }
 
   /** Starts the loop: every due job gets a pass, and the loop sleeps until the next one is due. */

@@ -16,7 +16,10 @@ export function safeEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** AES-256-GCM; output `v1:<iv>:<tag>:<ciphertext>` in base64url, so a later key version can be added. */
+/**
+ * AES-256-GCM; output `v1:<iv>:<tag>:<ciphertext>` in base64url. The old format, which names no key:
+ * new values use `seal` (v2); `decrypt` still opens both, and `npm run rotate-keys` turns v1 into v2.
+ */
 export function encrypt(plaintext: string, key: Buffer): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", key, iv);
@@ -33,18 +36,27 @@ export function decrypt(sealed: string, key: Buffer | readonly Buffer[]): string
   const keyring = Buffer.isBuffer(key) ? [key] : key;
   if (sealed.startsWith("v2:")) return unseal(sealed, keyring);
   const [version, iv, tag, body] = sealed.split(":");
-  if (version !== "v1" || !iv || !tag || body === undefined) throw new Error("unreadable ciphertext");
-  let failure: unknown = new Error("no key to decrypt with");
+  if (version !== "v1" || !iv || !tag || body === undefined) throw new UndecryptableSecret("unreadable ciphertext");
   for (const candidate of keyring) {
     try {
       const decipher = createDecipheriv("aes-256-gcm", candidate, Buffer.from(iv, "base64url"));
       decipher.setAuthTag(Buffer.from(tag, "base64url"));
       return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
-    } catch (error) {
-      failure = error;
+    } catch {
+      // the next key
     }
   }
-  throw failure;
+  throw new UndecryptableSecret("sealed in the old format (no key id) and opened by no key of ENCRYPTION_KEY and ENCRYPTION_KEY_PREVIOUS");
+}
+
+/** A sealed value no key of the keyring opens: its key is no longer configured, or the value was altered. */
+export class UndecryptableSecret extends Error {
+  override name = "UndecryptableSecret";
+}
+
+/** True when `sealed` is a v2 value naming `key` (the current key): nothing to re-seal. */
+export function isSealedWith(sealed: string, key: Buffer): boolean {
+  return sealed.startsWith(`v2:${keyId(key)}:`);
 }
 
 /**
@@ -70,10 +82,14 @@ export function seal(plaintext: string, key: Buffer): string {
  */
 export function unseal(sealed: string, keyring: readonly Buffer[]): string {
   const [version, kid, iv, tag, body, ...rest] = sealed.split(":");
-  if (version !== "v2" || !kid || !iv || !tag || body === undefined || rest.length > 0) throw new Error("unreadable ciphertext");
+  if (version !== "v2" || !kid || !iv || !tag || body === undefined || rest.length > 0) throw new UndecryptableSecret("unreadable ciphertext");
   const key = keyring.find((k) => keyId(k) === kid);
-  if (!key) throw new Error("ciphertext sealed with an unknown key");
-  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-  decipher.setAuthTag(Buffer.from(tag, "base64url"));
-  return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+  if (!key) throw new UndecryptableSecret(`sealed with an unknown key ${kid} (neither ENCRYPTION_KEY nor in ENCRYPTION_KEY_PREVIOUS)`);
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+    decipher.setAuthTag(Buffer.from(tag, "base64url"));
+    return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+  } catch {
+    throw new UndecryptableSecret(`sealed with key ${kid} but its tag does not verify (the value was altered)`);
+  }
 }

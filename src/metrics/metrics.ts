@@ -38,6 +38,7 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly requests: Histogram<"method" | "route" | "status">;
   private readonly deliveries: Counter<"outcome">;
+  private readonly undecryptable: Counter<"table">;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
@@ -56,6 +57,14 @@ export class Metrics {
       registers,
     });
     for (const outcome of ["succeeded", "retrying", "failed"] as const) this.deliveries.inc({ outcome }, 0);
+    // Issue 21: a sealed secret whose key is not configured (removed from ENCRYPTION_KEY_PREVIOUS too early).
+    this.undecryptable = new Counter({
+      name: "checkout_undecryptable_secrets_total",
+      help: "Sealed secrets this instance needed and could not open (key not in ENCRYPTION_KEY / ENCRYPTION_KEY_PREVIOUS), by table",
+      labelNames: ["table"],
+      registers,
+    });
+    this.undecryptable.inc({ table: "webhook_endpoints" }, 0);
 
     const { database, clock } = sources;
     // One query for these four gauges, at scrape time (never on a request path). The registry
@@ -147,6 +156,11 @@ export class Metrics {
 
   delivery(outcome: DeliveryOutcome, count = 1): void {
     if (count > 0) this.deliveries.inc({ outcome }, count);
+  }
+
+  /** A sealed value of `table` that no configured key opens. */
+  undecryptableSecret(table: string): void {
+    this.undecryptable.inc({ table });
   }
 
   async text(): Promise<string> {

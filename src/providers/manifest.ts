@@ -7,9 +7,10 @@
 export type ProviderKind = "payment" | "crm";
 /**
  * The provider's own signature scheme for incoming notifications (docs/webhooks.md "Provider schemes"):
- * the folder whose webhook.ts holds it, or "standard-webhooks" (shared, in webhook-schemes.ts).
+ * the folder whose webhook.ts holds it (order-crm-b and cart-gateway: their events, under the
+ * Standard Webhooks signature they share, in webhook-schemes.ts).
  */
-export type WebhookScheme = "intent-gateway" | "vault-gateway-a" | "hosted-store" | "standard-webhooks";
+export type WebhookScheme = "intent-gateway" | "vault-gateway-a" | "hosted-store" | "order-crm-b" | "cart-gateway";
 
 export interface ProviderEntry {
   /** The folder under src/providers/ holding provider.ts, demo.ts, adapter.ts, fake-server.ts, schemas.ts, routes.ts and its own webhook.ts. */
@@ -49,7 +50,8 @@ export const PROVIDER_MANIFEST = {
     kinds: ["payment", "crm"],
     endpoints: ["create-order", "process-payment", "confirm-order"],
     requiredSettings: CRM_SETTINGS,
-    webhookScheme: "standard-webhooks",
+    // The same chargeback events as order_crm_b: order-crm-b/webhook.ts.
+    webhookScheme: "order-crm-b",
     cardForm: true,
   },
   order_crm_b: {
@@ -57,7 +59,7 @@ export const PROVIDER_MANIFEST = {
     kinds: ["payment", "crm"],
     endpoints: ["process-payment"],
     requiredSettings: CRM_SETTINGS,
-    webhookScheme: "standard-webhooks",
+    webhookScheme: "order-crm-b",
     cardForm: true,
   },
   hosted_store: {
@@ -73,7 +75,7 @@ export const PROVIDER_MANIFEST = {
     kinds: ["payment", "crm"],
     endpoints: ["create-cart", "process-payment"],
     requiredSettings: ["apiKey"],
-    webhookScheme: "standard-webhooks",
+    webhookScheme: "cart-gateway",
     cardForm: true,
   },
   vault_gateway_b: {

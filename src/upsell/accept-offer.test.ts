@@ -165,7 +165,8 @@ describe("errors of SPEC's table", () => {
     expect(res.statusCode).toBe(402);
     expect(json(res)).toEqual({ error: "Payment failed: card_declined", details: "card_declined", code: "PAYMENT_FAILED" });
     expect(await getSession(s.sessionId)).toMatchObject({ status: "active", currentStep: 0, acceptedOffers: [], declinedOffers: [], totalUpsellAmount: 0 });
-    expect(await db().select().from(upsellOfferResults).where(eq(upsellOfferResults.sessionId, s.sessionId))).toHaveLength(0);
+    // No answer: the reservation is kept as `refused` (what opens pay-with-card), with no transaction.
+    expect(await db().select().from(upsellOfferResults).where(eq(upsellOfferResults.sessionId, s.sessionId))).toMatchObject([{ offerId: "a", decision: "refused", transactionId: null }]);
     expect(await upsellOrders(s.upsellOrderId)).toHaveLength(0);
     expect(await eventsOf("upsell.accepted", s.sessionId)).toHaveLength(0);
     expect(await eventsOf("payment.failed", s.sessionId)).toMatchObject([{ payload: { reason: "card_declined", amount: 1500, offerId: "a" } }]);

@@ -11,7 +11,7 @@ import { outboxRows } from "../webhooks/events.js";
 import { answerChanges, decide, eventBase, type Decided } from "./answer-offer.js";
 import type { AcceptOfferResponse, AnswerOfferBody } from "./schemas.js";
 import { checkAnswerable } from "./session.js";
-import { findSessionForAnswer, releaseOfferResult, reserveOfferResult, saveAnswer, type Answer, type UpsellSessionRow } from "./store.js";
+import { findSessionForAnswer, markOfferRefused, reserveOfferResult, saveAnswer, type Answer, type UpsellSessionRow } from "./store.js";
 
 /**
  * SPEC "Upsell" accept: charges the offer's price fixed at creation (CONTRACT §20) to the saved
@@ -70,9 +70,9 @@ async function chargeOffer(ctx: Ctx, tx: Db, session: UpsellSessionRow, offer: S
   return { charge, paidInDemo: adapter.demo };
 }
 
-/** A refused charge: the offer stays open, the decline counts toward the limit, `payment.failed` goes out. */
-async function recordRefusal(ctx: Ctx, tx: Db, { session, offer }: Decided, reason: string): Promise<void> {
-  await releaseOfferResult(tx, session.id, offer.id);
+/** A refused charge: the offer stays open (marked refused), the decline counts toward the limit, `payment.failed` goes out. */
+export async function recordRefusal(ctx: Ctx, tx: Db, { session, offer }: Decided, reason: string): Promise<void> {
+  await markOfferRefused(tx, session.id, offer.id);
   await recordDecline(ctx, tx, {
     provider: session.provider as PaymentProviderType,
     orderId: session.orderId,
@@ -85,7 +85,7 @@ async function recordRefusal(ctx: Ctx, tx: Db, { session, offer }: Decided, reas
 }
 
 /** The answer and the rows of a successful charge: the upsell order and its line item, the result, `upsell.accepted`. */
-function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, { status: "succeeded" }>, paidInDemo: boolean, now: number): { result: AcceptOfferResponse; answer: Answer } {
+export function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, { status: "succeeded" }>, paidInDemo: boolean, now: number): { result: AcceptOfferResponse; answer: Answer } {
   const { session, offer, original } = decided;
   const at = new Date(now);
   const totalUpsellCents = session.totalUpsellCents + offer.priceCents;

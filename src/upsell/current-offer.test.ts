@@ -15,13 +15,13 @@ async function session(offers: unknown[], claims: Record<string, unknown> = {}) 
   const { orderId, provider, paymentMethodToken } = await completeCheckoutViaApi(t, { claims });
   const res = await post(t, "/api/upsell/create-session", { orderId: `${orderId}-up`, originalOrderId: orderId, customerEmail: "ada@example.com", paymentMethodToken, provider, offers });
   expect(res.statusCode, res.body).toBe(200);
-  return json(res) as { sessionId: string; expiresAt: number };
+  return { ...(json(res) as { sessionId: string; expiresAt: number }), orderId };
 }
 const read = (id: string) => t.app.inject({ method: "GET", url: `/api/upsell/session/${id}/offer` });
 
 describe("current offer read", () => {
   it("walks offer → downsell → finished, with the creation prices and the checkout's successUrl", async () => {
-    const { sessionId, expiresAt } = await session(
+    const { sessionId, expiresAt, orderId } = await session(
       [
         { id: "kit", name: "Travel kit", description: "Fits the bag", price: 1900, originalPrice: 2900, image: "https://cdn.example/kit.png", downsell: { id: "kit-lite", name: "Travel kit lite", price: 900 } },
       ],
@@ -33,6 +33,7 @@ describe("current offer read", () => {
     expect(json(first)).toEqual({
       success: true,
       status: "active",
+      orderId,
       currency: "USD",
       expiresAt,
       successUrl: "https://shop.example/thanks",
@@ -45,7 +46,7 @@ describe("current offer read", () => {
   });
 
   it("an expired session shows no offer; without a successUrl the flow ends at null (/success)", async () => {
-    const { sessionId, expiresAt } = await session([{ id: "x", name: "X", price: 500 }]);
+    const { sessionId, expiresAt, orderId } = await session([{ id: "x", name: "X", price: 500 }]);
     expect(json(await read(sessionId))).toMatchObject({ status: "active", successUrl: null, offer: { id: "x" } });
     t.clock.set(expiresAt);
     expect(json(await read(sessionId))).toMatchObject({ status: "expired", offer: null });

@@ -19,6 +19,7 @@ export async function getCurrentOffer({ ctx, input }: { ctx: Ctx; input: { id: s
   return {
     success: true,
     status,
+    orderId: session.originalOrderId,
     currency: session.currency,
     expiresAt: session.expiresAt.getTime(),
     // CONTRACT §36: the page navigates only to safe targets (rows stored before the check included).

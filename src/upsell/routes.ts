@@ -9,6 +9,7 @@ import type { App } from "../http/types.js";
 import { confirmationPage, followActionLink, inspectActionLink } from "./action-link.js";
 import { acceptOffer } from "./accept-offer.js";
 import { declineOffer } from "./decline-offer.js";
+import { payOfferByCard } from "./pay-offer-by-card.js";
 import { createUpsellSession } from "./create-session.js";
 import {
   AcceptOfferResponse,
@@ -19,6 +20,7 @@ import {
   CurrentOfferResponse,
   DeclineOfferResponse,
   GetSessionResponse,
+  PayOfferByCardBody,
   SessionParams,
 } from "./schemas.js";
 import { getUpsellSession } from "./session.js";
@@ -56,6 +58,21 @@ export function registerUpsellRoutes(app: App, deps: Deps): void {
       schema: { tags, summary: "Accept an offer: one-click charge of the saved payment method", body: AnswerOfferBody, response: { 200: AcceptOfferResponse, ...errorResponses(400, 402, 404, 409, 422, 429, 502, 503) } },
     },
     async (request) => acceptOffer({ ctx: ctxOf(deps, request), input: request.body }),
+  );
+
+  app.post(
+    "/api/upsell/pay-with-card",
+    {
+      config: { idempotent: true },
+      onRequest: noStore,
+      schema: {
+        tags,
+        summary: "Pay an offer with another card after its one-click charge was refused (not in SPEC)",
+        body: PayOfferByCardBody,
+        response: { 200: AcceptOfferResponse, ...errorResponses(400, 402, 404, 409, 422, 429, 502, 503) },
+      },
+    },
+    async (request) => payOfferByCard({ ctx: ctxOf(deps, request), input: request.body }),
   );
 
   app.post(

@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { CardFields } from "../providers/schemas.js";
 import { PAYMENT_PROVIDERS } from "../providers/types.js";
 
 // The wire contract of SPEC.md "Upsell" and the resources it uses. Member names are exact.
@@ -70,6 +71,10 @@ export type CreateSessionResponse = Static<typeof CreateSessionResponse>;
 export const AnswerOfferBody = Type.Object({ sessionId: text(), offerId: text() });
 export type AnswerOfferBody = Static<typeof AnswerOfferBody>;
 
+/** Issue 18: the offer paid with another card after its one-click charge was refused (not in SPEC). */
+export const PayOfferByCardBody = Type.Object({ sessionId: text(), offerId: text(), ...CardFields });
+export type PayOfferByCardBody = Static<typeof PayOfferByCardBody>;
+
 export const AcceptOfferResponse = Type.Object({
   success: Type.Boolean(),
   transactionId: Type.String(),
@@ -122,6 +127,8 @@ export const CurrentOffer = Type.Object({
 export const CurrentOfferResponse = Type.Object({
   success: Type.Boolean(),
   status: Type.Enum(["active", "completed", "expired"]),
+  /** The original (checkout) order's id: the page passes it on to the success page with the session id. */
+  orderId: Type.String(),
   currency: Type.String(),
   expiresAt: Type.Number(),
   /** The checkout's successUrl, where the flow ends; null means /success. */

@@ -50,11 +50,22 @@ export async function findSession(db: Db, id: string): Promise<UpsellSessionRow 
   return row ?? null;
 }
 
-/** A refused charge leaves the offer unanswered: the reservation goes. */
-export async function releaseOfferResult(tx: Db, sessionId: string, offerId: string): Promise<void> {
-  await tx
-    .delete(upsellOfferResults)
-    .where(and(eq(upsellOfferResults.sessionId, sessionId), eq(upsellOfferResults.offerId, offerId), eq(upsellOfferResults.decision, "pending")));
+/**
+ * A refused charge leaves the offer unanswered: the reservation becomes `refused`, which is no answer
+ * (the session lists the offer as neither accepted nor declined, so a later accept or decline
+ * overwrites the row) but is what lets the buyer pay that offer with another card (pay-offer-by-card.ts).
+ */
+export async function markOfferRefused(tx: Db, sessionId: string, offerId: string): Promise<void> {
+  await tx.execute(sql`update upsell_offer_results set decision = 'refused' where session_id = ${sessionId} and offer_id = ${offerId} and decision = 'pending'`);
+}
+
+/** Whether the one-click charge of this offer was refused (and the offer not answered since). */
+export async function wasOfferRefused(db: Db, sessionId: string, offerId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ decision: upsellOfferResults.decision })
+    .from(upsellOfferResults)
+    .where(and(eq(upsellOfferResults.sessionId, sessionId), eq(upsellOfferResults.offerId, offerId)));
+  return (row?.decision as string | undefined) === "refused";
 }
 
 /** How many counter rows each offer's counters are spread over (see the `shard` column). */

@@ -3,13 +3,18 @@ import fastifyStatic from "@fastify/static";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import type { Deps } from "../ctx.js";
+import { ctxOf } from "../http/ctx.js";
+import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
+import { getOrderConfirmation } from "./order-confirmation.js";
+import { ConfirmationQuery, ConfirmationReply } from "./schemas.js";
 import { loadShells, WEB_DIST } from "./shells.js";
 
 const tags = ["pages"];
 const html = { 200: Type.String({ description: "The page (HTML); the browser application renders it" }) };
 /** Hashed file names (Vite): a changed file is a new URL, so browsers may keep each one for a year. */
 const ASSET_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
+const FAVICON_MAX_AGE_MS = 24 * 3600 * 1000;
 
 /**
  * CONTRACT §6: the pages answer 200 HTML (the single-page application's shell; the checkout page
@@ -21,12 +26,39 @@ export async function registerWebRoutes(app: App, deps: Deps): Promise<void> {
   const shells = loadShells();
   if (!shells.built) deps.log.warn(`web front end not built (${WEB_DIST} missing): pages say so; run npm run build`);
 
-  await app.register(fastifyStatic, { root: join(WEB_DIST, "assets"), serve: false });
+  // preCompressed: the build writes `.br` and `.gz` beside each asset (scripts/compress-assets.mjs);
+  // send() picks the one the client accepts, falls back to the plain file, and adds Vary: Accept-Encoding.
+  await app.register(fastifyStatic, { root: join(WEB_DIST, "assets"), serve: false, preCompressed: true });
   app.get("/assets/*", { config: { rateLimit: false }, schema: { hide: true } }, async (request, reply) => {
     const file = (request.params as { "*": string })["*"];
     // send() writes `Cache-Control: public, max-age=31536000, immutable` from these two.
     return reply.sendFile(file, { maxAge: ASSET_MAX_AGE_MS, immutable: true });
   });
+  // The favicon (web/public/favicon.svg, linked from both entries): browsers also ask /favicon.ico
+  // on their own, so that path answers the same SVG. Not hashed: cached for a day.
+  for (const url of ["/favicon.svg", "/favicon.ico"]) {
+    app.get(url, { config: { rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
+      reply.type("image/svg+xml");
+      return reply.sendFile("favicon.svg", WEB_DIST, { maxAge: FAVICON_MAX_AGE_MS, immutable: false });
+    });
+  }
+
+  // The success page's data (docs/web.md "Success page"): answered only with the buyer's proof.
+  app.get(
+    "/api/checkout/confirmation",
+    {
+      schema: {
+        tags: ["checkout"],
+        summary: "What the success page shows: the order, each charge and whether a receipt is mailed (not in SPEC; needs transactionId or sessionId)",
+        querystring: ConfirmationQuery,
+        response: { 200: ConfirmationReply, ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      return getOrderConfirmation({ ctx: ctxOf(deps, request), input: request.query });
+    },
+  );
 
   const send = (reply: FastifyReply, page: string) => reply.header("cache-control", "no-cache").type("text/html; charset=utf-8").send(page);
 

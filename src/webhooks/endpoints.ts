@@ -4,7 +4,7 @@ import type { Ctx } from "../ctx.js";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { assertRole, selectedBrand, type CallerScope } from "../http/auth.js";
-import { encrypt } from "../lib/crypto.js";
+import { seal } from "../lib/crypto.js";
 import { AppError, notFound } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
 import { EVENT_TYPES } from "./events.js";
@@ -104,7 +104,7 @@ export async function createEndpoint({ ctx, input }: Verb<CreateEndpointBody>): 
     brandId,
     name: input.name ?? url.hostname,
     url: url.toString(),
-    sealedSecret: encrypt(secret, ctx.config.encryptionKey),
+    sealedSecret: seal(secret, ctx.config.encryptionKey),
     secretHint: maskSecret(secret),
     events: input.events ? [...new Set(input.events)] : ["*"],
     headers,
@@ -165,6 +165,7 @@ export async function deleteEndpoint({ ctx, input }: Verb<{ id: string }>): Prom
 export async function testEndpoint({ ctx, input, worker }: SendVerb<{ id: string }>): Promise<SendReply> {
   const scope = assertRole(ctx, "admin");
   const endpoint = await endpointInScope(ctx, scope, input.id);
+  worker.assertSecretReadable(endpoint);
   const now = ctx.clock.now();
   const eventId = newId("evt");
   const body = JSON.stringify({ type: "webhook.test", timestamp: new Date(now).toISOString(), data: { endpointId: endpoint.id, message: "This is a test payload." } });
@@ -228,6 +229,7 @@ export async function resendDelivery({ ctx, input, worker }: SendVerb<{ delivery
     .where(and(eq(webhookDeliveries.id, input.deliveryId), isNotNull(webhookDeliveries.endpointId), scoped(scope, brandId)));
   if (!found) throw notFound("Webhook delivery not found");
   if (!found.endpoint.enabled) throw new AppError("CONFLICT", "Webhook endpoint is disabled");
+  worker.assertSecretReadable(found.endpoint);
   const now = ctx.clock.now();
   const claimed = await withTransaction(ctx.db, async (tx) => {
     // Only a finished delivery: a pending one is the worker's (and may be in flight right now).

@@ -47,7 +47,7 @@ export function registerWebhookRoutes(app: App, deps: Deps, worker: WebhookWorke
         tags: TAGS,
         summary: "Send a signed test payload to the endpoint now (admin or owner); `delivered` says whether the receiver took it",
         params: EndpointIdParams,
-        response: { 200: SendReply, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: SendReply, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => testEndpoint({ ctx: callerCtx(deps, request), input: request.params, worker }),

@@ -3,7 +3,8 @@ import type { Deps } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
 import { recordAudit } from "../audit/record.js";
-import { decrypt } from "../lib/crypto.js";
+import { decrypt, UndecryptableSecret } from "../lib/crypto.js";
+import { AppError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
 import type { Job } from "../jobs/runner.js";
@@ -21,6 +22,9 @@ export const FAILING_DISABLE_MS = 5 * 24 * 3_600_000;
 /** How long a claimed delivery stays invisible to other workers: more than a send can take. */
 export const CLAIM_LEASE_MS = SEND_TIMEOUT_MS + 15_000;
 const BATCH = 200;
+/** The start of `last_error` of a delivery failed because its endpoint's secret cannot be opened. */
+export const UNDECRYPTABLE_ERROR = "webhook secret cannot be decrypted, nothing sent";
+const isUndecryptable = (result: SendResult) => result.error?.startsWith(UNDECRYPTABLE_ERROR) === true;
 
 /**
  * The delay before the next attempt after `attempts` failed ones, with jitter (never shorter than the
@@ -60,7 +64,7 @@ export class WebhookWorker {
      */
     private readonly shutdown: AbortSignal,
     /** Counts attempt outcomes for /metrics. */
-    private readonly metrics?: Pick<Metrics, "delivery">,
+    private readonly metrics?: Pick<Metrics, "delivery" | "undecryptableSecret">,
   ) {}
 
   /**
@@ -91,13 +95,32 @@ export class WebhookWorker {
     return { events, sent };
   }
 
-  private keyOf(endpoint: EndpointRow): Uint8Array {
+  /** The endpoint's signing key, or the reason its sealed secret cannot be opened (counted and logged). */
+  private keyOf(endpoint: Pick<EndpointRow, "id" | "sealedSecret">): Uint8Array | { undecryptable: string } {
     let key = this.keys.get(endpoint.sealedSecret);
     if (!key) {
-      key = keyOfSecret(decrypt(endpoint.sealedSecret, this.deps.config.encryptionKeyring));
+      try {
+        key = keyOfSecret(decrypt(endpoint.sealedSecret, this.deps.config.encryptionKeyring));
+      } catch (error) {
+        if (!(error instanceof UndecryptableSecret)) throw error;
+        this.metrics?.undecryptableSecret("webhook_endpoints");
+        this.deps.log.warn({ endpointId: endpoint.id, reason: error.message }, "webhook endpoint secret cannot be decrypted; its deliveries fail, the others go on");
+        return { undecryptable: `${UNDECRYPTABLE_ERROR}: ${error.message}` };
+      }
       this.keys.set(endpoint.sealedSecret, key);
     }
     return key;
+  }
+
+  /**
+   * For the test and resend operations: a 409 naming the cause, before anything is written, when the
+   * endpoint's secret cannot be opened with the configured keys (never a 500).
+   */
+  assertSecretReadable(endpoint: Pick<EndpointRow, "id" | "sealedSecret">): void {
+    const key = this.keyOf(endpoint);
+    if ("undecryptable" in key) {
+      throw new AppError("CONFLICT", "Webhook secret cannot be decrypted: it was sealed with an ENCRYPTION_KEY this server does not have (put that key back in ENCRYPTION_KEY_PREVIOUS, or create the endpoint again)");
+    }
   }
 
   /** Sends claimed deliveries (concurrently) and records the outcomes. Also used by the test and resend operations. */
@@ -123,7 +146,13 @@ export class WebhookWorker {
             results.set(row.id, { success: false, statusCode: null, durationMs: 0, error: "endpoint disabled or deleted", retryAfterMs: null });
             return;
           }
-          const keys = endpoint ? [this.keyOf(endpoint)] : tokenKeys;
+          const endpointKey = endpoint ? this.keyOf(endpoint) : null;
+          if (endpointKey && "undecryptable" in endpointKey) {
+            // This endpoint only: nothing is sent, the delivery fails for good (no retry can open it).
+            results.set(row.id, { success: false, statusCode: null, durationMs: 0, error: endpointKey.undecryptable, retryAfterMs: null });
+            return;
+          }
+          const keys = endpointKey ? [endpointKey] : tokenKeys;
           // Custom headers first; the signature headers (and content type) are ours and always win.
           const custom = Object.fromEntries(Object.entries(endpoint?.headers ?? {}).filter(([name]) => !isReservedHeader(name)));
           const now = this.deps.clock.now();
@@ -153,7 +182,7 @@ export class WebhookWorker {
     const outcomes = claimed.map((row): DeliveryOutcome => {
       const result = results.get(row.id)!;
       const endpointGone = row.endpointId !== null && result.statusCode === 410;
-      const finalFailure = !result.success && (endpointGone || row.attempts >= MAX_ATTEMPTS || result.error === "endpoint disabled or deleted");
+      const finalFailure = !result.success && (endpointGone || row.attempts >= MAX_ATTEMPTS || result.error === "endpoint disabled or deleted" || isUndecryptable(result));
       const done = result.success || finalFailure;
       return {
         id: row.id,
@@ -170,6 +199,8 @@ export class WebhookWorker {
     for (const row of claimed) {
       if (!row.endpointId || !endpoints.get(row.endpointId)?.enabled) continue;
       const result = results.get(row.id)!;
+      // Our key is missing, not the receiver failing: no step towards disabling the endpoint.
+      if (isUndecryptable(result)) continue;
       if (result.success) succeededEndpoints.add(row.endpointId);
       else if (result.statusCode === 410) goneEndpoints.add(row.endpointId);
       else failedEndpoints.add(row.endpointId);

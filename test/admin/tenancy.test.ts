@@ -16,6 +16,7 @@ import {
   memberships,
   orders,
   organizations,
+  paymentLinks,
   providerSettings,
   salespeople,
   sessions,
@@ -47,6 +48,8 @@ interface Fixture {
   /** A's webhook endpoint, and one delivery to it. */
   webhookId: string;
   deliveryId: string;
+  /** A's lasting payment link (docs/admin.md "Payment links"). */
+  paymentLinkId: string;
 }
 
 interface Row {
@@ -84,6 +87,9 @@ const routes: Row[] = [
   },
   { method: "GET", url: () => "/api/admin/salespeople", expect: "list" },
   { method: "POST", url: () => "/api/admin/tools/generate-link", body: (a) => ({ salespersonId: a.salespersonId, salespersonName: "Probe", commissionRate: 0.1, orderInfo: { productName: "Probe", total: 100, currency: "USD" } }), expect: 404 },
+  { method: "GET", url: () => "/api/admin/payment-links", expect: "list" },
+  { method: "POST", url: (a) => `/api/admin/payment-links/${a.paymentLinkId}/disable`, expect: 404 },
+  { method: "POST", url: () => "/api/admin/payment-links", body: (a) => ({ productName: "Probe", price: 100, currency: "USD", salespersonId: a.salespersonId }), expect: 404 },
   { method: "GET", url: () => "/api/admin/settings", expect: "list" },
   { method: "POST", url: () => "/api/admin/crm-retry", body: (a) => ({ orderId: a.orderId }), expect: 404 },
   { method: "GET", url: () => "/api/admin/domains", expect: "list" },
@@ -126,6 +132,7 @@ async function snapshot(): Promise<string> {
     db.select().from(webhookEndpoints).orderBy(webhookEndpoints.id),
     db.select().from(webhookDeliveries).orderBy(webhookDeliveries.id),
     db.select().from(listMappings).orderBy(listMappings.brandId, listMappings.source, listMappings.listId),
+    db.select().from(paymentLinks).orderBy(paymentLinks.id),
   ]);
   return JSON.stringify(tables);
 }
@@ -160,7 +167,9 @@ beforeAll(async () => {
   const listSettings = (session: string) => adminCall(t, "POST", "/api/admin/settings", { session, body: { provider: "email_list_a", settings: { apiKey: "tenancy-list-key-1234", baseUrl: integrations.baseUrl } } });
   expect((await listSettings(ownerA.session)).statusCode).toBe(200);
   expect((await adminCall(t, "PUT", "/api/admin/email_list_a/lists", { session: ownerA.session, body: { mappings: { list_1: "Tenant A private name" } } })).statusCode).toBe(200);
+  const paymentLink = json(await adminCall(t, "POST", "/api/admin/payment-links", { session: ownerA.session, body: { productName: "A's product", price: 500, currency: "USD" } })).link;
   a = {
+    paymentLinkId: paymentLink.id,
     salespersonId: seller.id,
     commissionId: commission!.id,
     orderId: completed.orderId,

@@ -11,6 +11,7 @@ import { createBrand, deleteBrand, listBrands, restoreBrand } from "../../src/ad
 import { retryCrm, testCrm } from "../../src/admin/crm/crm.js";
 import { getDashboard } from "../../src/admin/dashboard/dashboard.js";
 import { generateSalesLink } from "../../src/admin/generate-link.js";
+import { createPaymentLink, disablePaymentLink, listPaymentLinks } from "../../src/admin/payment-links.js";
 import { createOrganization, deleteOrganization, listOrganizations, restoreOrganization } from "../../src/admin/organizations.js";
 import { updateBranding } from "../../src/admin/settings/branding.js";
 import { getSettings, updateSettings } from "../../src/admin/settings/settings.js";
@@ -76,6 +77,9 @@ const VERBS: [string, OrganizationRole, Verb][] = [
   ["retryCrm", "admin", (ctx) => retryCrm({ ctx, input: { orderId: "ord_1" } })],
   ["getDashboard", "member", (ctx) => getDashboard({ ctx, input: { days: 7, test: false } })],
   ["generateSalesLink", "admin", (ctx) => generateSalesLink({ ctx, input: { salespersonId: "sp_1", orderInfo: { productName: "Thing", total: 100, currency: "USD" } } })],
+  ["createPaymentLink", "admin", (ctx) => createPaymentLink({ ctx, input: { productName: "Thing", price: 100, currency: "USD" } })],
+  ["listPaymentLinks", "member", (ctx) => listPaymentLinks({ ctx })],
+  ["disablePaymentLink", "admin", (ctx) => disablePaymentLink({ ctx, input: { id: "plink_1" } })],
   ["listOrders", "member", (ctx) => listOrders({ ctx, input: { limit: 25 } })],
   ["getOrder", "member", (ctx) => getOrder({ ctx, input: { id: "ord_1" } })],
   ["refundOrder", "admin", (ctx) => refundOrder({ ctx, input: { id: "ord_1", body: { reason: "other" } } })],

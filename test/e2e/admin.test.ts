@@ -6,7 +6,7 @@
 // the commissions, dashboard and portal pages; the dashboard shows the order and its revenue; the
 // magic-link request answers on the login page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, NO_CHROMIUM, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
+import { api, NO_CHROMIUM, payOnCheckoutPage, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -18,20 +18,7 @@ afterAll(async () => {
 });
 
 /** A customer opens a generated checkout link (on this server) and pays `price` with the demo card. */
-async function payThroughLink(link: string, price: string): Promise<void> {
-  const customer = await stack.browser.newPage({ locale: "en-US" });
-  try {
-    await customer.goto(`${stack.base}${new URL(link).pathname}`);
-    expect(await customer.getByTestId("price").textContent()).toBe(price);
-    for (const [label, value] of [["Email", "ada@example.com"], ["First name", "Ada"], ["Last name", "Lovelace"], ["Address", "1 Main St"], ["City", "Springfield"], ["State / region", "IL"], ["Postal code", "62701"], ["Card number", "4242424242424242"], ["Expiry date (MM / YY)", "12 / 31"], ["Security code", "123"]])
-      await customer.getByLabel(label, { exact: true }).fill(value);
-    await customer.getByLabel("Country", { exact: true }).selectOption("US");
-    await customer.getByRole("button", { name: `Pay ${price}` }).click();
-    await customer.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
-  } finally {
-    await customer.close();
-  }
-}
+const payThroughLink = (link: string, price: string) => payOnCheckoutPage(stack, new URL(link).pathname, price);
 
 describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
   it("salesperson → checkout link → paid → commission approved; users and brands", async () => {
@@ -55,10 +42,11 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       await page.getByRole("button", { name: "Add salesperson" }).click();
       await page.getByRole("cell", { name: "Sam Seller" }).waitFor();
 
-      await page.getByRole("link", { name: "Checkout links" }).click();
-      await page.getByLabel("Salesperson").locator("option", { hasText: "Sam Seller" }).waitFor({ state: "attached" });
-      await page.getByLabel("Product name").fill("Roaster deluxe");
-      await page.getByLabel("Price").fill("120.00");
+      await page.getByRole("link", { name: "Payment links" }).click();
+      const quick = page.getByRole("form", { name: "Quick link" });
+      await quick.getByLabel("Salesperson").locator("option", { hasText: "Sam Seller" }).waitFor({ state: "attached" });
+      await quick.getByLabel("Product name").fill("Roaster deluxe");
+      await quick.getByLabel("Price").fill("120.00");
       await page.getByRole("button", { name: "Generate link" }).click();
       const link = (await page.getByTestId("generated-link").textContent())!;
       expect(link).toMatch(/\/c\/[A-Za-z0-9_-]+$/);
@@ -132,11 +120,12 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       await screenshot(page, "admin");
 
       // A second sale in euros: its commission is shown in euros, never added to the dollars.
-      await page.getByRole("link", { name: "Checkout links" }).click();
-      await page.getByLabel("Salesperson").locator("option", { hasText: "Sam Seller" }).waitFor({ state: "attached" });
-      await page.getByLabel("Product name").fill("Grinder");
-      await page.getByLabel("Price").fill("50.00");
-      await page.getByLabel("Currency").fill("EUR");
+      await page.getByRole("link", { name: "Payment links" }).click();
+      const quickAgain = page.getByRole("form", { name: "Quick link" });
+      await quickAgain.getByLabel("Salesperson").locator("option", { hasText: "Sam Seller" }).waitFor({ state: "attached" });
+      await quickAgain.getByLabel("Product name").fill("Grinder");
+      await quickAgain.getByLabel("Price").fill("50.00");
+      await quickAgain.getByLabel("Currency").fill("EUR");
       await page.getByRole("button", { name: "Generate link" }).click();
       await page.getByTestId("generated-link").filter({ hasNotText: link }).waitFor();
       await payThroughLink((await page.getByTestId("generated-link").textContent())!, "€50.00");

@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { signCheckoutToken } from "../../src/checkout/token.js";
 import { startServer, type StartedServer } from "../support/process.js";
+import { expect } from "vitest";
 
 /** The Chromium binary (vitest.config.ts looks for Debian's); empty when there is none. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "";
@@ -132,4 +133,20 @@ export async function paidUpsellSession(
   });
   if (created.status !== 200) throw new Error(`create-session answered ${created.status}`);
   return created.body.sessionId;
+}
+
+/** A customer opens `path` (a link of this server) in a new page and pays `price` with the demo card. */
+export async function payOnCheckoutPage(stack: Stack, path: string, price: string): Promise<void> {
+  const customer = await stack.browser.newPage({ locale: "en-US" });
+  try {
+    await customer.goto(`${stack.base}${path}`);
+    expect(await customer.getByTestId("price").textContent()).toBe(price);
+    for (const [label, value] of [["Email", "ada@example.com"], ["First name", "Ada"], ["Last name", "Lovelace"], ["Address", "1 Main St"], ["City", "Springfield"], ["State / region", "IL"], ["Postal code", "62701"], ["Card number", "4242424242424242"], ["Expiry date (MM / YY)", "12 / 31"], ["Security code", "123"]])
+      await customer.getByLabel(label, { exact: true }).fill(value);
+    await customer.getByLabel("Country", { exact: true }).selectOption("US");
+    await customer.getByRole("button", { name: `Pay ${price}` }).click();
+    await customer.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
+  } finally {
+    await customer.close();
+  }
 }

@@ -1,7 +1,8 @@
-// Browser: the upsell page's other outcomes: a one-click charge the card refuses (the API's message,
-// the offer stays, declining still moves on), an unknown session, and an expired session.
+// Browser: the upsell page's other outcomes: a one-click charge the card refuses (a card form for that
+// offer: another card pays it, or the buyer declines), the success page with what was charged, an
+// unknown session, and an expired session.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, NO_CHROMIUM, paidUpsellSession, screenshot, startStack, type Stack } from "./support.js";
+import { api, checkoutToken, NO_CHROMIUM, paidUpsellSession, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -21,19 +22,79 @@ const session = (stack: Stack, cardNumber: string, successUrl?: string) =>
   });
 
 describe.skipIf(NO_CHROMIUM)("upsell page outcomes in Chromium", () => {
-  it("a refused one-click charge shows the API's message and keeps the offer; decline then ends the flow", async () => {
-    const page = await stack.browser.newPage();
+  it("a refused one-click charge offers a card form for that offer; another card pays it; the success page shows both charges", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
     try {
       // 4000000000000341 pays the checkout; every later charge of its saved method is declined.
       const id = await session(stack, "4000000000000341");
       await page.goto(`${stack.base}/upsell/${id}`);
       await page.getByRole("button", { name: /Yes, add it/ }).click();
-      await page.getByRole("alert").filter({ hasText: "Payment failed: card_declined" }).waitFor();
+      await page.getByRole("heading", { name: "Pay for this offer with another card" }).waitFor();
       expect(await page.getByTestId("offer-name").textContent()).toBe("Coffee scale");
-      await screenshot(page, "upsell-declined");
+      expect(await seriousViolations(page)).toEqual([]);
+      // A card the gateway declines: said in plain words, the form stays.
+      await page.getByLabel("Card number").fill("4000 0000 0000 0002");
+      await page.getByLabel("Expiry (MM / YY)").fill("12 / 31");
+      await page.getByLabel("Security code").fill("123");
+      await page.getByRole("button", { name: "Pay $25.00" }).click();
+      await page.getByRole("alert").filter({ hasText: "This card was declined too. Try another card." }).waitFor();
+      await screenshot(page, "upsell-pay-with-card");
+      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+      await page.getByRole("button", { name: "Pay $25.00" }).click();
+
+      await page.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
+      const url = new URL(page.url());
+      expect(url.pathname).toBe("/success");
+      expect(url.searchParams.get("sessionId")).toBe(id);
+      await page.getByTestId("charges").waitFor();
+      expect(await page.getByTestId("order-id").textContent()).toBe(url.searchParams.get("orderId"));
+      expect(await page.getByTestId("charge-order").textContent()).toBe("Kettle$30.00");
+      expect(await page.getByTestId("charge-upsell").textContent()).toBe("Added: Coffee scale$25.00");
+      expect(await page.getByTestId("total-USD").textContent()).toBe("$55.00");
+      // Receipts are on for the default brand: the page promises one.
+      expect(await page.getByTestId("receipt-note").count()).toBe(1);
+      expect(await page.title()).toBe("Order confirmed");
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "upsell-success-charges");
+      expect((await api(stack.base, `/api/upsell/session/${id}`)).body.session).toMatchObject({ status: "completed", acceptedOffers: ["scale"], totalUpsellAmount: 2500 });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("a refused one-click charge can still be declined from the card form; the flow ends", async () => {
+    const page = await stack.browser.newPage();
+    try {
+      const id = await session(stack, "4000000000000341");
+      await page.goto(`${stack.base}/upsell/${id}`);
+      await page.getByRole("button", { name: /Yes, add it/ }).click();
+      await page.getByRole("heading", { name: "Pay for this offer with another card" }).waitFor();
       await page.getByRole("button", { name: "No, thanks" }).click();
       await page.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
+      await page.getByTestId("charges").waitFor();
+      expect(await page.getByTestId("charge-upsell").count()).toBe(0);
       expect((await api(stack.base, `/api/upsell/session/${id}`)).body.session).toMatchObject({ status: "completed", acceptedOffers: [], declinedOffers: ["scale"], totalUpsellAmount: 0 });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("the checkout page's title names the product and the shop; no page load asks for anything that is missing (favicon included)", async () => {
+    const page = await stack.browser.newPage();
+    const missing: string[] = [];
+    page.on("response", (response) => {
+      if (response.status() === 404) missing.push(response.url());
+    });
+    try {
+      const token = await checkoutToken({ orderId: `title-${Date.now()}`, amount: 3000, currency: "USD", productName: "Kettle" });
+      await page.goto(`${stack.base}/checkout/${token}`);
+      await expect.poll(() => page.title(), { timeout: 10_000 }).toBe("Kettle – Default brand");
+      await page.goto(`${stack.base}/success`);
+      await page.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
+      expect(await page.title()).toBe("Order confirmed");
+      // The favicon is fetched by Chromium itself; wait for it before checking for 404s.
+      expect((await page.request.get(`${stack.base}/favicon.ico`)).status()).toBe(200);
+      expect(missing).toEqual([]);
     } finally {
       await page.close();
     }
@@ -62,7 +123,8 @@ describe.skipIf(NO_CHROMIUM)("upsell page outcomes in Chromium", () => {
       await page.goto(`${stack.base}/upsell/${id}`);
       await page.getByRole("heading", { name: "This offer has expired" }).waitFor();
       expect(await page.getByRole("button").count()).toBe(0);
-      expect(await page.getByRole("link", { name: "Continue" }).getAttribute("href")).toBe("/success");
+      // The end of the flow carries the order and the session (the success page's proof).
+      expect(await page.getByRole("link", { name: "Continue" }).getAttribute("href")).toMatch(new RegExp(`^/success\\?orderId=[^&]+&sessionId=${id}$`));
       await screenshot(page, "upsell-expired");
     } finally {
       await page.close();

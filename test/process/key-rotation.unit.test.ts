@@ -1,6 +1,8 @@
 // Rotating ENCRYPTION_KEY on the real process (docs/operations.md): provider credentials sealed with the
 // old key cannot be read with the new key alone, are read again with the old key in
-// ENCRYPTION_KEY_PREVIOUS, and once saved again are sealed with the new key (readable without the old).
+// ENCRYPTION_KEY_PREVIOUS; `npm run rotate-keys` (dist/rotate-keys.js) re-seals them with the new key,
+// prints its counts, exits 1 while a value opens with no configured key, is idempotent, and
+// afterwards the old key can be removed.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { SESSION_COOKIE } from "../../src/identity/policy.js";
 import { startInstance, type Instance } from "../cluster/cluster.js";
 import { registerOwnerOver } from "../support/live-service.js";
+import { runToExit } from "../support/process.js";
 
 const OLD_KEY = Buffer.alloc(32, 11).toString("base64");
 const NEW_KEY = Buffer.alloc(32, 12).toString("hex");
@@ -40,8 +43,8 @@ describe("ENCRYPTION_KEY rotation", () => {
   };
   const save = (session: string) => call("POST", "/api/admin/settings", session, { provider: "intent_gateway", settings: { publishableKey: "pk_test_rotation", secretKey: SECRET } });
 
-  // Four starts of the embedded database on one DATA_DIR: slow on a busy machine, hence the timeout.
-  it("old values open only with the old key listed; values saved after the rotation use the new key", { timeout: 240_000 }, async () => {
+  // Four starts and three rotate-keys runs on one embedded DATA_DIR: slow on a busy machine, hence the timeout.
+  it("old values open only with the old key listed; after rotate-keys they open with the new key alone", { timeout: 360_000 }, async () => {
     await start({ ENCRYPTION_KEY: OLD_KEY });
     const session = await registerOwnerOver(instance!.baseUrl);
     expect((await save(session)).status).toBe(200);
@@ -52,7 +55,21 @@ describe("ENCRYPTION_KEY rotation", () => {
 
     await start({ ENCRYPTION_KEY: NEW_KEY, ENCRYPTION_KEY_PREVIOUS: OLD_KEY });
     expect(await intentGateway(session)).toEqual({ status: "configured", secretKey: "sk_…4242" });
-    expect((await save(session)).status).toBe(200);
+
+    // The embedded database is one process's: rotate-keys runs while the instance is stopped.
+    await instance!.stop();
+    instance = null;
+    const env = { DATA_DIR: dataDir, CHECKOUT_TOKEN_SECRET: "rotation-token-secret-0123456789abcdef" };
+    const withoutOld = await runToExit({ ...env, ENCRYPTION_KEY: NEW_KEY }, "dist/rotate-keys.js");
+    expect(withoutOld.code, withoutOld.output).toBe(1);
+    expect(withoutOld.output).toContain("provider_settings: 0 re-sealed, 0 already current, 1 undecryptable");
+    const rotated = await runToExit({ ...env, ENCRYPTION_KEY: NEW_KEY, ENCRYPTION_KEY_PREVIOUS: OLD_KEY }, "dist/rotate-keys.js");
+    expect(rotated.code, rotated.output).toBe(0);
+    expect(rotated.output).toContain("provider_settings: 1 re-sealed, 0 already current, 0 undecryptable");
+    expect(rotated.output).toContain("webhook_endpoints: 0 re-sealed, 0 already current, 0 undecryptable");
+    const again = await runToExit({ ...env, ENCRYPTION_KEY: NEW_KEY, ENCRYPTION_KEY_PREVIOUS: OLD_KEY }, "dist/rotate-keys.js");
+    expect(again.code, again.output).toBe(0);
+    expect(again.output).toContain("provider_settings: 0 re-sealed, 1 already current, 0 undecryptable");
 
     await start({ ENCRYPTION_KEY: NEW_KEY });
     expect(await intentGateway(session)).toEqual({ status: "configured", secretKey: "sk_…4242" });

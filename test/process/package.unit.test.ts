@@ -16,7 +16,7 @@ describe("the release package", () => {
     const packaged = spawnSync(process.execPath, ["scripts/package.mjs", "--no-build"], { encoding: "utf8" });
     expect(packaged.status, packaged.stderr).toBe(0);
     expect(existsSync(path.resolve("release", `checkout-service-${version}.tgz`))).toBe(true);
-    for (const part of ["dist/main.js", "dist/migrate.js", "web/dist/index.html", "src/db/migrations/meta/_journal.json"]) expect(existsSync(path.join(folder, part)), part).toBe(true);
+    for (const part of ["dist/main.js", "dist/migrate.js", "dist/rotate-keys.js", "web/dist/index.html", "src/db/migrations/meta/_journal.json", "deploy/nginx/checkout.conf", "deploy/systemd/checkout@.service"]) expect(existsSync(path.join(folder, part)), part).toBe(true);
 
     const installed = spawnSync("npm", ["ci", "--omit=dev", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: folder, encoding: "utf8" });
     expect(installed.status, installed.stderr).toBe(0);

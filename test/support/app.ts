@@ -25,7 +25,7 @@ export interface TestApp {
  * Builds the real app on a fresh database. Rate limits are high unless a test sets them, so only
  * the rate-limit tests meet them. `env` overrides any CONTRACT.md variable.
  */
-export async function buildTestApp(options: { env?: Record<string, string>; clock?: ManualClock; jobs?: "background" | "manual" } = {}): Promise<TestApp> {
+export async function buildTestApp(options: { env?: Record<string, string>; clock?: ManualClock; jobs?: "background" | "manual" | "off" } = {}): Promise<TestApp> {
   const database = await freshDatabaseUrl();
   const config = loadConfig({
     CHECKOUT_TOKEN_SECRET: TEST_TOKEN_SECRET,

@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { Webhook } from "standardwebhooks";
 import { expect } from "vitest";
 import type { Registered } from "./admin.js";
 import type { TestApp } from "./app.js";
@@ -10,6 +11,9 @@ export const DISPUTE_SECRETS = {
   vault_gateway_a: "nmi-a-dispute-tests-key-0123456789",
   vault_gateway_b: "nmi-b-dispute-tests-key-0123456789",
   hosted_store: "shpss_dispute_tests_app_secret_0123",
+  order_crm_a: "whsec_" + Buffer.alloc(24, 7).toString("base64"),
+  order_crm_b: "crm-b-dispute-tests-plain-secret-01",
+  cart_gateway: "whsec_" + Buffer.alloc(24, 9).toString("base64"),
 } as const;
 
 /** Stores the brand's webhookSecret of each dispute scheme through the settings API (with any other settings given). */
@@ -60,5 +64,25 @@ export function notifyHostedStore(t: TestApp, event: { id: string; topic: string
       "x-shopify-webhook-id": event.id,
       "x-shopify-hmac-sha256": createHmac("sha256", DISPUTE_SECRETS.hosted_store).update(body).digest("base64"),
     },
+  });
+}
+
+let messages = 0;
+
+/**
+ * A Standard Webhooks notification (order_crm_a, order_crm_b, cart_gateway), signed with the
+ * `standardwebhooks` reference library as those providers sign (`whsec_` secrets are base64 keys,
+ * others their UTF-8 bytes), posted to us.
+ */
+export function notifyStandardWebhooks(t: TestApp, provider: "order_crm_a" | "order_crm_b" | "cart_gateway", event: Record<string, unknown>, secret: string = DISPUTE_SECRETS[provider]) {
+  const body = JSON.stringify(event);
+  const id = `msg_${++messages}`;
+  const at = new Date(t.clock.now());
+  const webhook = secret.startsWith("whsec_") ? new Webhook(secret) : new Webhook(Buffer.from(secret, "utf8"), { format: "raw" });
+  return t.app.inject({
+    method: "POST",
+    url: `/api/webhooks/${provider}`,
+    payload: body,
+    headers: { "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": webhook.sign(id, at, body) },
   });
 }

@@ -169,3 +169,21 @@ export const mailOutbox = pgTable(
   },
   (t) => [index("mail_outbox_pending_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`)],
 );
+
+/**
+ * 2FA recovery codes (issue 18 item 15): ten per user, minted when 2FA is enabled or regenerated,
+ * shown once. Only an HMAC-SHA-256 of the normalised code keyed with ENCRYPTION_KEY is stored;
+ * `used_at` is set by a conditional UPDATE, so each code signs in once.
+ */
+export const twoFactorRecoveryCodes = pgTable(
+  "two_factor_recovery_codes",
+  {
+    codeHash: text("code_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: at("created_at").notNull(),
+    usedAt: at("used_at"),
+  },
+  (t) => [index("two_factor_recovery_codes_user_idx").on(t.userId)],
+);

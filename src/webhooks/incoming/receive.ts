@@ -33,7 +33,7 @@ export interface RawNotification {
 export async function webhookSecretOf(ctx: Pick<Ctx, "db" | "config" | "log">, brandId: string, provider: IncomingProvider): Promise<string | null> {
   const stored = await findProviderSettings(ctx.db, brandId, provider);
   if (!stored) return null;
-  const { values, secretsReadable } = readableValuesOf(stored, [ctx.config.encryptionKey]);
+  const { values, secretsReadable } = readableValuesOf(stored, ctx.config.encryptionKeyring);
   if (!secretsReadable) ctx.log.error({ provider, brandId }, "provider secrets cannot be decrypted (ENCRYPTION_KEY changed?); webhook secret treated as not configured");
   const secret = values.webhookSecret;
   return typeof secret === "string" && secret.length > 0 ? secret : null;

@@ -30,6 +30,7 @@ function Field({ id, label, ...props }: { id: string; label: string } & React.In
 export function LoginPage({ search }: { search: URLSearchParams }) {
   const [mode, setMode] = useState<Mode>("login");
   const [pending, setPending] = useState<string | null>(search.get("step") === "2fa" ? search.get("userId") : null);
+  const [recovery, setRecovery] = useState(false);
   const [error, setError] = useState<string | null>(() => {
     const code = search.get("error");
     return code ? (ERRORS[code] ?? `Sign-in failed (${code}).`) : null;
@@ -81,7 +82,7 @@ export function LoginPage({ search }: { search: URLSearchParams }) {
     });
   const verify = (e: FormEvent) =>
     run(e, async (v) => {
-      await api("/api/auth/2fa/verify", { body: { userId: pending, token: v.code.replace(/\s/g, "") } });
+      await api("/api/auth/2fa/verify", { body: { userId: pending, token: recovery ? v.code.trim() : v.code.replace(/\s/g, "") } });
       location.assign("/admin");
     });
 
@@ -97,10 +98,15 @@ export function LoginPage({ search }: { search: URLSearchParams }) {
       <main className="narrow">
         <form className="card stack" onSubmit={verify}>
           <h1>Two-factor authentication</h1>
-          <p>Enter the 6-digit code from your authenticator app.</p>
+          <p>{recovery ? "Enter one of the recovery codes you saved when you turned on two-factor authentication. Each code works once." : "Enter the 6-digit code from your authenticator app."}</p>
           {alerts}
-          <Field id="code" label="Authentication code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" maxLength={7} autoFocus />
+          {recovery ? (
+            <Field key="recovery" id="code" label="Recovery code" autoComplete="off" autoCapitalize="none" spellCheck={false} pattern="[A-Za-z0-9 -]{12,20}" maxLength={20} autoFocus />
+          ) : (
+            <Field key="totp" id="code" label="Authentication code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]{6,7}" maxLength={7} autoFocus />
+          )}
           <button type="submit" className="wide" disabled={busy}>Verify</button>
+          <button type="button" className="link" onClick={() => setRecovery(!recovery)}>{recovery ? "Use a code from the app" : "Lost your device? Use a recovery code"}</button>
           <button type="button" className="link" onClick={() => (setPending(null), history.replaceState(null, "", "/login"))}>Use another account</button>
         </form>
       </main>

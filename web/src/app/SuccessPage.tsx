@@ -1,23 +1,92 @@
+import { useEffect, useState } from "react";
+import { api } from "../shared/api";
+import type { ConfirmationReply } from "../shared/api-types";
+import { BrandBar, useBranding } from "../shared/branding";
+import { formatMoney } from "../shared/money";
+
 const ERRORS: Record<string, string> = {
   session_expired: "The offer had expired, so nothing more was charged.",
   session_not_found: "The offer could not be found, so nothing more was charged.",
 };
 
+type Details = { kind: "none" } | { kind: "loading" } | { kind: "loaded"; data: ConfirmationReply } | { kind: "unavailable" };
+
+/**
+ * The order confirmation (docs/web.md "Success page"). What was charged is read with the proof the
+ * URL carries (the checkout's transactionId, or the upsell session id): without one, only the
+ * reference is shown. A receipt email is promised only when the brand sends receipts.
+ */
 export function SuccessPage({ search }: { search: URLSearchParams }) {
+  const branding = useBranding();
   const error = search.get("error");
   const orderId = search.get("orderId");
+  const transactionId = search.get("transactionId");
+  const sessionId = search.get("sessionId");
+  const [details, setDetails] = useState<Details>(orderId && (transactionId || sessionId) ? { kind: "loading" } : { kind: "none" });
+
+  useEffect(() => {
+    if (!orderId || !(transactionId || sessionId)) return;
+    const query = new URLSearchParams({ orderId, ...(sessionId ? { sessionId } : { transactionId: transactionId! }) });
+    api<ConfirmationReply>(`/api/checkout/confirmation?${query}`)
+      .then((data) => setDetails({ kind: "loaded", data }))
+      .catch(() => setDetails({ kind: "unavailable" }));
+  }, [orderId, transactionId, sessionId]);
+
+  const data = details.kind === "loaded" ? details.data : null;
   return (
-    <main className="narrow">
-      <div className="card stack">
-        <h1>Thank you, your order is confirmed</h1>
-        {orderId && (
-          <p>
-            Order reference: <strong data-testid="order-id">{orderId}</strong>
-          </p>
-        )}
-        {error && <p className="notice" role="status">{ERRORS[error] ?? "Your original order is confirmed."}</p>}
-        <p className="muted">A confirmation is on its way to your email. You can close this page.</p>
-      </div>
-    </main>
+    <>
+      <BrandBar branding={branding}>Order confirmed</BrandBar>
+      <main className="narrow">
+        <div className="card stack">
+          <h1>Thank you, your order is confirmed</h1>
+          {orderId && (
+            <p>
+              Order reference: <strong data-testid="order-id">{data?.orderId ?? orderId}</strong>
+            </p>
+          )}
+          {error && <p className="notice" role="status">{ERRORS[error] ?? "Your original order is confirmed."}</p>}
+          {details.kind === "loading" && <p className="muted" aria-busy="true">Loading what was charged…</p>}
+          {details.kind === "unavailable" && <p className="muted">The details of the charges cannot be shown here; your order reference is above.</p>}
+          {data && <Charges data={data} />}
+          {data?.receiptEmail && <p className="muted" data-testid="receipt-note">A receipt for each charge is on its way to your email.</p>}
+          <p className="muted">You can close this page.</p>
+        </div>
+      </main>
+    </>
+  );
+}
+
+function Charges({ data }: { data: ConfirmationReply }) {
+  return (
+    <table data-testid="charges">
+      <caption className="sr-only">What was charged</caption>
+      <thead>
+        <tr>
+          <th scope="col">Item</th>
+          <th scope="col">Amount</th>
+        </tr>
+      </thead>
+      <tbody>
+        {data.charges.map((charge, i) => (
+          <tr key={i} data-testid={`charge-${charge.kind}`}>
+            <td>
+              {charge.kind === "upsell" && <span className="muted">Added: </span>}
+              {charge.items.map((item) => `${item.quantity > 1 ? `${item.quantity} × ` : ""}${item.name}`).join(", ")}
+            </td>
+            <td>{formatMoney(charge.amount, charge.currency)}</td>
+          </tr>
+        ))}
+      </tbody>
+      <tfoot>
+        {data.totals.map((total) => (
+          <tr key={total.currency}>
+            <th scope="row">Total charged</th>
+            <td data-testid={`total-${total.currency}`}>
+              <strong>{formatMoney(total.amount, total.currency)}</strong>
+            </td>
+          </tr>
+        ))}
+      </tfoot>
+    </table>
   );
 }

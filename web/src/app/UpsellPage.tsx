@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import { api, ApiError, messageOf } from "../shared/api";
 import type { AcceptOfferResponse, CurrentOfferResponse, DeclineOfferResponse } from "../shared/api-types";
 import { BrandBar, useBranding } from "../shared/branding";
@@ -10,7 +10,36 @@ type Offer = NonNullable<CurrentOffer["offer"]>;
 
 type State = { kind: "loading" } | { kind: "missing" } | { kind: "expired"; end: string } | { kind: "offer"; data: CurrentOffer & { offer: Offer } };
 
-const endOf = (data: { successUrl: string | null }) => safeNavigationTarget(data.successUrl);
+/**
+ * Where the flow ends: the checkout's successUrl, else /success, with the original order's id and the
+ * session id (the success page's proof for reading what was charged, docs/web.md "Success page").
+ */
+function endOf(data: { successUrl: string | null; orderId?: string }, sessionId: string): string {
+  const target = safeNavigationTarget(data.successUrl);
+  if (!data.orderId) return target;
+  const url = new URL(target, location.origin);
+  url.searchParams.set("orderId", data.orderId);
+  url.searchParams.set("sessionId", sessionId);
+  return url.origin === location.origin ? `${url.pathname}${url.search}${url.hash}` : url.toString();
+}
+
+/** The card of "pay with another card": one MM / YY field, split for the API. */
+type CardEntry = { cardNumber: string; expiry: string; cardCvv: string };
+const EMPTY_CARD: CardEntry = { cardNumber: "", expiry: "", cardCvv: "" };
+function cardFields(card: CardEntry) {
+  const [month = "", year = ""] = card.expiry.split("/").map((part) => part.trim());
+  return { cardNumber: card.cardNumber.replace(/[\s-]/g, ""), cardExpMonth: month, cardExpYear: year, cardCvv: card.cardCvv.trim() };
+}
+/** Plain sentences for the API's refusals of a card (field errors name the field). */
+function cardMessage(e: unknown): string {
+  if (!(e instanceof ApiError)) return messageOf(e);
+  if (e.code === "VALIDATION_ERROR" && e.details === "cardNumber") return "Check the card number.";
+  if (e.code === "VALIDATION_ERROR" && (e.details === "cardExpMonth" || e.details === "cardExpYear")) return "Check the expiry date (MM / YY).";
+  if (e.code === "VALIDATION_ERROR" && e.details === "cardCvv") return "Check the security code.";
+  if (e.code === "PAYMENT_FAILED") return "This card was declined too. Try another card.";
+  if (e.code === "TOO_MANY_DECLINES") return "Too many declined payments. Please try again in a few minutes.";
+  return messageOf(e);
+}
 
 function remaining(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
@@ -22,14 +51,18 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
   const branding = useBranding();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** The offer whose one-click charge was refused: the page then offers a card form for it. */
+  const [refusedOffer, setRefusedOffer] = useState<string | null>(null);
+  const [card, setCard] = useState<CardEntry>(EMPTY_CARD);
+  const cardHeading = useRef<HTMLHeadingElement>(null);
   const [now, setNow] = useState(() => Date.now());
   const heading = useRef<HTMLHeadingElement>(null);
 
   const load = useCallback(async () => {
     try {
       const data = await api<CurrentOffer>(`/api/upsell/session/${encodeURIComponent(sessionId)}/offer`);
-      if (data.status === "expired") return setState({ kind: "expired", end: endOf(data) });
-      if (!data.offer) return location.assign(endOf(data));
+      if (data.status === "expired") return setState({ kind: "expired", end: endOf(data, sessionId) });
+      if (!data.offer) return location.assign(endOf(data, sessionId));
       const external = safeNavigationTarget(data.offer.externalPageUrl, "");
       if (external) {
         const url = new URL(external);
@@ -53,6 +86,10 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
   useEffect(() => {
     if (offerId) heading.current?.focus();
   }, [offerId]);
+  const cardFormShown = refusedOffer !== null && refusedOffer === offerId;
+  useEffect(() => {
+    if (cardFormShown) cardHeading.current?.focus();
+  }, [cardFormShown]);
 
   if (state.kind === "loading") return <main className="narrow" aria-busy="true"><p>Loading your offer…</p></main>;
   if (state.kind === "missing")
@@ -65,7 +102,7 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
     );
   const expired = state.kind === "expired" || state.data.expiresAt <= now;
   if (expired) {
-    const end = state.kind === "expired" ? state.end : endOf(state.data);
+    const end = state.kind === "expired" ? state.end : endOf(state.data, sessionId);
     return (
       <main className="narrow card stack">
         <h1>This offer has expired</h1>
@@ -79,17 +116,37 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
   const price = formatMoney(offer.price, data.currency);
   const saving = offer.originalPrice !== undefined && offer.originalPrice > offer.price ? offer.originalPrice - offer.price : 0;
 
+  async function moveOn(result: AcceptOfferResponse | DeclineOfferResponse) {
+    if (result.hasMoreOffers) {
+      setCard(EMPTY_CARD);
+      await load();
+      setBusy(false);
+    } else location.assign(endOf(data, sessionId));
+  }
+
   async function answer(action: "accept" | "decline") {
     setBusy(true);
     setError(null);
     try {
-      const result = await api<AcceptOfferResponse | DeclineOfferResponse>(`/api/upsell/${action}`, { body: { sessionId, offerId: offer.id } });
-      if (result.hasMoreOffers) {
-        await load();
-        setBusy(false);
-      } else location.assign(endOf(data));
+      await moveOn(await api<AcceptOfferResponse | DeclineOfferResponse>(`/api/upsell/${action}`, { body: { sessionId, offerId: offer.id } }));
     } catch (e) {
-      setError(messageOf(e));
+      // The saved card was refused for this offer: offer to pay it with another card (docs/upsell.md).
+      if (action === "accept" && e instanceof ApiError && e.code === "PAYMENT_FAILED") {
+        setRefusedOffer(offer.id);
+        setError(null);
+      } else setError(messageOf(e));
+      setBusy(false);
+    }
+  }
+
+  async function payWithCard(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await moveOn(await api<AcceptOfferResponse>("/api/upsell/pay-with-card", { body: { sessionId, offerId: offer.id, ...cardFields(card) } }));
+    } catch (e) {
+      setError(cardMessage(e));
       setBusy(false);
     }
   }
@@ -115,12 +172,40 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
                 </>
               )}
             </p>
-            <p className="muted">Charged to the card you just used, in one click.</p>
-            <div role="alert" className={error ? "error" : ""}>{error ?? ""}</div>
-            <div className="actions">
-              <button type="button" onClick={() => answer("accept")} disabled={busy}>Yes, add it for {price}</button>
-              <button type="button" className="secondary" onClick={() => answer("decline")} disabled={busy}>No, thanks</button>
-            </div>
+            {cardFormShown ? (
+              <form className="stack" onSubmit={payWithCard} aria-labelledby="card-heading">
+                <h2 id="card-heading" ref={cardHeading} tabIndex={-1}>Pay for this offer with another card</h2>
+                <p>The card you used for your order was declined for this offer. Nothing was charged for it.</p>
+                <div>
+                  <label htmlFor="upsell-card-number">Card number</label>
+                  <input id="upsell-card-number" name="cardNumber" required inputMode="numeric" autoComplete="cc-number" maxLength={23} value={card.cardNumber} onChange={(e) => setCard({ ...card, cardNumber: e.target.value })} />
+                </div>
+                <div className="row">
+                  <div>
+                    <label htmlFor="upsell-card-expiry">Expiry (MM / YY)</label>
+                    <input id="upsell-card-expiry" name="expiry" required inputMode="numeric" autoComplete="cc-exp" placeholder="MM / YY" maxLength={7} value={card.expiry} onChange={(e) => setCard({ ...card, expiry: e.target.value })} />
+                  </div>
+                  <div>
+                    <label htmlFor="upsell-card-cvc">Security code</label>
+                    <input id="upsell-card-cvc" name="cardCvv" required inputMode="numeric" autoComplete="cc-csc" maxLength={4} value={card.cardCvv} onChange={(e) => setCard({ ...card, cardCvv: e.target.value })} />
+                  </div>
+                </div>
+                <div role="alert" className={error ? "error" : ""}>{error ?? ""}</div>
+                <div className="actions">
+                  <button type="submit" disabled={busy}>Pay {price}</button>
+                  <button type="button" className="secondary" onClick={() => answer("decline")} disabled={busy}>No, thanks</button>
+                </div>
+              </form>
+            ) : (
+              <>
+                <p className="muted">Charged to the card you just used, in one click.</p>
+                <div role="alert" className={error ? "error" : ""}>{error ?? ""}</div>
+                <div className="actions">
+                  <button type="button" onClick={() => answer("accept")} disabled={busy}>Yes, add it for {price}</button>
+                  <button type="button" className="secondary" onClick={() => answer("decline")} disabled={busy}>No, thanks</button>
+                </div>
+              </>
+            )}
           </div>
         </div>
       </main>

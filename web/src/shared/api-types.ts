@@ -9,6 +9,7 @@ import type { CompleteResponse as CompleteResponseSchema, InitializeResponse as 
 import type { DashboardReply as DashboardReplySchema } from "../../../src/admin/dashboard/schemas";
 import type { BrandsReply as BrandsReplySchema, OrganizationsReply as OrganizationsReplySchema, UsersReply as UsersReplySchema } from "../../../src/admin/directory-schemas";
 import type { GenerateLinkReply as GenerateLinkReplySchema } from "../../../src/admin/link-schemas";
+import type { PaymentLinkReply as PaymentLinkReplySchema, PaymentLinksReply as PaymentLinksReplySchema } from "../../../src/admin/payment-link-schemas";
 import type {
   BrandingReply as BrandingReplySchema,
   SettingsReply as SettingsReplySchema,
@@ -22,6 +23,7 @@ import type {
   MagicLinkReply as MagicLinkReplySchema,
   SocialProvidersReply as SocialProvidersReplySchema,
   TwoFactorSetupReply as TwoFactorSetupReplySchema,
+  RecoveryCodesReply as RecoveryCodesReplySchema,
 } from "../../../src/identity/schemas";
 import type { DisputeReply as DisputeReplySchema } from "../../../src/disputes/schemas";
 import type { OrderDetail as OrderDetailSchema, OrderListReply as OrderListReplySchema, RefundReply as RefundReplySchema } from "../../../src/orders/schemas";
@@ -34,6 +36,7 @@ import type { CompleteHostedCheckoutReply as CompleteHostedCheckoutReplySchema }
 import type { VaultPaymentReply as VaultPaymentReplySchema } from "../../../src/providers/vault-gateway-a/schemas";
 import type { ListsReply as ListsReplySchema, UpdateMappingsReply as UpdateMappingsReplySchema } from "../../../src/marketing/schemas";
 import type { ListSalespeopleReply as ListSalespeopleReplySchema, PortalStateReply as PortalStateReplySchema } from "../../../src/salespeople/schemas";
+import type { ConfirmationReply as ConfirmationReplySchema } from "../../../src/web/schemas";
 import type { AcceptOfferResponse as AcceptOfferResponseSchema, CurrentOfferResponse as CurrentOfferResponseSchema, DeclineOfferResponse as DeclineOfferResponseSchema } from "../../../src/upsell/schemas";
 import type {
   CreateEndpointReply as CreateEndpointReplySchema,
@@ -48,6 +51,7 @@ export type LoginReply = Static<typeof LoginReplySchema>;
 export type MagicLinkReply = Static<typeof MagicLinkReplySchema>;
 export type SocialProvidersReply = Static<typeof SocialProvidersReplySchema>;
 export type TwoFactorSetupReply = Static<typeof TwoFactorSetupReplySchema>;
+export type RecoveryCodesReply = Static<typeof RecoveryCodesReplySchema>;
 
 // Directory
 export type UsersReply = Static<typeof UsersReplySchema>;
@@ -74,6 +78,8 @@ export type CommissionListReply = Static<typeof CommissionListReplySchema>;
 export type CommissionBulkReply = Static<typeof CommissionBulkReplySchema>;
 export type ListSalespeopleReply = Static<typeof ListSalespeopleReplySchema>;
 export type GenerateLinkReply = Static<typeof GenerateLinkReplySchema>;
+export type PaymentLinkReply = Static<typeof PaymentLinkReplySchema>;
+export type PaymentLinksReply = Static<typeof PaymentLinksReplySchema>;
 export type PortalStateReply = Static<typeof PortalStateReplySchema>;
 export type DashboardReply = Static<typeof DashboardReplySchema>;
 
@@ -100,3 +106,4 @@ export type CompleteResponse = Static<typeof CompleteResponseSchema>;
 export type CurrentOfferResponse = Static<typeof CurrentOfferResponseSchema>;
 export type AcceptOfferResponse = Static<typeof AcceptOfferResponseSchema>;
 export type DeclineOfferResponse = Static<typeof DeclineOfferResponseSchema>;
+export type ConfirmationReply = Static<typeof ConfirmationReplySchema>;

@@ -26,13 +26,22 @@ export function applyBrandColor(color: string, root: HTMLElement = document.docu
   if (contrast(l, 1) >= 4.5) root.style.setProperty("--link", color);
 }
 
+let brandingRequest: Promise<Branding | null> | null = null;
+
+/** The branding, fetched once per page load however many readers ask (the page's title reads it too); null on failure. */
+export function loadBranding(): Promise<Branding | null> {
+  brandingRequest ??= fetch("/api/admin/branding", { credentials: "same-origin" })
+    .then((r) => (r.ok ? (r.json() as Promise<Branding>) : null))
+    .catch(() => null);
+  return brandingRequest;
+}
+
 /** Reads the branding once; failures keep the default look (the page works without it). */
 export function useBranding(): Branding | null {
   const [branding, setBranding] = useState<Branding | null>(null);
   useEffect(() => {
     let live = true;
-    fetch("/api/admin/branding", { credentials: "same-origin" })
-      .then((r) => (r.ok ? (r.json() as Promise<Branding>) : null))
+    loadBranding()
       .then((b) => {
         if (!live || !b) return;
         if (b.color) applyBrandColor(b.color);

@@ -28,7 +28,7 @@ const ROUTES: readonly { path: string; title: string; render: (props: PageProps)
   { path: "/admin/organizations", title: "Organizations & brands", render: ({ auth, refresh }) => <TenantsPage auth={auth} onChange={refresh} /> },
   { path: "/admin/commissions", title: "Commissions", render: () => <CommissionsPage /> },
   { path: "/admin/salespeople", title: "Salespeople", render: () => <SalespeoplePage /> },
-  { path: "/admin/links", title: "Checkout links", render: () => <LinksPage /> },
+  { path: "/admin/links", title: "Payment links", render: () => <LinksPage /> },
   { path: "/admin/settings", title: "Provider settings", render: () => <SettingsPage /> },
   { path: "/admin/webhooks", title: "Webhooks", render: () => <WebhooksPage /> },
   { path: "/admin/api-keys", title: "API keys", render: () => <ApiKeysPage /> },

@@ -3,8 +3,16 @@ import type { AuditLogListReply } from "../../shared/api-types";
 import { date, formValues, useApi } from "./hooks";
 import { Failure, Field, Pager, Select } from "./ui";
 
+type AuditLog = AuditLogListReply["logs"][number];
+
+/** Who acted, by name when the API knows it; the id otherwise (a removed user, the system). */
+const actorOf = (l: AuditLog) => l.actorName ?? (l.actorId ? `${l.actorType} ${l.actorId}` : l.actorType);
+/** What was acted on, by name when it still exists; the type and id otherwise. */
+const resourceOf = (l: AuditLog) => (l.resourceName ? `${l.resourceType.replaceAll("_", " ")} ${l.resourceName}` : `${l.resourceType.replaceAll("_", " ")}${l.resourceId ? ` ${l.resourceId}` : ""}`);
+
 export function AuditPage() {
   const [query, setQuery] = useState(new URLSearchParams({ page: "1", limit: "25" }));
+  const [openId, setOpenId] = useState<string | null>(null);
   const { data, error } = useApi<AuditLogListReply>(`/api/admin/audit-logs?${query}`);
   function filter(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -14,6 +22,7 @@ export function AuditPage() {
     setQuery(q);
   }
   const goTo = (p: number) => setQuery(new URLSearchParams({ ...Object.fromEntries(query), page: String(p) }));
+  const open = data?.logs.find((l) => l.id === openId) ?? null;
   return (
     <>
       <h1>Audit log</h1>
@@ -27,22 +36,45 @@ export function AuditPage() {
       </form>
       <Failure error={error} />
       <table>
-        <thead><tr><th>When</th><th>Action</th><th>Resource</th><th>Actor</th><th>Outcome</th><th>Address</th></tr></thead>
+        <thead><tr><th>When</th><th>Action</th><th>Resource</th><th>Actor</th><th>Outcome</th><th>Record</th></tr></thead>
         <tbody>
           {data?.logs.map((l) => (
             <tr key={l.id}>
               <td>{date(l.createdAt)}</td>
               <td>{l.action}</td>
-              <td>{l.resourceType}{l.resourceId ? ` ${l.resourceId}` : ""}</td>
-              <td>{l.actorType}{l.actorId ? ` ${l.actorId}` : ""}</td>
+              <td>{resourceOf(l)}</td>
+              <td>{actorOf(l)}</td>
               <td>{l.success ? "succeeded" : "failed"}</td>
-              <td>{l.ipAddress ?? ""}</td>
+              <td><button type="button" className="link" onClick={() => setOpenId(l.id)} aria-label={`Details of ${l.action} at ${date(l.createdAt)}`}>Details</button></td>
             </tr>
           ))}
         </tbody>
       </table>
       {data && data.logs.length === 0 && <p>No records match.</p>}
       {data && <Pager always page={data.pagination.page} totalPages={data.pagination.totalPages} total={data.pagination.total} onPage={goTo} />}
+      {open && <AuditRecord log={open} onClose={() => setOpenId(null)} />}
     </>
+  );
+}
+
+/** One record as stored: every field, with the ids next to the names, and its details (before/after or metadata). */
+function AuditRecord({ log, onClose }: { log: AuditLog; onClose: () => void }) {
+  return (
+    <section className="card" aria-label="Audit record" style={{ marginTop: "1rem" }}>
+      <h2>{log.action}</h2>
+      <dl>
+        <dt>When</dt><dd>{date(log.createdAt)}</dd>
+        <dt>Outcome</dt><dd>{log.success ? "succeeded" : "failed"}</dd>
+        <dt>Actor</dt><dd>{log.actorName ?? "—"} <small>({log.actorType}{log.actorId ? ` ${log.actorId}` : ""})</small></dd>
+        <dt>Resource</dt><dd>{log.resourceName ?? "—"} <small>({log.resourceType}{log.resourceId ? ` ${log.resourceId}` : ""})</small></dd>
+        <dt>Brand</dt><dd>{log.brandId ?? "—"}</dd>
+        <dt>Address</dt><dd>{log.ipAddress ?? "—"}</dd>
+        <dt>Browser</dt><dd>{log.userAgent ?? "—"}</dd>
+        <dt>Record id</dt><dd><code>{log.id}</code></dd>
+      </dl>
+      <h3>Details as stored</h3>
+      {log.details ? <pre className="dns" data-testid="audit-details">{JSON.stringify(log.details, null, 2)}</pre> : <p>No details were recorded.</p>}
+      <button type="button" className="secondary" onClick={onClose}>Close</button>
+    </section>
   );
 }

@@ -1,0 +1,182 @@
+// deploy/nginx/checkout.conf as shipped (only ports, paths and the certificate swapped for test values)
+// in Debian's nginx, over TLS, in front of two real instances on one PostgreSQL database: a rolling
+// restart (SIGTERM, wait for the exit, start again, then the other) under GET and POST traffic
+// (token generate + initialize, the checkout page) costs 0 requests (issue 21 items 2 and 9), both
+// instances serve, and the access log names no checkout token.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, startCluster, startInstance, type Cluster } from "../cluster/cluster.js";
+
+const NGINX = ["/usr/sbin/nginx", "/usr/local/sbin/nginx"].find((p) => existsSync(p));
+const postgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? "");
+const skip = !NGINX
+  ? "nginx not found (Debian: apt-get install nginx)"
+  : !postgres
+    ? "DATABASE_URL is not a postgres:// URL (two instances cannot share the embedded database)"
+    : !existsSync("dist/main.js")
+      ? "dist/main.js is missing (npm run build)"
+      : null;
+if (skip) console.warn(`test/deploy/nginx-rolling-restart: skipped, ${skip}`);
+
+/** The shipped file with the test's ports, log path and certificate; everything else as shipped. */
+function testConfig(shipped: string, o: { ports: [number, number]; listen: number; plain: number; dir: string }): string {
+  const swapped = shipped
+    .replace(/server 127\.0\.0\.1:3001\b/, `server 127.0.0.1:${o.ports[0]}`)
+    .replace(/server 127\.0\.0\.1:3002\b/, `server 127.0.0.1:${o.ports[1]}`)
+    .replace(/^\s*listen \[::\].*\n/gm, "")
+    .replace("listen 80;", `listen 127.0.0.1:${o.plain};`)
+    .replace("listen 443 ssl;", `listen 127.0.0.1:${o.listen} ssl;`)
+    .replaceAll("/etc/ssl/checkout/", `${o.dir}/`)
+    .replaceAll("/var/log/nginx/", `${o.dir}/`);
+  for (const value of [String(o.ports[0]), String(o.ports[1]), `${o.dir}/fullchain.pem`, `${o.dir}/checkout.access.log`]) {
+    if (!swapped.includes(value)) throw new Error(`deploy/nginx/checkout.conf changed shape: ${value} was not substituted`);
+  }
+  return swapped;
+}
+
+describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "nginx-checkout-"));
+  let cluster: Cluster;
+  let nginx: ChildProcess | null = null;
+  let nginxOutput = "";
+  let listen = 0;
+  let plain = 0;
+  let ca = "";
+
+  beforeAll(async () => {
+    // nginx's workers (not root) write its temp files: the directory is theirs to use.
+    chmodSync(dir, 0o755);
+    for (const sub of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) {
+      mkdirSync(path.join(dir, sub));
+      chmodSync(path.join(dir, sub), 0o777);
+    }
+    const cert = spawnSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", `${dir}/privkey.pem`, "-out", `${dir}/fullchain.pem`], { encoding: "utf8" });
+    if (cert.status !== 0) throw new Error(`openssl: ${cert.stderr}`);
+    ca = readFileSync(`${dir}/fullchain.pem`, "utf8");
+
+    cluster = await startCluster({ instances: 2, redisUrl: null, env: { SHUTDOWN_DRAIN_SECONDS: "2", LOG_LEVEL: "info" } });
+    listen = await freePort();
+    plain = await freePort();
+    const site = testConfig(readFileSync("deploy/nginx/checkout.conf", "utf8"), { ports: [cluster.instances[0]!.port, cluster.instances[1]!.port], listen, plain, dir });
+    writeFileSync(`${dir}/checkout.conf`, site);
+    writeFileSync(
+      `${dir}/nginx.conf`,
+      `daemon off;\nworker_processes 1;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log warn;\nevents { worker_connections 512; }\n` +
+        `http {\n  client_body_temp_path ${dir}/body;\n  proxy_temp_path ${dir}/proxy;\n  fastcgi_temp_path ${dir}/fastcgi;\n  uwsgi_temp_path ${dir}/uwsgi;\n  scgi_temp_path ${dir}/scgi;\n  include ${dir}/checkout.conf;\n}\n`,
+    );
+    const check = spawnSync(NGINX!, ["-t", "-p", dir, "-c", `${dir}/nginx.conf`, "-e", `${dir}/error.log`], { encoding: "utf8" });
+    if (check.status !== 0) throw new Error(`nginx -t: ${check.stderr}`);
+    nginx = spawn(NGINX!, ["-p", dir, "-c", `${dir}/nginx.conf`, "-e", `${dir}/error.log`], { stdio: ["ignore", "pipe", "pipe"] });
+    nginx.stdout!.on("data", (d) => (nginxOutput += d));
+    nginx.stderr!.on("data", (d) => (nginxOutput += d));
+    const deadline = Date.now() + 20_000;
+    while ((await request("GET", "/readyz").catch(() => null))?.status !== 200) {
+      if (Date.now() > deadline || nginx.exitCode !== null) throw new Error(`nginx did not answer: ${nginxOutput}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+  afterAll(async () => {
+    if (nginx && nginx.exitCode === null) {
+      const exited = new Promise((resolve) => nginx!.once("exit", resolve));
+      nginx.kill("SIGQUIT");
+      await exited;
+    }
+    await cluster?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // One keep-alive agent: clients reuse their connection to nginx, as browsers do.
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 8 });
+  function request(method: string, url: string, body?: unknown): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = https.request(
+        { host: "127.0.0.1", port: listen, method, path: url, servername: "localhost", ca, agent, headers: { host: "localhost", ...(payload ? { "content-type": "application/json" } : {}) }, timeout: 30_000 },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (d) => (text += d));
+          res.on("end", () => resolve({ status: res.statusCode!, text }));
+        },
+      );
+      req.on("timeout", () => req.destroy(new Error("timed out")));
+      req.on("error", reject);
+      req.end(payload);
+    });
+  }
+
+  it("restarts each instance in turn under GET and POST traffic with 0 failed requests", { timeout: 300_000 }, async () => {
+    const failures: string[] = [];
+    const tokens: string[] = [];
+    let done = 0;
+    let running = true;
+    // Four clients in a loop: generate a token (POST), initialize it (POST), open its page (GET).
+    const loops = Array.from({ length: 4 }, async () => {
+      while (running) {
+        try {
+          const generated = await request("POST", "/api/token/generate", { orderInfo: { total: 1200, currency: "USD", productName: "Kit" } });
+          if (generated.status !== 200) {
+            failures.push(`generate ${generated.status} ${generated.text.slice(0, 200)}`);
+            continue;
+          }
+          const token = JSON.parse(generated.text).token as string;
+          if (tokens.length < 50) tokens.push(token);
+          const init = await request("POST", "/api/checkout/initialize", { token, provider: "intent_gateway" });
+          if (init.status !== 200) failures.push(`initialize ${init.status} ${init.text.slice(0, 200)}`);
+          const page = await request("GET", `/checkout/${token}`);
+          if (page.status !== 200) failures.push(`page ${page.status} ${page.text.slice(0, 200)}`);
+          done += 3;
+        } catch (error) {
+          failures.push(`network: ${(error as Error).message}`);
+        }
+      }
+    });
+    const until = async (count: number) => {
+      const deadline = Date.now() + 60_000;
+      while (done < count) {
+        if (Date.now() > deadline) throw new Error(`traffic stalled at ${done} requests; failures: ${failures.slice(0, 5).join("; ")}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    try {
+      await until(30);
+      for (const index of [0, 1]) {
+        const old = cluster.instances[index]!;
+        const code = await old.stop("SIGTERM");
+        expect(code, old.output()).toBe(0);
+        await until(done + 15); // the other instance carries everything meanwhile
+        cluster.instances[index] = await startInstance(cluster.env, { port: old.port });
+        await until(done + 30);
+      }
+    } finally {
+      running = false;
+      await Promise.all(loops);
+    }
+    const sent = done + failures.length;
+    console.log(`nginx rolling restart: ${sent} requests through nginx, ${failures.length} failed`);
+    expect(failures).toEqual([]);
+    expect(done).toBeGreaterThanOrEqual(120);
+
+    // Both instances served (upstream= in the shipped log format), and no token reached the log.
+    const log = readFileSync(`${dir}/checkout.access.log`, "utf8");
+    for (const instance of cluster.instances) expect(log).toContain(`upstream=127.0.0.1:${instance.port}`);
+    expect(log).toContain('"GET /checkout/<token> HTTP/1.1" 200');
+    expect(log).toContain('"POST /api/checkout/initialize HTTP/1.1" 200');
+    for (const token of tokens) expect(log).not.toContain(token.slice(-20));
+  });
+
+  it("answers plain HTTP with a redirect to https and keeps /metrics off the public address", async () => {
+    const redirect = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.get({ host: "127.0.0.1", port: plain, path: "/checkout/abc.def.ghi", headers: { host: "checkout.example.com" } }, (res) => resolve(res.resume())).on("error", reject);
+    });
+    expect(redirect.statusCode).toBe(301);
+    expect(redirect.headers.location).toBe("https://checkout.example.com/checkout/abc.def.ghi");
+    expect((await request("GET", "/metrics")).status).toBe(404);
+    expect(readFileSync(`${dir}/checkout.access.log`, "utf8")).not.toContain("abc.def.ghi");
+  });
+});
