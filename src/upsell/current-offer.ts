@@ -3,6 +3,7 @@ import { isSafeRedirectUrl, safeRedirectOrNull } from "../lib/redirect-url.js";
 import { sessionNotFound } from "./errors.js";
 import type { CurrentOfferResponse } from "./schemas.js";
 import { currentOfferOf, statusOf } from "./session.js";
+import { takesNewCard } from "./pay-offer-by-card.js";
 import { findSession } from "./store.js";
 
 /**
@@ -24,6 +25,8 @@ export async function getCurrentOffer({ ctx, input }: { ctx: Ctx; input: { id: s
     expiresAt: session.expiresAt.getTime(),
     // CONTRACT §36: the page navigates only to safe targets (rows stored before the check included).
     successUrl: safeRedirectOrNull(session.successUrl),
+    // Whether the page may offer its card form after a refused one-click charge (the verb's own rule).
+    payWithCard: takesNewCard(session.provider),
     offer: offer
       ? {
           id: offer.id,

@@ -14,10 +14,15 @@ import type { AcceptOfferResponse, PayOfferByCardBody } from "./schemas.js";
 import { checkAnswerable } from "./session.js";
 import { findSessionForAnswer, reserveOfferResult, saveAnswer, wasOfferRefused, type UpsellSessionRow } from "./store.js";
 
-/** The providers whose card-taking call charges a given amount with card fields (docs/upsell.md). */
+/**
+ * The providers whose card-taking call charges a given amount with card fields (docs/upsell.md): the
+ * one list, read by this verb and by the hosted page's offer read (`payWithCard`).
+ */
 const CARD_PROVIDERS = ["vault_gateway_a", "vault_gateway_b"] as const;
 type CardProvider = (typeof CARD_PROVIDERS)[number];
 const isCardProvider = (provider: string): provider is CardProvider => (CARD_PROVIDERS as readonly string[]).includes(provider);
+/** Whether an offer of a session at `provider` can be paid with another card after a refusal. */
+export const takesNewCard = (provider: string): boolean => isCardProvider(provider);
 
 export const notRefusedYet = () => conflict("Pay with another card is offered only after the one-click charge of this offer was refused", "CONFLICT");
 export const cardNotTaken = (provider: string) => validationError(`Invalid request: upsells of ${provider} cannot be paid with another card`, "provider");

@@ -133,6 +133,8 @@ export const CurrentOfferResponse = Type.Object({
   expiresAt: Type.Number(),
   /** The checkout's successUrl, where the flow ends; null means /success. */
   successUrl: Type.Union([Type.String(), Type.Null()]),
+  /** Whether this session's provider takes another card for an offer whose one-click charge was refused (POST /api/upsell/pay-with-card). */
+  payWithCard: Type.Boolean(),
   /** The offer to show now; null when the session is finished or expired. */
   offer: Type.Union([CurrentOffer, Type.Null()]),
 });

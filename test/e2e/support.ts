@@ -114,14 +114,25 @@ export async function registerInBrowser(page: Page, base: string, name: string):
  */
 export async function paidUpsellSession(
   base: string,
-  { claims, cardNumber = "4242424242424242", offers }: { claims: { orderId: string; amount: number; currency: string } & Record<string, unknown>; cardNumber?: string; offers: unknown[] },
+  {
+    claims,
+    cardNumber = "4242424242424242",
+    offers,
+    provider = "vault_gateway_b",
+  }: { claims: { orderId: string; amount: number; currency: string } & Record<string, unknown>; cardNumber?: string; offers: unknown[]; provider?: "vault_gateway_b" | "order_crm_b" },
 ): Promise<string> {
   const { orderId, amount, currency } = claims;
-  const provider = "vault_gateway_b";
   const initialized = await api(base, "/api/checkout/initialize", { token: await checkoutToken(claims), provider });
   if (initialized.status !== 200) throw new Error(`initialize answered ${initialized.status}`);
-  const paid = await api(base, `/api/providers/${provider}/process-payment`, { orderId, amount, currency, cardNumber, cardExpMonth: "12", cardExpYear: "2031", cardCvv: "123" });
-  const done = await api(base, "/api/checkout/complete", { orderId, transactionId: paid.body.transactionId, provider, customerEmail: "ada@example.com", customerName: "Ada Lovelace", amount, currency });
+  const card = { cardNumber, cardExpMonth: "12", cardExpYear: "2031", cardCvv: "123" };
+  // order_crm_b (demo): the CRM makes and charges its order in one call; completion names that order.
+  const paid =
+    provider === "order_crm_b"
+      ? await api(base, "/api/providers/order_crm_b/process-payment", { orderId, campaignId: "camp-1", customer: { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" }, billingAddress: { line1: "1 Main St", city: "London", state: "LDN", postalCode: "N1 1AA", country: "GB" }, lineItems: [{ productId: "p1", quantity: 1, price: amount }], ...card })
+      : await api(base, `/api/providers/${provider}/process-payment`, { orderId, amount, currency, ...card });
+  if (paid.status !== 200) throw new Error(`process-payment answered ${paid.status}`);
+  const providerOrderId = paid.body.crmBOrderId as string | undefined;
+  const done = await api(base, "/api/checkout/complete", { orderId, transactionId: paid.body.transactionId, provider, customerEmail: "ada@example.com", customerName: "Ada Lovelace", amount, currency, ...(providerOrderId ? { providerOrderId } : {}) });
   if (done.status !== 200) throw new Error(`complete answered ${done.status}`);
   const created = await api(base, "/api/upsell/create-session", {
     orderId: `${orderId}-up`,

@@ -79,6 +79,29 @@ describe.skipIf(NO_CHROMIUM)("upsell page outcomes in Chromium", () => {
     }
   });
 
+  it("a refused one-click charge at a provider that takes no other card (order_crm_b) says so, shows no card form, and No, thanks ends the flow", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
+    try {
+      const id = await paidUpsellSession(stack.base, {
+        claims: { orderId: `up-crmb-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, amount: 3000, currency: "USD", productName: "Kettle" },
+        cardNumber: "4000000000000341",
+        provider: "order_crm_b",
+        offers: [{ id: "scale", name: "Coffee scale", price: 2500 }],
+      });
+      await page.goto(`${stack.base}/upsell/${id}`);
+      await page.getByRole("button", { name: /Yes, add it/ }).click();
+      await page.getByRole("alert").filter({ hasText: "Payment failed: card_declined" }).waitFor();
+      expect(await page.getByRole("heading", { name: "Pay for this offer with another card" }).count()).toBe(0);
+      expect(await page.getByLabel("Card number").count()).toBe(0);
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.getByRole("button", { name: "No, thanks" }).click();
+      await page.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
+      expect((await api(stack.base, `/api/upsell/session/${id}`)).body.session).toMatchObject({ status: "completed", acceptedOffers: [], declinedOffers: ["scale"] });
+    } finally {
+      await page.close();
+    }
+  });
+
   it("the checkout page's title names the product and the shop; no page load asks for anything that is missing (favicon included)", async () => {
     const page = await stack.browser.newPage();
     const missing: string[] = [];

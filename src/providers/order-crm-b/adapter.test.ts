@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
 import { call, registerUser } from "../../../test/support/identity.js";
-import { address, card, customer, post } from "../../../test/support/provider-payments.js";
+import { address, card, customer, PAY_BY_PROVIDER, post } from "../../../test/support/provider-payments.js";
 import { orderCharges, orders, paymentDeclines, refunds, sessions } from "../../db/schema/index.js";
 import { sha256 } from "../../lib/crypto.js";
 import { startFakeOrderCrmB, type FakeOrderCrmB } from "./fake-server.js";
@@ -90,6 +90,40 @@ describe("order_crm_b payments with settings", () => {
     await t.deps.database.db.delete(orderCharges).where(eq(orderCharges.orderId, orderId));
     expect((await pay(orderId, "5555555555554444")).json()).toEqual({ error: "Order already paid", code: "ALREADY_PAID" });
     expect(fake.requests.filter((r) => r.path === "/order/import/").length).toBe(charges);
+  });
+
+  it("recording a sale paid at this CRM answers its paid CRM order; a retry after a lost answer finds the first recording: never a second CRM order", async () => {
+    const imports = () => fake.requests.filter((r) => r.path === "/order/import/").length;
+    const recorded = { customer: { firstName: "Ada", lastName: "Lovelace" }, billingAddress: address, recordInCrm: true };
+    const { orderId } = await initialize();
+    const paid = json(await pay(orderId));
+    const before = imports();
+    const done = await post(t, "/api/checkout/complete", { orderId, transactionId: paid.transactionId, provider: "order_crm_b", customerEmail: "ada@example.com", customerName: "Ada", amount: AMOUNT, currency: "USD", ...recorded });
+    expect(done.statusCode, done.body).toBe(200);
+    expect(json(done)).toMatchObject({ crmProvider: "order_crm_b", crmOrderId: paid.crmBOrderId });
+    expect(imports()).toBe(before);
+    expect(await ordersOf(orderId)).toMatchObject([{ crmStatus: "recorded", crmOrderId: paid.crmBOrderId }]);
+
+    // Paid elsewhere (a demo vault_gateway_b payment) and recorded here; the import's answer is lost.
+    const claims = orderClaims({ amount: 1000, currency: "USD", brandId, provider: "vault_gateway_b" });
+    const other = claims.orderId as string;
+    expect((await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider: "vault_gateway_b" })).statusCode).toBe(200);
+    const elsewhere = await PAY_BY_PROVIDER.vault_gateway_b(t, other);
+    fake.loseNextAnswerTo = "/order/import/";
+    const first = await post(t, "/api/checkout/complete", { orderId: other, transactionId: elsewhere.transactionId, provider: "vault_gateway_b", customerEmail: "ada@example.com", customerName: "Ada", amount: 1000, currency: "USD", crmProvider: "order_crm_b", ...recorded });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(json(first).crmOrderId).toBeUndefined();
+    expect(await ordersOf(other)).toMatchObject([{ crmStatus: "failed", crmOrderId: null }]);
+    const sent = fake.requests.filter((r) => r.path === "/order/import/" && r.form.custom1 === other);
+    expect(sent.map((r) => [r.form.paySource, r.form.transactionId])).toEqual([["PREPAID", elsewhere.transactionId]]);
+    const made = imports();
+    const retried = await call(t, "POST", "/api/admin/crm-retry", { session, body: { orderId: other } });
+    expect(retried.statusCode, retried.body).toBe(200);
+    expect(json(retried)).toMatchObject({ crmStatus: "recorded", alreadyRecorded: false });
+    expect(imports()).toBe(made);
+    // The CRM holds exactly one order of that sale: the lost import's, which the retry answered.
+    const held = [...fake.orders.values()].filter((o) => o.custom1 === other);
+    expect(held.map((o) => [o.orderId, o.transactionId])).toEqual([[json(retried).crmOrderId, elsewhere.transactionId]]);
   });
 
   it("answers declines with 402: the card at payment, the saved card at upsell", async () => {

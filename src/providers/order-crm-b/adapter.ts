@@ -71,6 +71,7 @@ function productFields(items: { id: string; quantity: number; priceCents: number
 
 /**
  * order_crm_b's CRM recording (an order-import API in the widely used shape, docs/providers.md):
+ * `POST /order/query/` by `custom1` first (an order of the sale already there is answered), then
  * `POST /order/import/` with `paySource=PREPAID` records an order paid elsewhere;
  * `POST /campaign/query/` is the connectivity check.
  */
@@ -80,10 +81,16 @@ export function createOrderCrmBCrm() {
     demo: false,
 
     async recordOrder(input: CrmRecordInput, call: ProviderCall) {
+      // Paid at this CRM (its order carries the sale), or recorded by an earlier try whose answer was
+      // lost (the import names the transaction): that order is the record, not a second one.
+      const same = (await findOrders(call, input.orderId)).find((order) => order.transactionId === input.transactionId);
+      if (same) return { crmOrderId: same.orderId };
       const message = (await post(call, "/order/import/", {
         campaignId: input.campaignId ?? credentialOf(PROVIDER, call.credentials, "campaignId"),
         paySource: "PREPAID",
         externalOrderId: input.orderId,
+        // Our orderId travels in custom1 here too, so the order query above finds this import again.
+        custom1: input.orderId,
         transactionId: input.transactionId,
         currency: input.currency,
         orderTotal: decimalAmount(input.amountCents),
@@ -98,6 +105,14 @@ export function createOrderCrmBCrm() {
       await post(call, "/campaign/query/", {});
     },
   } satisfies CrmProvider;
+}
+
+/** `POST /order/query/` by our orderId (`custom1`): the CRM's orders of it, each with the sale it carries. */
+async function findOrders(call: ProviderCall, orderId: string): Promise<{ orderId: string; transactionId: string }[]> {
+  const message = (await post(call, "/order/query/", { custom1: orderId })) as { data?: unknown } | null;
+  const data = message?.data ?? [];
+  if (!Array.isArray(data)) throw failure("unreadable response");
+  return data.filter((order): order is { orderId: string; transactionId: string } => typeof order?.orderId === "string" && order.orderId !== "" && typeof order.transactionId === "string");
 }
 
 // ---- payment side (the CRM charges the card itself)

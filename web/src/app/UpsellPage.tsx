@@ -130,8 +130,9 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
     try {
       await moveOn(await api<AcceptOfferResponse | DeclineOfferResponse>(`/api/upsell/${action}`, { body: { sessionId, offerId: offer.id } }));
     } catch (e) {
-      // The saved card was refused for this offer: offer to pay it with another card (docs/upsell.md).
-      if (action === "accept" && e instanceof ApiError && e.code === "PAYMENT_FAILED") {
+      // The saved card was refused for this offer: offer to pay it with another card when the session's
+      // provider takes one (docs/upsell.md); otherwise the refusal is said and "No, thanks" moves on.
+      if (action === "accept" && data.payWithCard && e instanceof ApiError && e.code === "PAYMENT_FAILED") {
         setRefusedOffer(offer.id);
         setError(null);
       } else setError(messageOf(e));
