@@ -73,6 +73,11 @@ export const AUDIT_ACTIONS = [
   "dispute.evidence",
   "signing_key.create",
   "signing_key.retire",
+  // upsell funnels (issue 19)
+  "funnel.create",
+  "funnel.update",
+  "funnel.delete",
+  "funnel.promote",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -13,3 +13,4 @@ export * from "./salespeople.js";
 export * from "./webhooks.js";
 export * from "./domains.js";
 export * from "./merchant-credentials.js";
+export * from "./funnels.js";
