@@ -1,7 +1,7 @@
 // Issue 19's pure rules: trigger conditions, AND/OR, priority; variant assignment by a stable hash;
 // the split-test winner rule.
 import { describe, expect, it } from "vitest";
-import type { FunnelTrigger } from "../db/schema/index.js";
+import type { FunnelCondition, FunnelTrigger } from "../db/schema/index.js";
 import { assignVariant } from "./assign.js";
 import { funnelFlow } from "./enter.js";
 import { chooseFunnel, matchesTrigger, type OrderFacts } from "./trigger.js";
@@ -40,16 +40,16 @@ describe("matchesTrigger: each condition", () => {
 });
 
 describe("matchesTrigger: AND / OR", () => {
-  const yes = { type: "currency", in: ["USD"] } as const;
-  const no = { type: "country", in: ["US"] } as const;
+  const yes: FunnelCondition = { type: "currency", in: ["USD"] };
+  const no: FunnelCondition = { type: "country", in: ["US"] };
   it("all is AND, any is OR", () => {
     expect(matchesTrigger({ match: "all", conditions: [yes, no] }, order)).toBe(false);
     expect(matchesTrigger({ match: "any", conditions: [yes, no] }, order)).toBe(true);
     expect(matchesTrigger({ match: "any", conditions: [no, no] }, order)).toBe(false);
   });
   it("groups: USD AND (US OR GB), and USD AND (US AND GB)", () => {
-    expect(matchesTrigger({ match: "all", conditions: [yes, { match: "any", conditions: [no, { type: "country", in: ["GB"] }] }] }, order)).toBe(true);
-    expect(matchesTrigger({ match: "all", conditions: [yes, { match: "all", conditions: [no, { type: "country", in: ["GB"] }] }] }, order)).toBe(false);
+    expect(matchesTrigger({ match: "all", conditions: [yes, { type: "group", match: "any", conditions: [no, { type: "country", in: ["GB"] }] }] }, order)).toBe(true);
+    expect(matchesTrigger({ match: "all", conditions: [yes, { type: "group", match: "all", conditions: [no, { type: "country", in: ["GB"] }] }] }, order)).toBe(false);
   });
 });
 

@@ -1,10 +1,13 @@
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
-import type { FunnelStep, FunnelTrigger } from "../db/schema/index.js";
+import type { Static } from "typebox";
+import type { FunnelCondition, FunnelConditionGroup, FunnelStep, FunnelTrigger } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
+import { validationError } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
 import { backToDraft, duplicateVariantId, funnelNotFound, minAboveMax, variantNotFound } from "./errors.js";
+import type { FunnelCondition as FunnelConditionSchema, FunnelTrigger as FunnelTriggerSchema } from "./schemas.js";
 import type { CreateFunnelBody, FunnelIdParams, FunnelReply, FunnelsReply, FunnelView, PromoteBody, UpdateFunnelBody } from "./schemas.js";
 import { findFunnelOfBrand, insertFunnel, insertFunnelVersion, listFunnelsOfBrand, replaceFunnelVersion, updateFunnel, type FunnelWithVersion } from "./store.js";
 
@@ -36,21 +39,54 @@ function normalizedSteps(steps: CreateFunnelBody["steps"]): FunnelStep[] {
     variants: step.variants.map((variant, variantIndex) => {
       const id = variant.id ?? newId("var");
       if (seen.has(id)) throw duplicateVariantId(`steps.${stepIndex}.variants.${variantIndex}.id`);
+      for (const [name, offer] of [["offer", variant.offer], ["downsell", variant.downsell]] as const) {
+        // Every offer needs a price: its own, or one per currency.
+        if (offer && offer.price === undefined && Object.keys(offer.prices ?? {}).length === 0) {
+          throw validationError(`Invalid request: steps.${stepIndex}.variants.${variantIndex}.${name} needs price or prices (by ISO 4217 code)`, `steps.${stepIndex}.variants.${variantIndex}.${name}.price`);
+        }
+      }
       seen.add(id);
       return { id, weight: variant.weight ?? 1, offer: variant.offer, ...(variant.downsell ? { downsell: variant.downsell } : {}) };
     }),
   }));
 }
 
-function checkedTrigger(trigger: FunnelTrigger | undefined): FunnelTrigger {
-  const checked = trigger ?? EVERY_ORDER;
-  checked.conditions.forEach((node, index) => {
-    const conditions = "match" in node ? node.conditions : [node];
-    for (const condition of conditions) {
-      if (condition.type === "orderTotal" && condition.min !== undefined && condition.max !== undefined && condition.min > condition.max) throw minAboveMax(`trigger.conditions.${index}`);
+type ConditionInput = Static<typeof FunnelConditionSchema>;
+
+/** A condition with exactly the members its type uses; 400 naming `field` when one it needs is missing or wrong. */
+function checkedCondition(input: ConditionInput, field: string): FunnelCondition {
+  const invalid = (what: string) => validationError(`Invalid request: ${field} ${what}`, field);
+  switch (input.type) {
+    case "product":
+      if (!input.productIds && !input.productNames) throw invalid("needs productIds or productNames");
+      return { type: "product", ...(input.productIds ? { productIds: input.productIds } : {}), ...(input.productNames ? { productNames: input.productNames } : {}) };
+    case "orderTotal":
+      if (input.min === undefined && input.max === undefined) throw invalid("needs min or max");
+      if (input.min !== undefined && input.max !== undefined && input.min > input.max) throw minAboveMax(field);
+      return { type: "orderTotal", ...(input.min !== undefined ? { min: input.min } : {}), ...(input.max !== undefined ? { max: input.max } : {}) };
+    case "currency":
+    case "country": {
+      const length = input.type === "currency" ? 3 : 2;
+      if (!input.in || input.in.some((code) => code.length !== length)) throw invalid(`needs in: a list of ${input.type === "currency" ? "ISO 4217 currency" : "ISO 3166-1 alpha-2 country"} codes`);
+      return { type: input.type, in: input.in };
     }
-  });
-  return checked;
+    case "firstOrder":
+      if (input.value === undefined) throw invalid("needs value");
+      return { type: "firstOrder", value: input.value };
+  }
+}
+
+function checkedTrigger(trigger: Static<typeof FunnelTriggerSchema> | undefined): FunnelTrigger {
+  if (!trigger) return EVERY_ORDER;
+  return {
+    match: trigger.match,
+    conditions: trigger.conditions.map((node, index): FunnelCondition | FunnelConditionGroup => {
+      const field = `trigger.conditions.${index}`;
+      if (node.type !== "group") return checkedCondition(node as ConditionInput, field);
+      if (!node.match || !node.conditions) throw validationError(`Invalid request: ${field} is a group: it needs match and conditions`, field);
+      return { type: "group", match: node.match, conditions: node.conditions.map((c, i) => checkedCondition(c, `${field}.conditions.${i}`)) };
+    }),
+  };
 }
 
 async function brandOf(ctx: Ctx, least: "member" | "admin") {

@@ -7,19 +7,29 @@ const MAX_CENTS = 100_000_000_00;
 const text = (maxLength = 200) => Type.String({ minLength: 1, maxLength });
 const currencyCode = () => Type.String({ pattern: "^[A-Z]{3}$" });
 const list = <T extends Parameters<typeof Type.Array>[0]>(item: T, maxItems = 100) => Type.Array(item, { minItems: 1, maxItems });
-const priceMap = () => Type.Record(Type.String({ pattern: "^[A-Z]{3}$" }), Type.Integer({ minimum: 1, maximum: MAX_CENTS }), { maxProperties: 50 });
+const priceMap = () => Type.Record(Type.String({ pattern: "^[A-Z]{3}$" }), Type.Integer({ minimum: 1, maximum: MAX_CENTS }), { maxProperties: 50, propertyNames: { pattern: "^[A-Z]{3}$" } });
 
-export const FunnelCondition = Type.Union([
-  Type.Object({ type: Type.Literal("product"), productIds: Type.Optional(list(text())), productNames: Type.Optional(list(text(500))) }, { additionalProperties: false }),
-  Type.Object({ type: Type.Literal("orderTotal"), min: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CENTS })), max: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CENTS })) }, { additionalProperties: false }),
-  Type.Object({ type: Type.Literal("currency"), in: list(currencyCode(), 50) }, { additionalProperties: false }),
-  Type.Object({ type: Type.Literal("country"), in: list(Type.String({ pattern: "^[A-Z]{2}$" }), 250) }, { additionalProperties: false }),
-  Type.Object({ type: Type.Literal("firstOrder"), value: Type.Boolean() }, { additionalProperties: false }),
-]);
-const Match = Type.Union([Type.Literal("all"), Type.Literal("any")]);
-export const FunnelConditionGroup = Type.Object({ match: Match, conditions: Type.Array(FunnelCondition, { minItems: 1, maxItems: 20 }) }, { additionalProperties: false });
-/** Two levels at most: the trigger's conditions, each a condition or a group of conditions. No condition: every order. */
-export const FunnelTrigger = Type.Object({ match: Match, conditions: Type.Array(Type.Union([FunnelCondition, FunnelConditionGroup]), { maxItems: 20 }) }, { additionalProperties: false });
+// One object shape per level, no unions of objects: the body validator drops unknown members, which
+// would break `anyOf` branches. manage.ts checks each condition's members for its type.
+const CONDITION_TYPES = ["product", "orderTotal", "currency", "country", "firstOrder"] as const;
+const conditionMembers = {
+  productIds: Type.Optional(list(text())),
+  productNames: Type.Optional(list(text(500))),
+  min: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CENTS })),
+  max: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CENTS })),
+  in: Type.Optional(list(Type.String({ pattern: "^[A-Z]{2,3}$", description: "currency (ISO 4217) or country (ISO 3166-1 alpha-2) codes" }), 250)),
+  value: Type.Optional(Type.Boolean()),
+};
+const Match = Type.Enum(["all", "any"]);
+export const FunnelCondition = Type.Object({ type: Type.Enum([...CONDITION_TYPES]), ...conditionMembers });
+/** A condition, or (`type: "group"`) an AND/OR group of conditions: two levels at most. No condition: every order. */
+export const FunnelTriggerNode = Type.Object({
+  type: Type.Enum([...CONDITION_TYPES, "group"]),
+  ...conditionMembers,
+  match: Type.Optional(Match),
+  conditions: Type.Optional(Type.Array(FunnelCondition, { minItems: 1, maxItems: 20 })),
+});
+export const FunnelTrigger = Type.Object({ match: Match, conditions: Type.Array(FunnelTriggerNode, { maxItems: 20 }) });
 export type FunnelTrigger = Static<typeof FunnelTrigger>;
 
 export const FunnelOffer = Type.Object({
@@ -42,7 +52,7 @@ export const FunnelVariant = Type.Object({
 /** A step: one offer, or two to four variants of it in a split test. */
 export const FunnelStep = Type.Object({ variants: Type.Array(FunnelVariant, { minItems: 1, maxItems: 4 }) });
 
-const status = Type.Union([Type.Literal("draft"), Type.Literal("live"), Type.Literal("paused")]);
+const status = Type.Enum(["draft", "live", "paused"]);
 const funnelMembers = {
   name: text(200),
   priority: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: "lower runs first; default 100" })),

@@ -171,7 +171,20 @@ const COUNTERS = ["sessions", "sessions_with_accept", "impressions", "accepts", 
 /** Adds the deltas to a random shard of their counters, rows in key order so concurrent changes never deadlock. */
 export async function bumpFunnelStats(tx: Db, day: string, currency: string, deltas: FunnelStatsDelta[], at: Date): Promise<void> {
   if (deltas.length === 0) return;
-  const rows = deltas
+  // One row per key: an insert may not update the same row twice (a decline and its downsell shown share a variant).
+  const merged = new Map<string, FunnelStatsDelta>();
+  for (const d of deltas) {
+    const key = `${d.funnelId}\u0000${d.stepIndex}\u0000${d.variantId}`;
+    const into = merged.get(key);
+    if (!into) {
+      merged.set(key, { ...d });
+      continue;
+    }
+    for (const name of ["sessions", "sessionsWithAccept", "impressions", "accepts", "declines", "downsellImpressions", "downsellAccepts", "revenueCents", "refundedCents"] as const) {
+      into[name] = (into[name] ?? 0) + (d[name] ?? 0);
+    }
+  }
+  const rows = [...merged.values()]
     .map((d) => ({
       funnel_id: d.funnelId,
       step_index: d.stepIndex,

@@ -31,7 +31,7 @@ export function matchesCondition(condition: FunnelCondition, order: OrderFacts):
   }
 }
 
-const isGroup = (node: FunnelCondition | FunnelConditionGroup): node is FunnelConditionGroup => "match" in node;
+const isGroup = (node: FunnelCondition | FunnelConditionGroup): node is FunnelConditionGroup => node.type === "group";
 
 function matchesAll(match: "all" | "any", results: boolean[]): boolean {
   return match === "all" ? results.every(Boolean) : results.length === 0 || results.some(Boolean);

@@ -16,6 +16,7 @@ export type FunnelCondition =
 
 /** AND (`all`) or OR (`any`) over conditions; a group holds conditions only (two levels at most). */
 export interface FunnelConditionGroup {
+  type: "group";
   match: "all" | "any";
   conditions: FunnelCondition[];
 }
