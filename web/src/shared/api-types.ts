@@ -9,6 +9,7 @@ import type { CompleteResponse as CompleteResponseSchema, InitializeResponse as 
 import type { DashboardReply as DashboardReplySchema } from "../../../src/admin/dashboard/schemas";
 import type { BrandsReply as BrandsReplySchema, OrganizationsReply as OrganizationsReplySchema, UsersReply as UsersReplySchema } from "../../../src/admin/directory-schemas";
 import type { GenerateLinkReply as GenerateLinkReplySchema } from "../../../src/admin/link-schemas";
+import type { FunnelStatsReply as FunnelStatsReplySchema, FunnelsReply as FunnelsReplySchema, FunnelView as FunnelViewSchema } from "../../../src/funnels/schemas";
 import type {
   BrandingReply as BrandingReplySchema,
   SettingsReply as SettingsReplySchema,
@@ -96,3 +97,8 @@ export type CompleteResponse = Static<typeof CompleteResponseSchema>;
 export type CurrentOfferResponse = Static<typeof CurrentOfferResponseSchema>;
 export type AcceptOfferResponse = Static<typeof AcceptOfferResponseSchema>;
 export type DeclineOfferResponse = Static<typeof DeclineOfferResponseSchema>;
+
+// Upsell funnels (issue 19)
+export type FunnelView = Static<typeof FunnelViewSchema>;
+export type FunnelsReply = Static<typeof FunnelsReplySchema>;
+export type FunnelStatsReply = Static<typeof FunnelStatsReplySchema>;
