@@ -1,8 +1,8 @@
-import { recordFunnelRefund } from "../funnels/counters.js";
 import { recordAudit } from "../audit/record.js";
 import { commissionFollowsMoney } from "../commissions/follow-money.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
+import { recordFunnelRefund } from "../funnels/counters.js";
 import type { ApiActor } from "../http/api-key.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { AppError, conflict, notFound, validationError } from "../lib/errors.js";
