@@ -1,6 +1,8 @@
 import type { Db } from "../db/client.js";
 import type { StoredOffer } from "../db/schema/index.js";
-import { bumpFunnelStats, funnelOfferOfUpsellOrder, type FunnelStatsDelta } from "./store.js";
+import { calculateCommission } from "../commissions/calculate.js";
+import { newId } from "../lib/ids.js";
+import { bumpFunnelStats, findCommissionOfOrder, funnelOfferOfUpsellOrder, insertCommission, type FunnelStatsDelta } from "./store.js";
 
 // The funnel counters of an upsell answer and of a refund, written in their transactions. Imports
 // nothing of upsell/ or orders/ (they call in here), so there is no import cycle.
@@ -16,6 +18,7 @@ interface OfferDelta {
 
 interface AnsweredSession {
   brandId: string;
+  originalOrderRef: string;
   currency: string;
   flow: StoredOffer[];
   acceptedOffers: string[];
@@ -47,9 +50,48 @@ export function funnelAnswerDeltas(session: AnsweredSession, acceptedAfter: read
 export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
 /** Called by the upsell store in the answer's transaction; nothing for a session no funnel created. */
-export async function recordFunnelAnswer(tx: Db, session: AnsweredSession, acceptedAfter: readonly string[], offerDeltas: readonly OfferDelta[], at: Date): Promise<void> {
+export async function recordFunnelAnswer(
+  tx: Db,
+  session: AnsweredSession,
+  acceptedAfter: readonly string[],
+  offerDeltas: readonly OfferDelta[],
+  at: Date,
+  upsellOrder?: { id: string; orderId: string; amountCents: number; currency: string },
+): Promise<void> {
   if (!session.flow[0]?.funnel) return;
   await bumpFunnelStats(tx, dayOf(at), session.currency, funnelAnswerDeltas(session, acceptedAfter, offerDeltas), at);
+  if (upsellOrder) await commissionOfUpsell(tx, session, upsellOrder, at);
+}
+
+/**
+ * A funnel's upsell charge earns the original order's salesperson a commission of its own (issue 19):
+ * the funnel's rate pinned on the session, else the original commission's percentage rate. A fixed
+ * commission is per sale and already paid on the original order: no upsell commission then. The
+ * row is the charge's, so refunds and disputes of the charge move it (CONTRACT §38).
+ */
+async function commissionOfUpsell(tx: Db, session: AnsweredSession, order: { id: string; orderId: string; amountCents: number; currency: string }, at: Date): Promise<void> {
+  const original = await findCommissionOfOrder(tx, session.originalOrderRef);
+  if (!original || original.status === "cancelled") return;
+  const funnelRate = session.flow[0]?.funnel?.commissionRate;
+  const rate = funnelRate ?? (original.commissionType === "percentage" ? original.commissionRate : null);
+  if (rate === null || rate === undefined) return;
+  const amount = calculateCommission({ orderAmountCents: order.amountCents, commissionRate: rate, commissionType: "percentage" });
+  await insertCommission(tx, {
+    ...original,
+    id: newId("com"),
+    orderRef: order.id,
+    orderId: order.orderId,
+    orderAmountCents: order.amountCents,
+    commissionAmountCents: amount.commissionAmountCents,
+    currency: order.currency,
+    commissionRate: amount.commissionRate,
+    commissionType: "percentage",
+    status: "pending",
+    statusBeforeDispute: null,
+    notes: null,
+    createdAt: at,
+    updatedAt: at,
+  });
 }
 
 /**

@@ -30,13 +30,13 @@ function storedOffer(id: string, offer: FunnelOffer, priceCents: number, origina
  * to, priced in the order's currency (a step without a price in it is left out), its downsell after
  * it. Offer ids are the variant ids (a downsell's: `<variant>.downsell`), unique within a funnel.
  */
-export function funnelFlow(funnel: { id: string; version: number; steps: FunnelStep[] }, originalOrderId: string, currency: string): StoredOffer[] {
+export function funnelFlow(funnel: { id: string; version: number; steps: FunnelStep[]; commissionRate?: number | null }, originalOrderId: string, currency: string): StoredOffer[] {
   const flow: StoredOffer[] = [];
   funnel.steps.forEach((step, stepIndex) => {
     const variant = assignVariant(step.variants, { originalOrderId, funnelId: funnel.id, stepIndex });
     const offer = priceIn(variant.offer, currency);
     if (offer.priceCents === undefined) return;
-    const ref = { funnelId: funnel.id, funnelVersion: funnel.version, stepIndex, variantId: variant.id };
+    const ref = { funnelId: funnel.id, funnelVersion: funnel.version, stepIndex, variantId: variant.id, ...(funnel.commissionRate != null ? { commissionRate: funnel.commissionRate } : {}) };
     flow.push(storedOffer(variant.id, variant.offer, offer.priceCents, offer.originalPriceCents, { ...ref, downsell: false }));
     if (!variant.downsell) return;
     const downsell = priceIn(variant.downsell, currency);
@@ -66,11 +66,11 @@ export type FunnelSessionOutcome = { sessionId: string; upsellUrl: string; expir
  * concurrent one finds the same session. Null when the order cannot be upsold (no saved method,
  * past the 60-minute window) or no step has a price in its currency.
  */
-export async function startFunnelSession(ctx: Ctx, order: OrderForFunnel, funnel: Pick<FunnelWithVersion, "id" | "currentVersion" | "steps">): Promise<FunnelSessionOutcome> {
+export async function startFunnelSession(ctx: Ctx, order: OrderForFunnel, funnel: Pick<FunnelWithVersion, "id" | "currentVersion" | "steps" | "commissionRate">): Promise<FunnelSessionOutcome> {
   const now = ctx.clock.now();
   if (!order.paymentMethodToken || now - order.createdAt.getTime() > UPSELL_WINDOW_MS) return null;
   const currency = order.currency.toUpperCase();
-  const flow = funnelFlow({ id: funnel.id, version: funnel.currentVersion, steps: funnel.steps }, order.orderId, currency);
+  const flow = funnelFlow({ id: funnel.id, version: funnel.currentVersion, steps: funnel.steps, commissionRate: funnel.commissionRate }, order.orderId, currency);
   const totalOffers = flow.filter((offer) => !offer.downsellOf).length;
   if (totalOffers === 0) return null;
   const id = newId("ups");

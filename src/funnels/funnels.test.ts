@@ -9,9 +9,10 @@ import { post } from "../../test/support/checkout.js";
 import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { auditActions, call } from "../../test/support/identity.js";
 import { createApiKey, withKey } from "../../test/support/merchant.js";
+import { newSalesperson } from "../../test/support/commissions.js";
 import { testEngine } from "../../test/support/database.js";
 import { buildApp } from "../app.js";
-import { orders, outboxEvents, upsellSessions } from "../db/schema/index.js";
+import { commissions, orders, outboxEvents, upsellSessions } from "../db/schema/index.js";
 import { createRuntime } from "../deps.js";
 import type { App } from "../http/types.js";
 
@@ -347,6 +348,27 @@ describe("funnel stats", () => {
     const body = json(await stats(funnel.id));
     expect(body).toMatchObject({ sessions: 50, sessionsWithAccept: 50, grossRevenue: 15_000 });
     expect(body.steps[0].variants[0]).toMatchObject({ impressions: 50, accepts: 50, takeRate: 1 });
+    await retire(funnel.id);
+  });
+
+  it("commissions per step: the funnel's rate on each upsell charge for the original order's salesperson, else the original rate", async () => {
+    const seller = await newSalesperson(t, shop);
+    const attributed = (rate: number) =>
+      completeCheckoutViaApi(t, { claims: { brandId: shop.brandId, lineItems: [KIT] }, complete: { salesAttribution: { salespersonId: seller.id, salespersonName: "Sam Seller", commissionRate: rate } } });
+    const upsellCommission = async (sessionId: string, offerId: string) => {
+      const { transactionId } = json(await accept(sessionId, offerId)) as { transactionId: string };
+      const [order] = await db().select().from(orders).where(and(eq(orders.kind, "upsell"), eq(orders.transactionId, transactionId)));
+      return (await db().select().from(commissions).where(eq(commissions.orderRef, order!.id)))[0];
+    };
+    const funnel = await createFunnel(funnelBody({ commissionRate: 0.2 }));
+    expect(json(await call(t, "GET", `/api/admin/funnels/${funnel.id}`, { session: shop.session })).funnel.commissionRate).toBe(0.2);
+    const first = await attributed(0.1);
+    expect(await upsellCommission(sessionIdOf(first.upsellUrl!), "warranty")).toMatchObject({ salespersonId: seller.id, orderAmountCents: 1500, commissionAmountCents: 300, commissionRate: 0.2, status: "pending" });
+    expect((await update(funnel.id, { commissionRate: null })).statusCode).toBe(200);
+    const second = await attributed(0.1);
+    expect(await upsellCommission(sessionIdOf(second.upsellUrl!), "warranty")).toMatchObject({ commissionAmountCents: 150, commissionRate: 0.1 });
+    const unattributed = await kitOrder();
+    expect(await upsellCommission(sessionIdOf(unattributed.upsellUrl!), "warranty")).toBeUndefined();
     await retire(funnel.id);
   });
 });

@@ -25,6 +25,7 @@ export function funnelView(row: FunnelWithVersion): FunnelView {
     status: row.status,
     version: row.currentVersion,
     minSamplePerVariant: row.minSamplePerVariant,
+    commissionRate: row.commissionRate,
     trigger: row.trigger,
     steps: row.steps,
     createdAt: row.createdAt.getTime(),
@@ -123,6 +124,7 @@ export async function createFunnel({ ctx, input }: Verb<CreateFunnelBody>): Prom
     status: input.status ?? "draft",
     currentVersion: 1,
     minSamplePerVariant: input.minSamplePerVariant ?? DEFAULT_MIN_SAMPLE,
+    commissionRate: input.commissionRate ?? null,
     createdAt: at,
     updatedAt: at,
     deletedAt: null,
@@ -158,6 +160,7 @@ export async function updateFunnelOfBrand({ ctx, input }: Verb<FunnelIdParams & 
       priority: body.priority ?? current.priority,
       status: body.status ?? current.status,
       minSamplePerVariant: body.minSamplePerVariant ?? current.minSamplePerVariant,
+      commissionRate: body.commissionRate !== undefined ? body.commissionRate : current.commissionRate,
       currentVersion: version,
       updatedAt: at,
     };

@@ -58,6 +58,7 @@ const funnelMembers = {
   priority: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: "lower runs first; default 100" })),
   status: Type.Optional(status),
   minSamplePerVariant: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: "default 300" })),
+  commissionRate: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: "fraction of each upsell charge for the original order's salesperson; null (default): the original order's rate" })),
   trigger: Type.Optional(FunnelTrigger),
   steps: Type.Array(FunnelStep, { minItems: 1, maxItems: MAX_OFFERS }),
 };
@@ -87,6 +88,7 @@ export const FunnelView = Type.Object({
   status: status,
   version: Type.Integer({ description: "the version new sessions start with" }),
   minSamplePerVariant: Type.Integer(),
+  commissionRate: Type.Union([Type.Number(), Type.Null()]),
   trigger: Type.Unknown({ description: "FunnelTrigger" }),
   steps: Type.Array(Type.Object({ variants: Type.Array(Type.Object({ id: Type.String(), weight: Type.Integer(), offer: StoredOfferView, downsell: Type.Optional(StoredOfferView) })) })),
   createdAt: Type.Number(),

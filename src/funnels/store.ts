@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gte, isNull, lte, ne, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.js";
-import { checkouts, funnelDailyStats, funnelEntries, funnels, funnelVersions, orderLineItems, orders, upsellOfferResults, upsellSessions, type FunnelOfferRef, type StoredOffer } from "../db/schema/index.js";
+import { checkouts, commissions, funnelDailyStats, funnelEntries, funnels, funnelVersions, orderLineItems, orders, upsellOfferResults, upsellSessions, type FunnelOfferRef, type StoredOffer } from "../db/schema/index.js";
 
 // The funnels feature's queries. Each takes a db handle (client or transaction).
 
@@ -16,7 +16,8 @@ const withVersion = {
   priority: funnels.priority,
   status: funnels.status,
   currentVersion: funnels.currentVersion,
-  minSamplePerVariant: funnels.minSamplePerVariant, createdAt: funnels.createdAt, updatedAt: funnels.updatedAt, deletedAt: funnels.deletedAt, trigger: funnelVersions.trigger, steps: funnelVersions.steps };
+  minSamplePerVariant: funnels.minSamplePerVariant,
+  commissionRate: funnels.commissionRate, createdAt: funnels.createdAt, updatedAt: funnels.updatedAt, deletedAt: funnels.deletedAt, trigger: funnelVersions.trigger, steps: funnelVersions.steps };
 
 function selectFunnels(db: Db) {
   return db
@@ -245,3 +246,13 @@ export async function funnelOfferOfUpsellOrder(db: Db, orderRef: string): Promis
   return row && ref ? { ref, acceptedAt: row.createdAt, currency: row.currency } : null;
 }
 
+
+/** The commission of an order (orders.id), if a salesperson earned one on it. */
+export async function findCommissionOfOrder(db: Db, orderRef: string) {
+  const [row] = await db.select().from(commissions).where(eq(commissions.orderRef, orderRef));
+  return row ?? null;
+}
+
+export async function insertCommission(tx: Db, row: typeof commissions.$inferInsert): Promise<void> {
+  await tx.insert(commissions).values(row);
+}

@@ -284,5 +284,5 @@ export async function saveAnswer(tx: Db, answer: Answer): Promise<void> {
     statsJson(answer.stats),
   ]);
   // A funnel's session also counts per step and variant (docs/funnels.md), in this transaction.
-  await recordFunnelAnswer(tx, session, changes.acceptedOffers, answer.stats, answer.at);
+  await recordFunnelAnswer(tx, session, changes.acceptedOffers, answer.stats, answer.at, answer.order?.row as { id: string; orderId: string; amountCents: number; currency: string } | undefined);
 }

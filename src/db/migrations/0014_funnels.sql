@@ -44,6 +44,7 @@ CREATE TABLE "funnels" (
 	"status" text NOT NULL,
 	"current_version" integer NOT NULL,
 	"min_sample_per_variant" integer NOT NULL,
+	"commission_rate" double precision,
 	"created_at" timestamp with time zone NOT NULL,
 	"updated_at" timestamp with time zone NOT NULL,
 	"deleted_at" timestamp with time zone

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
+import { bigint, doublePrecision, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 import { brands } from "./tenancy.js";
 
@@ -55,6 +55,8 @@ export interface FunnelOfferRef {
   stepIndex: number;
   variantId: string;
   downsell: boolean;
+  /** The funnel's commission rate when the session started (null: the original order's). */
+  commissionRate?: number | null;
 }
 
 export const funnels = pgTable(
@@ -72,6 +74,8 @@ export const funnels = pgTable(
     currentVersion: integer("current_version").notNull(),
     /** Impressions each variant needs before a winner is declared. */
     minSamplePerVariant: integer("min_sample_per_variant").notNull(),
+    /** A fraction of each upsell charge for the original order's salesperson; null: the original order's rate. */
+    commissionRate: doublePrecision("commission_rate"),
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
     deletedAt: at("deleted_at"),
