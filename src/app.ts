@@ -45,6 +45,7 @@ import { registerReceiptRoutes } from "./receipts/routes.js";
 import { refundReconcilerJob } from "./orders/refund-reconciler.js";
 import { registerDisputeRoutes } from "./disputes/routes.js";
 import { registerOrderRoutes } from "./orders/routes.js";
+import { registerFunnelRoutes } from "./funnels/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -182,6 +183,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerCrmAdminRoutes(app, deps);
   registerDomainRoutes(app, deps);
   registerMarketingRoutes(app, deps);
+  registerFunnelRoutes(app, deps);
   registerMerchantCredentialRoutes(app, deps);
   registerMerchantApiRoutes(app, deps);
   registerOrderRoutes(app, deps);

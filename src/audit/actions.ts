@@ -80,6 +80,11 @@ export const AUDIT_ACTIONS = [
   // lasting payment links (issue 18 item 14)
   "checkout_link.create",
   "checkout_link.disable",
+  // upsell funnels (issue 19)
+  "funnel.create",
+  "funnel.update",
+  "funnel.delete",
+  "funnel.promote",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -5,6 +5,7 @@ import { isUniqueViolation } from "../db/errors.js";
 import { withTransaction } from "../db/transaction.js";
 import { validationError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
+import { funnelUpsellUrl } from "../funnels/enter.js";
 import { completionRows, type CompletionPlan } from "./completion-rows.js";
 import { chooseCrm, isSettingOn } from "./crm-choice.js";
 import { checkoutExpired, checkoutNotFound, idempotencyConflict } from "./errors.js";
@@ -20,8 +21,16 @@ import { verifyPayment } from "./verify-payment.js";
  * (record-in-crm.ts), then writes the completion in one statement (completion-rows.ts). With CRM
  * recording (rules 1-2) the CRM is called first, in a transaction holding the checkout's row lock.
  * The claim on the checkout row decides concurrent duplicates; the losers return the winner's result.
+ * When a live funnel of the brand takes the order, the answer also carries `upsellUrl`, its upsell
+ * session's page (issue 19, docs/funnels.md); a repeat gets the same session.
  */
 export async function completeCheckout({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<CompleteResponse> {
+  const result = await completeOrder({ ctx, input });
+  const upsellUrl = await funnelUpsellUrl(ctx, result);
+  return upsellUrl ? { ...result, upsellUrl } : result;
+}
+
+async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<CompleteResponse> {
   checkCommissionRate(input.salesAttribution);
   const crmProvider = chooseCrm(input);
   const candidates = await findCompletionCandidates(ctx.db, input.orderId, crmProvider);

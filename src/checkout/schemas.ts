@@ -205,6 +205,8 @@ export const CompleteResponse = Type.Object({
   crmOrderId: Type.Optional(Type.String()),
   crmProvider: Type.Optional(Type.String()),
   commissionId: Type.Optional(Type.String()),
+  /** Issue 19: the upsell page of the funnel this order entered; the hosted page goes there instead of the success page. */
+  upsellUrl: Type.Optional(Type.String()),
 });
 export type CompleteResponse = Static<typeof CompleteResponse>;
 

@@ -5,6 +5,7 @@ import type { Deps } from "../ctx.js";
 import { apiCtxOf, requireApiKey } from "../http/api-key.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
+import { createNamedFunnelSession, namedFunnelBody } from "../funnels/named-session.js";
 import { createUpsellSession } from "../upsell/create-session.js";
 import { CreateSessionBody, CreateSessionResponse } from "../upsell/schemas.js";
 import { createMerchantCheckout, getMerchantCheckout } from "./checkouts.js";
@@ -64,10 +65,15 @@ export function registerMerchantApiRoutes(app: App, deps: Deps): void {
     {
       config: { idempotent: true },
       onRequest: [noStore, requireApiKey(deps, ["upsell:write"])],
+      // Issue 19: `{ originalOrderId, funnelId }` starts the session from a stored funnel (docs/funnels.md), answered before the SPEC body's schema.
+      preValidation: async (request, reply) => {
+        const named = namedFunnelBody(request.body);
+        if (named) return reply.send(await createNamedFunnelSession({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: named }));
+      },
       schema: {
         tags,
         security,
-        summary: "Create an upsell session for an order of the key's brand (scope upsell:write); SPEC create-session body and answer",
+        summary: "Create an upsell session for an order of the key's brand (scope upsell:write); SPEC create-session body and answer, or `{ originalOrderId, funnelId }` to start a stored funnel",
         body: CreateSessionBody,
         response: { 200: CreateSessionResponse, ...errorResponses(400, 401, 403, 404, 409, 422) },
       },

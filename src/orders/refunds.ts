@@ -2,6 +2,7 @@ import { recordAudit } from "../audit/record.js";
 import { commissionFollowsMoney } from "../commissions/follow-money.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
+import { recordFunnelRefund } from "../funnels/counters.js";
 import type { ApiActor } from "../http/api-key.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { AppError, conflict, notFound, validationError } from "../lib/errors.js";
@@ -94,6 +95,8 @@ export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge
       const refundedTotal = await addRefunded(tx, charge.id, refund.amountCents);
       // CONTRACT §38: the charge's commission follows, in this transaction, so exactly once with the refund.
       await commissionFollowsMoney(tx, ctx, charge, refundedTotal, { refundId: refund.id });
+      // A funnel's upsell charge: its step's refunded amount follows, in this transaction (docs/funnels.md).
+      if (charge.kind === "upsell") await recordFunnelRefund(tx, charge.id, refund.amountCents, at);
       event = { type: "refund.succeeded" as const, data: { ...money, providerRefundId: outcome.providerRefundId, refundedTotal } };
     } else {
       event = { type: "refund.failed" as const, data: { ...money, failureReason: outcome.reason } };

@@ -7,6 +7,7 @@ import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
 import { assertCountsUnderDeclineLimit, declineWindowStart, paymentFailed, recordDecline } from "../payments/declines.js";
 import { ProviderError, type ChargeOutcome, type PaymentProviderType } from "../providers/types.js";
+import { funnelEventFields } from "../funnels/counters.js";
 import { outboxRows } from "../webhooks/events.js";
 import { answerChanges, decide, eventBase, type Decided } from "./answer-offer.js";
 import type { AcceptOfferResponse, AnswerOfferBody } from "./schemas.js";
@@ -143,6 +144,7 @@ export function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, 
           currency: session.currency,
           totalUpsellAmount: totalUpsellCents,
           metadata: session.metadata ?? {},
+          ...funnelEventFields(offer),
         },
       },
     ]),

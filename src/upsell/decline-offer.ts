@@ -1,5 +1,6 @@
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
+import { funnelEventFields } from "../funnels/counters.js";
 import { outboxRows } from "../webhooks/events.js";
 import { answerChanges, decide, eventBase } from "./answer-offer.js";
 import type { AnswerOfferBody, DeclineOfferResponse } from "./schemas.js";
@@ -22,7 +23,7 @@ export async function declineOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffe
         {
           ...eventBase(session),
           type: "upsell.declined",
-          data: { sessionId: session.id, orderId: session.orderId, originalOrderId: session.originalOrderId, offerId: offer.id, offerName: offer.name, nextOfferId, metadata: session.metadata ?? {} },
+          data: { sessionId: session.id, orderId: session.orderId, originalOrderId: session.originalOrderId, offerId: offer.id, offerName: offer.name, nextOfferId, metadata: session.metadata ?? {}, ...funnelEventFields(offer) },
         },
       ]),
     });

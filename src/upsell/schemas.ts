@@ -8,7 +8,7 @@ import { PAYMENT_PROVIDERS } from "../providers/types.js";
 const MAX_CENTS = 100_000_000_00;
 const text = (maxLength = 200) => Type.String({ minLength: 1, maxLength });
 /** CONTRACT §36: absolute http(s), no userinfo, no whitespace or backslash (the rule of src/lib/redirect-url.ts). */
-const httpUrl = () => Type.String({ format: "uri", pattern: "^[hH][tT][tT][pP][sS]?://[^\\s\\\\/?#@]+([/?#][^\\s\\\\]*)?$", maxLength: 2048 });
+export const httpUrl = () => Type.String({ format: "uri", pattern: "^[hH][tT][tT][pP][sS]?://[^\\s\\\\/?#@]+([/?#][^\\s\\\\]*)?$", maxLength: 2048 });
 
 /** CONTRACT §20: at most 5 offers per session, downsells not counted. */
 export const MAX_OFFERS = 5;

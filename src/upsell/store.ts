@@ -3,6 +3,7 @@ import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { DeclineCounts } from "../payments/declines.js";
 import type { Db } from "../db/client.js";
 import { hotStatement, rowsAsJson, runHot, selectColumns, insertRowsSql } from "../db/hot.js";
+import { recordFunnelAnswer } from "../funnels/counters.js";
 import { checkouts, orderLineItems, orders, outboxEvents, upsellOfferResults, upsellOfferStats, upsellSessions } from "../db/schema/index.js";
 
 // The upsell feature's queries. Each takes a db handle (client or transaction).
@@ -293,4 +294,6 @@ export async function saveAnswer(tx: Db, answer: Answer): Promise<void> {
     session.currency,
     statsJson(answer.stats),
   ]);
+  // A funnel's session also counts per step and variant (docs/funnels.md), in this transaction.
+  await recordFunnelAnswer(tx, session, changes.acceptedOffers, answer.stats, answer.at, answer.order?.row as { id: string; orderId: string; amountCents: number; currency: string } | undefined);
 }

@@ -21,6 +21,14 @@ interface OfferFields {
   metadata: Record<string, unknown>;
 }
 
+/** Present when the session came from a funnel (docs/funnels.md). */
+interface FunnelFields {
+  funnelId?: string;
+  funnelVersion?: number;
+  stepIndex?: number;
+  variantId?: string;
+}
+
 /** A dispute of one charge: `orderId` is that charge's (the checkout's or an upsell's), `amount` the disputed amount. */
 interface DisputeFields extends ChargeFields {
   disputeId: string;
@@ -55,8 +63,8 @@ export interface EventPayloads {
     crmOrderId: string | null;
     commissionId: string | null;
   };
-  "upsell.accepted": OfferFields & { transactionId: string; provider: string; amount: number; currency: string; totalUpsellAmount: number };
-  "upsell.declined": OfferFields & { nextOfferId: string | null };
+  "upsell.accepted": OfferFields & FunnelFields & { transactionId: string; provider: string; amount: number; currency: string; totalUpsellAmount: number };
+  "upsell.declined": OfferFields & FunnelFields & { nextOfferId: string | null };
   /** Money given back on one charge (`orderId` is that charge's: the checkout's or an upsell's). */
   "refund.succeeded": ChargeFields & { refundId: string; reason: string; providerRefundId: string; refundedTotal: number };
   "refund.failed": ChargeFields & { refundId: string; reason: string; failureReason: string };

@@ -31,5 +31,5 @@ export async function completeCheckoutViaApi(
     ...options.complete,
   });
   expect(done.statusCode, done.body).toBe(200);
-  return { orderId, provider, transactionId: paid.transactionId, paymentMethodToken: json(done).paymentMethodToken as string };
+  return { orderId, provider, transactionId: paid.transactionId, paymentMethodToken: json(done).paymentMethodToken as string, upsellUrl: json(done).upsellUrl as string | undefined };
 }

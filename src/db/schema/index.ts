@@ -14,3 +14,4 @@ export * from "./webhooks.js";
 export * from "./domains.js";
 export * from "./merchant-credentials.js";
 export * from "./payment-links.js";
+export * from "./funnels.js";

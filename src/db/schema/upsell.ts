@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
+import type { FunnelOfferRef } from "./funnels.js";
 import { brands } from "./tenancy.js";
 
 /** An offer as fixed at session creation: its price can no longer change (CONTRACT §20). */
@@ -14,6 +15,8 @@ export interface StoredOffer {
   externalPageUrl?: string;
   /** Set on a downsell: the offer whose decline makes it appear (CONTRACT §9). */
   downsellOf?: string;
+  /** Set on the offers of a session a funnel created (docs/funnels.md). */
+  funnel?: FunnelOfferRef;
 }
 
 /**

@@ -171,6 +171,8 @@ export async function completeCheckout(provider: string, claims: CheckoutClaims,
  * and start an upsell session (docs/web.md).
  */
 export function successLocation(claims: CheckoutClaims, done: Completed): string {
+  // Issue 19: a funnel took the order; its upsell page (on this origin, whatever the URL's host) comes first.
+  if (done.upsellUrl) return new URL(new URL(done.upsellUrl, location.origin).pathname, location.origin).toString();
   // CONTRACT §36: never anything but /success or an absolute http(s) URL (javascript: would run here).
   const target = new URL(safeNavigationTarget(claims.successUrl), location.origin);
   target.searchParams.set("orderId", done.orderId);

@@ -10,6 +10,7 @@ import type { DashboardReply as DashboardReplySchema } from "../../../src/admin/
 import type { BrandsReply as BrandsReplySchema, OrganizationsReply as OrganizationsReplySchema, UsersReply as UsersReplySchema } from "../../../src/admin/directory-schemas";
 import type { GenerateLinkReply as GenerateLinkReplySchema } from "../../../src/admin/link-schemas";
 import type { PaymentLinkReply as PaymentLinkReplySchema, PaymentLinksReply as PaymentLinksReplySchema } from "../../../src/admin/payment-link-schemas";
+import type { FunnelStatsReply as FunnelStatsReplySchema, FunnelsReply as FunnelsReplySchema, FunnelView as FunnelViewSchema } from "../../../src/funnels/schemas";
 import type {
   BrandingReply as BrandingReplySchema,
   SettingsReply as SettingsReplySchema,
@@ -107,3 +108,8 @@ export type CurrentOfferResponse = Static<typeof CurrentOfferResponseSchema>;
 export type AcceptOfferResponse = Static<typeof AcceptOfferResponseSchema>;
 export type DeclineOfferResponse = Static<typeof DeclineOfferResponseSchema>;
 export type ConfirmationReply = Static<typeof ConfirmationReplySchema>;
+
+// Upsell funnels (issue 19)
+export type FunnelView = Static<typeof FunnelViewSchema>;
+export type FunnelsReply = Static<typeof FunnelsReplySchema>;
+export type FunnelStatsReply = Static<typeof FunnelStatsReplySchema>;

@@ -10,6 +10,7 @@ import { MarketingPage } from "./MarketingPage";
 import { OrdersPage } from "./OrdersPage";
 import { SettingsPage } from "./SettingsPage";
 import { WebhooksPage } from "./WebhooksPage";
+import { FunnelsPage } from "./FunnelsPage";
 import { ApiKeysPage } from "./ApiKeysPage";
 import { LinksPage, SalespeoplePage } from "./SalesPages";
 import { SecurityPage } from "./SecurityPage";
@@ -29,6 +30,7 @@ const ROUTES: readonly { path: string; title: string; render: (props: PageProps)
   { path: "/admin/commissions", title: "Commissions", render: () => <CommissionsPage /> },
   { path: "/admin/salespeople", title: "Salespeople", render: () => <SalespeoplePage /> },
   { path: "/admin/links", title: "Payment links", render: () => <LinksPage /> },
+  { path: "/admin/funnels", title: "Upsell funnels", render: () => <FunnelsPage /> },
   { path: "/admin/settings", title: "Provider settings", render: () => <SettingsPage /> },
   { path: "/admin/webhooks", title: "Webhooks", render: () => <WebhooksPage /> },
   { path: "/admin/api-keys", title: "API keys", render: () => <ApiKeysPage /> },

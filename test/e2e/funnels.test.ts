@@ -1,0 +1,76 @@
+// Browser (issue 19): a merchant with only payment links builds a two-step funnel (a split test on
+// the first step) on the Upsell funnels page, a buyer pays through a generated link on the hosted
+// page and lands on the funnel's first offer instead of the success page; the stats table shows it.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NO_CHROMIUM, registerInBrowser, screenshot, startStack, type Stack } from "./support.js";
+
+let stack: Stack;
+beforeAll(async () => {
+  if (NO_CHROMIUM) return;
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe.skipIf(NO_CHROMIUM)("upsell funnels in Chromium", () => {
+  it("builds a two-step funnel, a buyer pays through a payment link and lands on its first offer", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
+    const customer = await stack.browser.newPage({ locale: "en-US" });
+    try {
+      await registerInBrowser(page, stack.base, "Fern Funnel");
+      await page.getByRole("link", { name: "Salespeople" }).click();
+      await page.getByLabel("Name").fill("Sam Seller");
+      await page.getByLabel("Email").fill(`sam-${Date.now()}@example.com`);
+      await page.getByLabel("Portal password").fill("sam's long password 42");
+      await page.getByRole("button", { name: "Add salesperson" }).click();
+      await page.getByRole("cell", { name: "Sam Seller" }).waitFor();
+
+      await page.getByRole("link", { name: "Upsell funnels" }).click();
+      await page.getByText("No funnels yet.").waitFor();
+      await page.getByRole("button", { name: "New funnel" }).click();
+      await page.getByLabel("Name", { exact: true }).fill("Roaster buyers");
+      await page.getByLabel("Status").selectOption("live");
+      await page.getByLabel("Products bought (ids or names, comma-separated)").fill("Roaster deluxe");
+      await page.getByLabel("Step 1 variant 1 offer name").fill("Bean subscription");
+      await page.getByLabel("Step 1 variant 1 offer price").fill("19.00");
+      await page.getByLabel("Step 1 variant 1 offer original price (optional)").fill("29.00");
+      await page.getByRole("button", { name: "Add a variant to step 1" }).click();
+      await page.getByLabel("Step 1 variant 2 offer name").fill("Bean subscription");
+      await page.getByLabel("Step 1 variant 2 offer price").fill("19.00");
+      await page.getByRole("button", { name: "Add a step" }).click();
+      await page.getByLabel("Step 2 variant 1 offer name").fill("Grinder");
+      await page.getByLabel("Step 2 variant 1 offer price").fill("49.00");
+      await page.getByRole("button", { name: "Save funnel" }).click();
+      await page.getByText("Saved funnel Roaster buyers (version 1).").waitFor();
+      await page.getByRole("cell", { name: "Roaster buyers", exact: true }).waitFor();
+
+      await page.getByRole("link", { name: "Checkout links" }).click();
+      await page.getByLabel("Salesperson").locator("option", { hasText: "Sam Seller" }).waitFor({ state: "attached" });
+      await page.getByLabel("Product name").fill("Roaster deluxe");
+      await page.getByLabel("Price").fill("120.00");
+      await page.getByRole("button", { name: "Generate link" }).click();
+      const link = (await page.getByTestId("generated-link").textContent())!;
+
+      await customer.goto(`${stack.base}${new URL(link).pathname}`);
+      for (const [label, value] of [["Email", "ada@example.com"], ["First name", "Ada"], ["Last name", "Lovelace"], ["Address", "1 Main St"], ["City", "Springfield"], ["State / region", "IL"], ["Postal code", "62701"], ["Country", "US"], ["Card number", "4242424242424242"], ["Expiry month (MM)", "12"], ["Expiry year (YYYY)", "2031"], ["Security code", "123"]])
+        await customer.getByLabel(label, { exact: true }).fill(value);
+      await customer.getByRole("button", { name: "Pay $120.00" }).click();
+      await customer.getByTestId("offer-name").filter({ hasText: "Bean subscription" }).waitFor();
+      expect(customer.url()).toMatch(new RegExp(`^${stack.base}/upsell/ups_`));
+      expect(await customer.getByTestId("offer-price").textContent()).toBe("$19.00");
+      await customer.getByRole("button", { name: "No, thanks" }).click();
+      await customer.getByTestId("offer-name").filter({ hasText: "Grinder" }).waitFor();
+      await screenshot(customer, "funnel-second-offer");
+
+      await page.getByRole("link", { name: "Upsell funnels" }).click();
+      await page.getByRole("button", { name: "Stats" }).click();
+      await page.getByText(/Sessions 1, with an accept 0/).waitFor();
+      expect(await page.getByRole("button", { name: /^Promote / }).count()).toBe(2);
+      await screenshot(page, "funnel-stats");
+    } finally {
+      await customer.close();
+      await page.close();
+    }
+  });
+});
