@@ -277,23 +277,20 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, "LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
     faultPoint,
     warnings,
-    admission: admissionOf(env, database.kind),
+    admission: admissionOf(env),
   };
 }
 
-function admissionOf(env: Env, kind: DatabaseKind): AdmissionSettings {
+function admissionOf(env: Env): AdmissionSettings {
   const d = ADMISSION_DEFAULTS;
-  // PGlite runs the database on the event loop: its lateness there is the database working, not a
-  // queue of requests, so it refuses nothing by it unless asked to.
-  const loop = (name: string, fallback: number) => integer(env, name, kind === "postgres" ? fallback : 0);
   return {
     newCheckout: {
       poolWaitMs: integer(env, "ADMISSION_NEW_POOL_WAIT_MS", d.newCheckout.poolWaitMs),
-      loopDelayMs: loop("ADMISSION_NEW_LOOP_DELAY_MS", d.newCheckout.loopDelayMs),
+      loopDelayMs: integer(env, "ADMISSION_NEW_LOOP_DELAY_MS", d.newCheckout.loopDelayMs),
     },
     started: {
       poolWaitMs: integer(env, "ADMISSION_STARTED_POOL_WAIT_MS", d.started.poolWaitMs),
-      loopDelayMs: loop("ADMISSION_STARTED_LOOP_DELAY_MS", d.started.loopDelayMs),
+      loopDelayMs: integer(env, "ADMISSION_STARTED_LOOP_DELAY_MS", d.started.loopDelayMs),
     },
     retryAfterSeconds: integer(env, "ADMISSION_RETRY_AFTER_SECONDS", d.retryAfterSeconds, 1),
   };

@@ -130,7 +130,10 @@ function timeConnectionWaits(pool: pg.Pool): { listeners: Set<(seconds: number) 
   const wrapped = (callback?: (err: Error | undefined, client?: pg.PoolClient, done?: unknown) => void) => {
     const started = performance.now();
     const wait = { started };
-    inProgress.add(wait);
+    // Only a wait behind a full pool is a queue; opening a new connection is not (it can take 100 ms
+    // on a busy host, and would refuse the requests of a burst that arrive meanwhile).
+    const queued = pool.idleCount === 0 && pool.totalCount >= pool.options.max;
+    if (queued) inProgress.add(wait);
     const answer = new Promise<pg.PoolClient>((resolve, reject) =>
       connect((err, client, done) => {
         inProgress.delete(wait);
