@@ -7,6 +7,7 @@ import type { Deps } from "./ctx.js";
 import { registerContentEncoding } from "./http/content-encoding.js";
 import { registerErrorHandling, renderFrameworkError } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
+import { AdmissionControl, registerAdmission } from "./http/admission.js";
 import { registerNoStoreForCookies } from "./http/no-store.js";
 import { registerRateLimit, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
 import { requestIdOf } from "./http/request-id.js";
@@ -99,6 +100,9 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+  // Issue 20: beyond capacity, new checkouts are refused at once (503 OVERLOADED) before anything else runs.
+  const admission = new AdmissionControl({ settings: deps.config.admission, poolQueue: deps.database.poolQueue, registry: metrics.registry });
+  registerAdmission(app, admission, deps.config.admission.retryAfterSeconds);
   app.addHook("onResponse", async (request, reply) => {
     // The route pattern, not the raw URL: paths can carry checkout tokens.
     request.log.info({ method: request.method, route: request.routeOptions.url ?? "(unknown)", status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "request");

@@ -2,6 +2,7 @@
 // only hand-written text is the method and the targets.
 import { writeFileSync } from "node:fs";
 import { FLOW_TARGET } from "../cluster.mjs";
+import { OVERLOAD_TARGET } from "../overload.mjs";
 import { FLOW_STEPS } from "./flow.mjs";
 
 // Another process using more than this much of a core during a measured run makes its figures not final.
@@ -129,6 +130,27 @@ function limits(results) {
 const CLUSTER_SCENARIOS = { initialize: "initialize", complete: "complete", flow: "full flow, as fast as it goes", flowAtTarget: "full flow at 300 flows/s" };
 // Two instances "lose no throughput" within the run-to-run noise of this machine.
 const SCALE_TOLERANCE = 0.95;
+
+/** The overload leg (bench/overload.mjs): capacity, then open-loop arrivals at 1.5× and 2× of it. */
+function overloadSection(results) {
+  const overload = results.overload;
+  if (!overload) return "Not run in this run (`--engines` without `overload`, or no PostgreSQL; see Notes).";
+  if (overload.skipped) return `Not measured: ${overload.skipped}`;
+  const ms = (v) => (v === null || v === undefined ? "-" : v.toFixed(0));
+  const t = OVERLOAD_TARGET;
+  const lines = [
+    `Capacity: ${overload.capacityFlowsPerS.toFixed(0)} flows/s (closed loop, 50 connections, request p99 ${ms(overload.capacityP99)} ms, failed steps ${overload.capacityFailedAt ?? "{}"}). Then buyers arrive open-loop at each multiple of it; a refusal is 503 OVERLOADED (docs/operations.md "Overload").`,
+    "",
+    "| arrivals | offered flows/s | goodput flows/s | goodput / capacity | refused share | refused p99 ms | refused after step 1 | admitted p50 ms | admitted p99 ms | admitted failed |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...overload.rates.map((r) =>
+      `| ${r.factor}× | ${r.offeredFlowsPerS.toFixed(0)} | ${r.goodputFlowsPerS.toFixed(0)} | ${(r.goodputShare * 100).toFixed(0)}% | ${(r.refusedShare * 100).toFixed(1)}% | ${ms(r.refusedP99)} | ${r.refusedLater} | ${ms(r.admittedP50)} | ${ms(r.admittedP99)} | ${r.failedAdmitted} |`,
+    ),
+    "",
+    `Targets (issue 20): goodput at least ${t.goodputShare * 100}% of capacity, admitted p99 under ${t.admittedP99} ms, refusals within ${t.refusedP99} ms.`,
+  ];
+  return lines.join("\n");
+}
 
 /** The one-vs-two-instances leg (bench/cluster.mjs): tables, targets and capacity per core. */
 function clusterSection(results) {
@@ -294,6 +316,10 @@ journeys arriving open-loop, a new buyer every 1/300 s whatever the latency, for
 it shows whether that rate is held and at what latency.
 
 ${clusterSection(results)}
+
+## Overload (one instance, PostgreSQL)
+
+${overloadSection(results)}
 
 ## Targets
 

@@ -5,6 +5,7 @@ import { isIP } from "node:net";
 import path from "node:path";
 import { FAULT_POINTS, type FaultPoint } from "../lib/fault-points.js";
 import { POOL_DEFAULTS, type PoolSettings } from "./pool-settings.js";
+import { ADMISSION_DEFAULTS, type AdmissionSettings } from "./admission-settings.js";
 
 export type DatabaseKind = "pglite-file" | "pglite-memory" | "postgres";
 export type RegistrationMode = "open" | "disabled" | "maintenance";
@@ -66,6 +67,8 @@ export interface Config {
   faultPoint: FaultPoint | null;
   /** Warnings to log once the logger exists (generated secrets, embedded database). */
   warnings: string[];
+  /** ADMISSION_*: when requests are refused as overload (src/http/admission.ts). */
+  admission: AdmissionSettings;
 }
 
 /** A configuration the process must refuse to start with; main.ts prints it and exits non-zero. */
@@ -277,5 +280,21 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, "LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
     faultPoint,
     warnings,
+    admission: admissionOf(env),
+  };
+}
+
+function admissionOf(env: Env): AdmissionSettings {
+  const d = ADMISSION_DEFAULTS;
+  return {
+    newCheckout: {
+      poolWaitMs: integer(env, "ADMISSION_NEW_POOL_WAIT_MS", d.newCheckout.poolWaitMs),
+      loopDelayMs: integer(env, "ADMISSION_NEW_LOOP_DELAY_MS", d.newCheckout.loopDelayMs),
+    },
+    started: {
+      poolWaitMs: integer(env, "ADMISSION_STARTED_POOL_WAIT_MS", d.started.poolWaitMs),
+      loopDelayMs: integer(env, "ADMISSION_STARTED_LOOP_DELAY_MS", d.started.loopDelayMs),
+    },
+    retryAfterSeconds: integer(env, "ADMISSION_RETRY_AFTER_SECONDS", d.retryAfterSeconds, 1),
   };
 }

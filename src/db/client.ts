@@ -31,6 +31,16 @@ export interface Database {
    * connection (opening a new one included; a wait that timed out too). For /metrics.
    */
   onConnectionWait?(listener: (seconds: number) => void): void;
+  /**
+   * PostgreSQL only: the pool's queue right now, for admission control (src/http/admission.ts):
+   * how many wait for a connection and how long the oldest of them has been waiting.
+   */
+  poolQueue?(): PoolQueue;
+}
+
+export interface PoolQueue {
+  waiting: number;
+  oldestWaitMs: number;
 }
 
 
@@ -80,7 +90,8 @@ export async function openDatabase(config: Config["database"], dataDir: string, 
       db,
       kind: config.kind,
       pool,
-      onConnectionWait: (listener) => void waits.add(listener),
+      onConnectionWait: (listener) => void waits.listeners.add(listener),
+      poolQueue: waits.queue,
       ping: async () => void (await pool.query("select 1")),
       close: () => pool.end(),
     };
@@ -105,15 +116,27 @@ export async function openDatabase(config: Config["database"], dataDir: string, 
 
 /**
  * Times every wait for a connection of `pool`: pool.query and drizzle's transactions both go through
- * pool.connect, which is wrapped on this instance. Returns the set of listeners to tell.
+ * pool.connect, which is wrapped on this instance. Returns the set of listeners to tell, and the
+ * queue as it is now (the waits in progress, in the order they started: the first is the oldest).
  */
-function timeConnectionWaits(pool: pg.Pool): Set<(seconds: number) => void> {
+function timeConnectionWaits(pool: pg.Pool): { listeners: Set<(seconds: number) => void>; queue: () => PoolQueue } {
   const listeners = new Set<(seconds: number) => void>();
+  const inProgress = new Set<{ started: number }>();
+  const queue = (): PoolQueue => {
+    const oldest = inProgress.values().next().value;
+    return { waiting: pool.waitingCount, oldestWaitMs: oldest ? performance.now() - oldest.started : 0 };
+  };
   const connect = pool.connect.bind(pool) as (callback: (err: Error | undefined, client?: pg.PoolClient, done?: unknown) => void) => void;
   const wrapped = (callback?: (err: Error | undefined, client?: pg.PoolClient, done?: unknown) => void) => {
     const started = performance.now();
+    const wait = { started };
+    // Only a wait behind a full pool is a queue; opening a new connection is not (it can take 100 ms
+    // on a busy host, and would refuse the requests of a burst that arrive meanwhile).
+    const queued = pool.idleCount === 0 && pool.totalCount >= pool.options.max;
+    if (queued) inProgress.add(wait);
     const answer = new Promise<pg.PoolClient>((resolve, reject) =>
       connect((err, client, done) => {
+        inProgress.delete(wait);
         const seconds = (performance.now() - started) / 1000;
         for (const listener of listeners) listener(seconds);
         if (callback) callback(err, client, done);
@@ -125,7 +148,7 @@ function timeConnectionWaits(pool: pg.Pool): Set<(seconds: number) => void> {
     return answer;
   };
   pool.connect = wrapped as typeof pool.connect;
-  return listeners;
+  return { listeners, queue };
 }
 
 export interface MigrateOptions {

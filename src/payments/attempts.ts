@@ -7,9 +7,10 @@ import { assertCardAcceptable } from "../providers/demo/cards.js";
 import type { PaymentAdapters } from "../providers/registry.js";
 import { cardOf } from "../providers/schemas.js";
 import type { CardInput, ChargeOutcome, OrderCharge, PaymentProviderType, ProviderCall } from "../providers/types.js";
-import { chargeOnce } from "./charge-once.js";
-import { assertUnderDeclineLimit, paymentFailed, recordDecline } from "./declines.js";
-import { orderContextOf } from "./store.js";
+import { newId } from "../lib/ids.js";
+import { chargeOnce, chargeRequestHash } from "./charge-once.js";
+import { assertCountsUnderDeclineLimit, assertUnderDeclineLimit, declineWindowStart, paymentFailed, recordDecline, type DeclineCounts } from "./declines.js";
+import { openOrderCharge, orderContextOf, releaseOrderCharge } from "./store.js";
 
 export type { OrderContext } from "./store.js";
 
@@ -23,6 +24,24 @@ export async function resolvePayment<P extends PaymentProviderType>(ctx: Ctx, pr
   // A checkout of the public token generator never reaches a provider that moves real money (CONTRACT §35).
   if (order.demoOnly && !resolved.adapter.demo) throw providerNotAllowed();
   return { order, ...resolved };
+}
+
+/**
+ * resolvePayment for a card charge of `request.orderId`, with the order's charge claim and decline
+ * counts read in the same round trip (openOrderCharge); for chargeOnce's `opened`. A claim taken for
+ * a request that then fails here (provider not allowed or not configured) is let go at once.
+ */
+export async function resolveCharge<P extends PaymentProviderType>(ctx: Ctx, provider: P, request: { orderId: string }) {
+  const claim = { orderId: request.orderId, provider, requestHash: chargeRequestHash(ctx, request), providerKey: newId("chg"), createdAt: new Date(ctx.clock.now()) };
+  const { order, held, declineCounts } = await openOrderCharge(ctx.db, claim, { clientAddress: ctx.clientAddress ?? null, since: declineWindowStart(ctx) });
+  try {
+    const resolved = await ctx.providers.payment(provider, order.brandId);
+    if (order.demoOnly && !resolved.adapter.demo) throw providerNotAllowed();
+    return { order, ...resolved, opened: { held, providerKey: claim.providerKey, createdAt: claim.createdAt, declineCounts } };
+  } catch (error) {
+    if (held) await releaseOrderCharge(ctx.db, { brandId: order.brandId, orderId: request.orderId }, claim.providerKey, "delete");
+    throw error;
+  }
 }
 
 /** A charge the adapter reports as neither succeeded nor declined where only those two can happen. */
@@ -39,29 +58,34 @@ export function declineOfCharge<T extends { outcome: ChargeOutcome; amountCents:
 export interface PaymentAttempt<T> {
   provider: PaymentProviderType;
   orderId: string;
+  /** The decline counts when the caller read them with the order's charge claim (openOrderCharge). */
+  declineCounts?: DeclineCounts;
   /** Checked after the decline limit and before any provider call (CONTRACT §25). */
   card?: CardInput;
-  /** The provider call, given the transaction that also records a decline. */
-  charge(tx: Db): Promise<T>;
+  /** The provider call, given the database handle a demo adapter keeps its records with (no transaction). */
+  charge(db: Db): Promise<T>;
   /** The decline in the result, with what the provider tried to charge; null when not declined. */
   declineOf(result: T): { reason: string; amountCents: number; currency: string } | null;
 }
 
 /**
  * Every payment attempt of the provider endpoints: decline limit, card check, provider call, and on a
- * decline the decline record, the outbox event and the provider's own failed charge committed
- * together before the 402 is thrown.
+ * decline the decline record and the outbox event committed together before the 402 is thrown.
+ * The provider call holds no database connection while it runs (issue 20): a slow provider would
+ * otherwise hold one per payment and starve every other route of the pool. Attempts of one order do
+ * not overlap anyway: each runs under the order's charge claim (chargeOnce). The demo ledger records
+ * its charge as a provider would, on its own, before the decline is counted.
  */
 export async function attemptPayment<T>(ctx: Ctx, attempt: PaymentAttempt<T>): Promise<T> {
-  await assertUnderDeclineLimit(ctx, attempt.orderId);
+  if (attempt.declineCounts) assertCountsUnderDeclineLimit(ctx, attempt.declineCounts);
+  else await assertUnderDeclineLimit(ctx, attempt.orderId);
   if (attempt.card) assertCardAcceptable(attempt.card, ctx.clock.now());
-  const { result, decline } = await withTransaction(ctx.db, async (tx) => {
-    const result = await attempt.charge(tx);
-    const decline = attempt.declineOf(result);
-    if (decline) await recordDecline(ctx, tx, { provider: attempt.provider, orderId: attempt.orderId, ...decline });
-    return { result, decline };
-  });
-  if (decline) throw paymentFailed(decline.reason);
+  const result = await attempt.charge(ctx.db);
+  const decline = attempt.declineOf(result);
+  if (decline) {
+    await withTransaction(ctx.db, (tx) => recordDecline(ctx, tx, { provider: attempt.provider, orderId: attempt.orderId, ...decline }));
+    throw paymentFailed(decline.reason);
+  }
   return result;
 }
 
@@ -77,10 +101,12 @@ export async function payOrderByCard<P extends PaymentProviderType, R>(
   charge: (adapter: PaymentAdapters[P], card: CardInput, call: ProviderCall) => Promise<OrderCharge>,
   reply: (charge: OrderCharge, transaction: { transactionId: string; paymentMethodToken: string }, demo: boolean) => R,
 ): Promise<R> {
-  const { order, adapter, call, within } = await resolvePayment(ctx, provider, { orderId: body.orderId });
+  const { order, adapter, call, within, opened } = await resolveCharge(ctx, provider, body);
   const card = cardOf(body);
-  return chargeOnce(ctx, { provider, owner: order, orderId: body.orderId, request: body, call }, async (call) => {
-    const paid = await attemptPayment(ctx, { provider, orderId: body.orderId, card, charge: (tx) => charge(within(tx), card, call), declineOf: declineOfCharge });
+  return chargeOnce(ctx, { provider, owner: order, orderId: body.orderId, request: body, call, opened }, async (call) => {
+    // Counts read with a claim held from the start are this attempt's (chargeOnce did not loop).
+    const declineCounts = opened.held ? opened.declineCounts : undefined;
+    const paid = await attemptPayment(ctx, { provider, orderId: body.orderId, declineCounts, card, charge: (db) => charge(within(db), card, call), declineOf: declineOfCharge });
     return reply(paid, succeededCharge(paid.outcome), adapter.demo);
   });
 }

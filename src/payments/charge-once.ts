@@ -24,7 +24,12 @@ export interface ChargeClaim {
   request: unknown;
   /** The provider call; the charge gets it with this claim's idempotency key. */
   call: ProviderCall;
+  /** The first claim, when the caller made it already (openOrderCharge): its key and whether it is held. */
+  opened?: { held: boolean; providerKey: string; createdAt: Date };
 }
+
+/** The hash an identical repeat of a charge request is recognised by. */
+export const chargeRequestHash = (ctx: Ctx, request: unknown) => keyedHash(canonicalJson(request ?? null), ctx.config.encryptionKey);
 
 /** What the charge set on its way out: `charged: false` for an answer that moved no money (an intent awaiting 3-D Secure). */
 export interface ChargeResult {
@@ -42,13 +47,13 @@ export interface ChargeResult {
  */
 export async function chargeOnce<R>(ctx: Ctx, charge: ChargeClaim, pay: (call: ProviderCall, outcome: ChargeResult) => Promise<R>): Promise<R> {
   const id: OrderChargeKey = { brandId: charge.owner.brandId, orderId: charge.orderId };
-  const requestHash = keyedHash(canonicalJson(charge.request ?? null), ctx.config.encryptionKey);
+  const requestHash = chargeRequestHash(ctx, charge.request);
   const waitUntil = Date.now() + WAIT_FOR_FIRST_MS;
 
-  for (let pause = 25; ; pause = Math.min(pause * 2, 400)) {
+  for (let pause = 25, opened = charge.opened; ; pause = Math.min(pause * 2, 400), opened = undefined) {
     const now = ctx.clock.now();
-    const claim = { ...id, provider: charge.provider, requestHash, providerKey: newId("chg"), createdAt: new Date(now) };
-    let held = await claimOrderCharge(ctx.db, claim);
+    const claim = { ...id, provider: charge.provider, requestHash, providerKey: opened?.providerKey ?? newId("chg"), createdAt: opened?.createdAt ?? new Date(now) };
+    let held = opened ? opened.held : await claimOrderCharge(ctx.db, claim);
     if (!held) {
       const first = await findOrderCharge(ctx.db, id);
       if (!first) continue; // deleted (declined) between the insert and the read: try again

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { hotStatement, rowsAsJson, runHot, selectColumns, insertRowsSql } from "../db/hot.js";
 import { demoProviderRecords } from "../db/schema/index.js";
@@ -17,6 +17,7 @@ export function createDemoLedger(db: Db): DemoLedger {
     find: (provider, id, kinds, lock) => findRecord(db, provider, id, kinds, lock),
     findLatestForOrder: (provider, kind, orderId, statuses, lock) => findLatestForOrder(db, provider, kind, orderId, statuses, lock),
     findTokenIssuer: (provider, token) => findTokenIssuer(db, provider, token),
+    insertChargeOfOpenOrder: (now, record) => insertChargeOfOpenOrder(db, now, record),
   };
 }
 
@@ -128,3 +129,36 @@ const FIND_TOKEN_ISSUER = hotStatement(
    where r.provider = $1 and r.payment_method_token = $2 and r.status = 'succeeded' and r.kind in ('payment_intent', 'charge')
    order by r.created_at asc limit 1`,
 );
+
+// A demo card payment of an order gateway in one round trip (it was a locked read, the insert and the
+// order's update in a transaction): the pay step's statements, docs/performance.md.
+const RECORD_COLUMNS = Object.values(getTableColumns(demoProviderRecords)).map((column) => `"${column.name}"`);
+const INSERT_CHARGE_OF_OPEN_ORDER = hotStatement(
+  "demo_insert_charge_of_open_order",
+  `with open_order as (
+     select id from demo_provider_records
+     where provider = $2 and order_id = $3 and kind = 'provider_order' and status = 'pending'
+     order by created_at desc limit 1
+     for update
+   ), charge as (
+     insert into demo_provider_records as r (${RECORD_COLUMNS.join(", ")})
+     select ${RECORD_COLUMNS.map((c) => (c === '"provider_order_id"' ? "(select id from open_order)" : c)).join(", ")}
+     from jsonb_populate_recordset(null::demo_provider_records, $1::jsonb)
+     returning ${COLUMNS}
+   ), paid as (
+     update demo_provider_records set status = 'paid', updated_at = $4
+     where id = (select id from open_order) and exists (select 1 from charge where "status" = 'succeeded')
+   )
+   select * from charge`,
+);
+
+async function insertChargeOfOpenOrder(db: Db, now: number, record: NewLedgerRecord): Promise<LedgerRecord> {
+  const at = new Date(now);
+  const [row] = await runHot<LedgerRecord>(db, INSERT_CHARGE_OF_OPEN_ORDER, [
+    rowsAsJson(demoProviderRecords, [{ ...record, data: record.data ?? {}, createdAt: at, updatedAt: at }]),
+    record.provider,
+    record.orderId,
+    at,
+  ]);
+  return row!;
+}

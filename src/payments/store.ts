@@ -71,6 +71,58 @@ type Claim = OrderChargeKey & Pick<OrderChargeRow, "provider" | "requestHash" | 
 const whereCharge = ({ brandId, orderId }: OrderChargeKey) => and(eq(orderCharges.brandId, brandId), eq(orderCharges.orderId, orderId));
 const whereHeld = (id: OrderChargeKey, providerKey: string) => and(whereCharge(id), eq(orderCharges.providerKey, providerKey), eq(orderCharges.state, "charging"));
 
+export interface OpenedCharge {
+  order: OrderContext;
+  /** The claim was inserted: this request charges (CONTRACT §37). */
+  held: boolean;
+  /** Declines in the window, read with the claim: valid for the attempt when `held`. */
+  declineCounts: DeclineCounts;
+}
+
+// A card payment's first round trip (issue 20: pay in demo mode in at most 3 statements): the order's
+// checkout (as orderContextOf), the charge claim for that checkout's brand (as claimOrderCharge) and
+// the decline counts (as countDeclines), which the claim's holder is the only one to change for this
+// order until it lets go of the claim.
+const OPEN_ORDER_CHARGE = hotStatement(
+  "payment_open_order_charge",
+  `with context as (
+     select brand_id, id, webhook_url, amount_cents, currency, coalesce((claims->>'demoOnly')::boolean, false) as demo_only, status = 'completed' as completed
+     from checkouts where order_id = $1
+     order by status = 'completed', created_at desc, id desc limit 1
+   ), claim as (
+     insert into order_charges (brand_id, order_id, provider, state, request_hash, provider_key, created_at)
+     select coalesce((select brand_id from context), $6), $1, $2, 'charging', $3, $4, $5
+     on conflict do nothing
+     returning order_id
+   )
+   select c.brand_id as "brandId", c.id as "checkoutId", c.webhook_url as "webhookUrl", c.amount_cents as "amountCents", c.currency as "currency",
+          coalesce(c.demo_only, false) as "demoOnly", coalesce(c.completed, false) as "completed",
+          exists (select 1 from claim) as held,
+          (select count(*) from payment_declines where order_id = $1 and created_at > $8)::int as "byOrder",
+          (select count(*) from payment_declines where client_address = $7 and created_at > $8)::int as "byAddress"
+   from (select 1) as one left join context c on true`,
+);
+
+/** orderContextOf, claimOrderCharge and countDeclines of a card payment in one round trip. */
+export async function openOrderCharge(
+  db: Db,
+  claim: Pick<OrderChargeRow, "orderId" | "provider" | "requestHash" | "providerKey" | "createdAt">,
+  declines: { clientAddress: string | null; since: Date },
+): Promise<OpenedCharge> {
+  const [row] = await runHot<Omit<OrderContext, "brandId"> & { brandId: string | null; held: boolean } & DeclineCounts>(db, OPEN_ORDER_CHARGE, [
+    claim.orderId,
+    claim.provider,
+    claim.requestHash,
+    claim.providerKey,
+    claim.createdAt,
+    DEFAULT_BRAND_ID,
+    declines.clientAddress,
+    declines.since,
+  ]);
+  const { held, byOrder, byAddress, brandId, ...context } = row!;
+  return { order: { ...context, brandId: brandId ?? DEFAULT_BRAND_ID }, held, declineCounts: { byOrder, byAddress } };
+}
+
 /** Inserts a `charging` claim; false when the order already has one (ON CONFLICT: one winner across processes). */
 export async function claimOrderCharge(db: Db, claim: Claim): Promise<boolean> {
   const rows = await db.insert(orderCharges).values({ ...claim, state: "charging" }).onConflictDoNothing().returning({ orderId: orderCharges.orderId });

@@ -2,7 +2,7 @@ import type { Ctx } from "../../ctx.js";
 import { validationError } from "../../lib/errors.js";
 import { assertMerchantProof } from "../../merchant-credentials/proof.js";
 import type { VaultGatewayId, VaultPaymentInput } from "../../providers/vault-gateway-a/provider.js";
-import { attemptPayment, resolvePayment, succeededCharge } from "../attempts.js";
+import { attemptPayment, resolveCharge, resolvePayment, succeededCharge } from "../attempts.js";
 import { chargeOnce } from "../charge-once.js";
 import type { CardInput } from "../../providers/types.js";
 import type { VaultUpsellBody, VaultUpsellReply } from "../../providers/vault-gateway-a/schemas.js";
@@ -17,14 +17,15 @@ export interface VaultPaymentReply {
 
 /** process-payment of both vault gateways: charge the card and vault it for one-click upsells. */
 export async function processVaultPayment(ctx: Ctx, provider: VaultGatewayId, input: Omit<VaultPaymentInput, "card"> & { card: CardInput }): Promise<VaultPaymentReply> {
-  const { order, adapter, call, within } = await resolvePayment(ctx, provider, { orderId: input.orderId });
+  const { order, adapter, call, within, opened } = await resolveCharge(ctx, provider, input);
   const currency = input.currency.toUpperCase();
-  return chargeOnce(ctx, { provider, owner: order, orderId: input.orderId, request: input, call }, async (call) => {
+  return chargeOnce(ctx, { provider, owner: order, orderId: input.orderId, request: input, call, opened }, async (call) => {
     const outcome = await attemptPayment(ctx, {
       provider,
       orderId: input.orderId,
+      declineCounts: opened.held ? opened.declineCounts : undefined,
       card: input.card,
-      charge: (tx) => within(tx).processPayment({ ...input, currency }, call),
+      charge: (db) => within(db).processPayment({ ...input, currency }, call),
       declineOf: (o) => (o.status === "declined" ? { reason: o.reason, amountCents: input.amountCents, currency } : null),
     });
     const { transactionId, paymentMethodToken } = succeededCharge(outcome);

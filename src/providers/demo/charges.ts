@@ -1,7 +1,7 @@
 import { newId } from "../../lib/ids.js";
 import type { CardInput, ChargeOutcome, PaymentProviderType, PaymentRecord, ProviderCall, RefundInput, RefundOutcome, SavedChargeInput } from "../types.js";
 import { cardLast4, DECLINE_SAVED_CHARGES, REFUND_FAILS, testCardBehaviour } from "./cards.js";
-import { toPaymentRecord, type DemoLedger, type LedgerKind, type LedgerRecord } from "./ledger.js";
+import { toPaymentRecord, type DemoLedger, type LedgerKind, type LedgerRecord, type NewLedgerRecord } from "./ledger.js";
 
 export interface DemoCardCharge {
   provider: PaymentProviderType;
@@ -14,6 +14,8 @@ export interface DemoCardCharge {
   card: CardInput;
   /** Builds the payment method token, in the provider's format, for a successful charge. */
   paymentMethodToken: (transactionId: string) => string;
+  /** The charge pays the orderId's newest pending provider order, found and marked paid with it (providerOrderId is then ignored). */
+  ofOpenOrder?: boolean;
 }
 
 /**
@@ -33,20 +35,21 @@ export async function chargeDemoCard(ledger: DemoLedger, call: ProviderCall, cha
     currency: charge.currency,
     cardLast4: cardLast4(charge.card.cardNumber),
   };
+  const keep = (record: NewLedgerRecord) => (charge.ofOpenOrder ? ledger.insertChargeOfOpenOrder(call.clock.now(), record) : ledger.insert(call.clock.now(), record));
   if (behaviour.kind !== "succeed") {
     // CONTRACT §25: outside the intent gateway, the 3-D Secure card is a decline.
     const reason = behaviour.kind === "decline" ? behaviour.reason : "authentication_required";
-    await ledger.insert(call.clock.now(), { ...base, status: "failed", data: { reason } });
+    await keep({ ...base, status: "failed", data: { reason } });
     return { status: "declined", reason };
   }
   const paymentMethodToken = charge.paymentMethodToken(transactionId);
-  await ledger.insert(call.clock.now(), {
+  const kept = await keep({
     ...base,
     status: "succeeded",
     paymentMethodToken,
     cardBehaviour: behaviour.cardBehaviour,
   });
-  return { status: "succeeded", transactionId, paymentMethodToken, providerOrderId: charge.providerOrderId ?? undefined };
+  return { status: "succeeded", transactionId, paymentMethodToken, providerOrderId: kept.providerOrderId ?? undefined };
 }
 
 /**

@@ -63,6 +63,12 @@ export interface DemoLedger {
   findLatestForOrder(provider: PaymentProviderType, kind: LedgerKind, orderId: string, statuses: string[], lock?: boolean): Promise<LedgerRecord | null>;
   /** The successful payment that first issued a payment method token (its orderId is the original order). */
   findTokenIssuer(provider: PaymentProviderType, token: string): Promise<LedgerRecord | null>;
+  /**
+   * Inserts a charge of the newest pending provider order of its orderId (that order's id becomes the
+   * charge's providerOrderId, null without one) and marks the order paid when the charge succeeded:
+   * one statement, so atomic without a transaction.
+   */
+  insertChargeOfOpenOrder(now: number, record: NewLedgerRecord): Promise<LedgerRecord>;
 }
 
 const PAYMENT_STATUS: Record<string, PaymentRecord["status"]> = {

@@ -10,7 +10,6 @@ import type { DemoLedger } from "./ledger.js";
  */
 export function createDemoVaultGateway(ledger: DemoLedger, id: VaultGatewayId, prefix: string) {
   const ids = { order: `${prefix}_ord`, transaction: `${prefix}_txn`, vault: `${prefix}_cv` };
-  const openOrder = (call: ProviderCall, orderId: string) => ledger.findLatestForOrder(id, "provider_order", orderId, ["pending"], true);
 
   return {
     id,
@@ -33,21 +32,19 @@ export function createDemoVaultGateway(ledger: DemoLedger, id: VaultGatewayId, p
     chargeSaved: async (input, call) => chargeDemoSavedMethod(ledger, call, { provider: id, transactionPrefix: ids.transaction }, input),
     refund: async (input, call) => refundDemoPayment(ledger, call, id, input),
 
-    async processPayment(input, call) {
-      const order = await openOrder(call, input.orderId);
-      const outcome = await chargeDemoCard(ledger, call, {
+    // The charge pays the order's pending provider order (initialize's), if any: one statement.
+    processPayment: (input, call) =>
+      chargeDemoCard(ledger, call, {
         provider: id,
         transactionPrefix: ids.transaction,
         orderId: input.orderId,
-        providerOrderId: order?.id ?? null,
+        providerOrderId: null,
+        ofOpenOrder: true,
         amountCents: input.amountCents,
         currency: input.currency,
         card: input.card,
         paymentMethodToken: (transactionId) => vaultToken(newId(ids.vault), transactionId),
-      });
-      if (order && outcome.status === "succeeded") await ledger.update(call.clock.now(), order.id, { status: "paid" });
-      return outcome;
-    },
+      }),
 
     async findTokenPayment(paymentMethodToken, call) {
       const [vaultId, transactionId, ...rest] = paymentMethodToken.split("|");

@@ -18,6 +18,8 @@ export interface FakeVaultGateway {
   requests: { path: string; form: Record<string, string> }[];
   transactions: Map<string, FakeSale>;
   failNext: FakeFailure;
+  /** Answers every call this many ms late (a slow gateway); 0: at once. */
+  delayMs: number;
   /** The nightly settlement of one sale: `pendingsettlement` → `complete`. */
   settle(transactionId: string): void;
   close(): Promise<void>;
@@ -45,6 +47,7 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
     requests: [],
     transactions: new Map(),
     failNext: null,
+    delayMs: 0,
     settle(transactionId) {
       fake.transactions.get(transactionId)!.condition = "complete";
     },
@@ -76,8 +79,11 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
 
   const server = await startHttpFake((request, response) => {
     const form = Object.fromEntries(new URLSearchParams(request.body));
-    const path = request.path;
-    fake.requests.push({ path, form });
+    fake.requests.push({ path: request.path, form });
+    if (fake.delayMs > 0) setTimeout(() => answer(request.path, form, response), fake.delayMs);
+    else answer(request.path, form, response);
+  });
+  function answer(path: string, form: Record<string, string>, response: ServerResponse) {
     const mode = takeFailure(fake);
     if (mode) {
       response.writeHead(mode === "500" ? 500 : 200, { "content-type": "text/plain" });
@@ -135,7 +141,7 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
       return response.end(`<?xml version="1.0"?><nm_response>${xml.join("")}</nm_response>`);
     }
     response.writeHead(404).end();
-  });
+  }
   fake.baseUrl = server.baseUrl;
   fake.close = server.close;
   return fake;

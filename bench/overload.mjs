@@ -1,0 +1,120 @@
+// The overload leg of `npm run bench` (issue 20): one instance on PostgreSQL; its capacity measured
+// first (whole buyer flows, closed loop, 50 connections), then buyers arriving open-loop at 1.5× and
+// 2× that capacity. Reports per rate: goodput (whole flows completed per second, against capacity),
+// the share of requests refused with 503 OVERLOADED and how fast they were refused, the p99 of
+// admitted requests, and refusals after the first step (a started buyer refused: should be none).
+//
+//   node bench/overload.mjs [--quick]          (after `npm run build`; run.mjs calls benchOverload)
+import http from "node:http";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { fireFlows, prepareFlows, runFlow } from "./lib/flow.mjs";
+import { measuredRun } from "./lib/load.mjs";
+import { createDatabase, dropDatabase, findPostgres } from "./lib/postgres.mjs";
+import { postgresPids, startNodeServer } from "./lib/proc.mjs";
+import { log } from "./lib/scenario.mjs";
+import { TOKEN_SECRET, serviceEnv } from "./lib/service-env.mjs";
+
+export const OVERLOAD_FACTORS = [1.5, 2];
+// The issue's targets for the leg.
+export const OVERLOAD_TARGET = { goodputShare: 0.9, admittedP99: 250, refusedP99: 50 };
+
+const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : null);
+
+/** Buyers arriving every 1/rate s for `durationS`, each running the five steps; answers classified. */
+async function openLoop({ url, rate, durationS, secret }) {
+  const count = Math.ceil(rate * durationS);
+  const pool = await prepareFlows({ secret, count });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+  const admittedMs = [];
+  const refusedMs = [];
+  let refusedLater = 0;
+  let failed = 0;
+  let flows = 0;
+  const started = performance.now();
+  const running = [];
+  await new Promise((resolve) => {
+    let next = 0;
+    const tick = setInterval(() => {
+      const due = Math.min(count, Math.floor(((performance.now() - started) / 1000) * rate) + 1);
+      for (; next < due; next++) {
+        running.push(
+          runFlow(agent, url, pool[next], (step, answer) => {
+            if (answer.status === 503 && answer.body.includes('"OVERLOADED"')) {
+              refusedMs.push(answer.ms);
+              if (step !== "initialize") refusedLater++;
+            } else {
+              admittedMs.push(answer.ms);
+              if (answer.status !== 200) failed++;
+            }
+          }).then((done) => void (done && flows++)),
+        );
+      }
+      if (next >= count) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 2);
+  });
+  await Promise.all(running);
+  const elapsedS = (performance.now() - started) / 1000;
+  agent.destroy();
+  admittedMs.sort((a, b) => a - b);
+  refusedMs.sort((a, b) => a - b);
+  const requests = admittedMs.length + refusedMs.length;
+  return {
+    offeredFlowsPerS: rate,
+    goodputFlowsPerS: flows / elapsedS,
+    requests,
+    refusedShare: requests ? refusedMs.length / requests : 0,
+    refusedP99: percentile(refusedMs, 0.99),
+    refusedLater,
+    admittedP50: percentile(admittedMs, 0.5),
+    admittedP99: percentile(admittedMs, 0.99),
+    failedAdmitted: failed,
+  };
+}
+
+/** The leg: capacity, then each factor of it. Returns { capacityFlowsPerS, rates: [...] }. */
+export async function benchOverload({ postgresUrl, options }) {
+  const name = `bench_overload_${Date.now()}`;
+  const url = await createDatabase(postgresUrl, name);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "bench-overload-"));
+  const service = await startNodeServer({ script: "dist/main.js", env: serviceEnv({ url, dataDir }), logFile: path.join(dataDir, "service.log") });
+  try {
+    const pids = () => ({ server: [service.pid], postgres: postgresPids(name) });
+    const flows = (count) => prepareFlows({ secret: TOKEN_SECRET, count });
+    const size = options.quick ? 300 : 2000;
+    await measuredRun({ pids, connections: 50, urls: [service.baseUrl], fire: fireFlows, pool: await flows(Math.ceil(size / 4)) });
+    const capacity = await measuredRun({ pids, connections: 50, urls: [service.baseUrl], fire: fireFlows, pool: await flows(size) });
+    const capacityFlowsPerS = capacity.flowsPerS;
+    log(`overload: capacity ${capacityFlowsPerS.toFixed(0)} flows/s (closed loop, 50 connections, request p99 ${capacity.p99} ms, failed steps ${capacity.failedAt})`);
+    const rates = [];
+    for (const factor of OVERLOAD_FACTORS) {
+      const run = await openLoop({ url: service.baseUrl, rate: capacityFlowsPerS * factor, durationS: options.durationS, secret: TOKEN_SECRET });
+      rates.push({ factor, ...run, goodputShare: run.goodputFlowsPerS / capacityFlowsPerS });
+      log(`overload ${factor}×: ${describeOverload(rates.at(-1))}`);
+    }
+    return { capacityFlowsPerS, capacityP99: capacity.p99, capacityFailedAt: capacity.failedAt, rates };
+  } finally {
+    await service.stop();
+    await dropDatabase(postgresUrl, name);
+  }
+}
+
+export function describeOverload(r) {
+  const ms = (v) => (v === null ? "-" : `${v.toFixed(0)} ms`);
+  return `offered ${r.offeredFlowsPerS.toFixed(0)} flows/s, goodput ${r.goodputFlowsPerS.toFixed(0)} (${(r.goodputShare * 100).toFixed(0)}% of capacity), refused ${(r.refusedShare * 100).toFixed(1)}% of ${r.requests} requests (p99 ${ms(r.refusedP99)}, ${r.refusedLater} after the first step), admitted p99 ${ms(r.admittedP99)}, ${r.failedAdmitted} admitted failed`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { quick: { type: "boolean", default: false }, duration: { type: "string" } } });
+  const postgresUrl = await findPostgres();
+  if (!postgresUrl) throw new Error("no PostgreSQL answered (DATABASE_URL or 127.0.0.1:5432)");
+  const result = await benchOverload({ postgresUrl, options: { quick: values.quick, durationS: Number(values.duration ?? (values.quick ? 3 : 10)) } });
+  console.log(JSON.stringify(result, null, 2));
+}
