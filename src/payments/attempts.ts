@@ -38,6 +38,8 @@ export function declineOfCharge<T extends { outcome: ChargeOutcome; amountCents:
 
 export interface PaymentAttempt<T> {
   provider: PaymentProviderType;
+  /** The attempt goes through the provider's real adapter (not demo): `livemode` of its payment.failed. */
+  livemode: boolean;
   orderId: string;
   /** Checked after the decline limit and before any provider call (CONTRACT §25). */
   card?: CardInput;
@@ -58,7 +60,7 @@ export async function attemptPayment<T>(ctx: Ctx, attempt: PaymentAttempt<T>): P
   const { result, decline } = await withTransaction(ctx.db, async (tx) => {
     const result = await attempt.charge(tx);
     const decline = attempt.declineOf(result);
-    if (decline) await recordDecline(ctx, tx, { provider: attempt.provider, orderId: attempt.orderId, ...decline });
+    if (decline) await recordDecline(ctx, tx, { provider: attempt.provider, livemode: attempt.livemode, orderId: attempt.orderId, ...decline });
     return { result, decline };
   });
   if (decline) throw paymentFailed(decline.reason);
@@ -80,7 +82,7 @@ export async function payOrderByCard<P extends PaymentProviderType, R>(
   const { order, adapter, call, within } = await resolvePayment(ctx, provider, { orderId: body.orderId });
   const card = cardOf(body);
   return chargeOnce(ctx, { provider, owner: order, orderId: body.orderId, request: body, call }, async (call) => {
-    const paid = await attemptPayment(ctx, { provider, orderId: body.orderId, card, charge: (tx) => charge(within(tx), card, call), declineOf: declineOfCharge });
+    const paid = await attemptPayment(ctx, { provider, livemode: !adapter.demo, orderId: body.orderId, card, charge: (tx) => charge(within(tx), card, call), declineOf: declineOfCharge });
     return reply(paid, succeededCharge(paid.outcome), adapter.demo);
   });
 }

@@ -38,7 +38,7 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
       if (charge.status !== "succeeded") {
         // One click cannot run a 3-D Secure step: for an upsell it is a refusal.
         const reason = charge.status === "declined" ? charge.reason : "authentication_required";
-        await recordRefusal(ctx, tx, decided, reason);
+        await recordRefusal(ctx, tx, decided, reason, !paidInDemo);
         return { declined: reason };
       }
       const accepted = acceptedAnswer(decided, charge, paidInDemo, now);
@@ -48,7 +48,8 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
   } catch (error) {
     if (error instanceof ProviderError) {
       ctx.log.warn({ provider: session.provider, retryable: error.retryable, err: error.message }, "upsell charge failed");
-      throw new AppError("PROVIDER_ERROR", `Payment provider ${session.provider} failed`);
+      // The cause names the provider for /metrics (checkout_provider_errors_total).
+      throw Object.assign(new AppError("PROVIDER_ERROR", `Payment provider ${session.provider} failed`), { cause: error });
     }
     throw error;
   }
@@ -71,10 +72,11 @@ async function chargeOffer(ctx: Ctx, tx: Db, session: UpsellSessionRow, offer: S
 }
 
 /** A refused charge: the offer stays open, the decline counts toward the limit, `payment.failed` goes out. */
-async function recordRefusal(ctx: Ctx, tx: Db, { session, offer }: Decided, reason: string): Promise<void> {
+async function recordRefusal(ctx: Ctx, tx: Db, { session, offer }: Decided, reason: string, livemode: boolean): Promise<void> {
   await releaseOfferResult(tx, session.id, offer.id);
   await recordDecline(ctx, tx, {
     provider: session.provider as PaymentProviderType,
+    livemode,
     orderId: session.orderId,
     reason,
     amountCents: offer.priceCents,
@@ -143,6 +145,7 @@ function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, { statu
           currency: session.currency,
           totalUpsellAmount: totalUpsellCents,
           metadata: session.metadata ?? {},
+          livemode: !paidInDemo,
         },
       },
     ]),

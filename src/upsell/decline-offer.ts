@@ -22,7 +22,7 @@ export async function declineOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffe
         {
           ...eventBase(session),
           type: "upsell.declined",
-          data: { sessionId: session.id, orderId: session.orderId, originalOrderId: session.originalOrderId, offerId: offer.id, offerName: offer.name, nextOfferId, metadata: session.metadata ?? {} },
+          data: { sessionId: session.id, orderId: session.orderId, originalOrderId: session.originalOrderId, offerId: offer.id, offerName: offer.name, nextOfferId, metadata: session.metadata ?? {}, livemode: decided.original.paidInDemo !== true },
         },
       ]),
     });
