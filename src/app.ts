@@ -10,6 +10,7 @@ import { registerErrorHandling, renderFrameworkError } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { registerNoStoreForCookies } from "./http/no-store.js";
 import { registerRateLimit, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
+import { registerSecurityHeaders } from "./http/security-headers.js";
 import { requestIdOf } from "./http/request-id.js";
 import { ErrorBody } from "./http/schemas.js";
 import { registerValidation } from "./http/validation.js";
@@ -88,6 +89,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerValidation(app);
   registerContentEncoding(app, BODY_LIMIT);
   registerErrorHandling(app);
+  registerSecurityHeaders(app, deps.config);
   // Before any route: each route gets its metrics series when it is registered.
   const rateLimitRedis = options.rateLimitStore instanceof RedisRateLimitStore ? options.rateLimitStore.guard : null;
   const metrics = new Metrics({ database: deps.database, clock: deps.clock, rateLimitRedis, build: buildInfo(deps.config.buildCommit) });
