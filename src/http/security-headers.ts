@@ -9,12 +9,14 @@ import type { Config } from "../config/index.js";
  * form anywhere (every form is a fetch to the API), and leave only by navigation (hosted payment
  * page, success URL), which CSP does not govern.
  */
-export function pageCsp(options: { formAction?: string[] } = {}): string {
+export function pageCsp(config: Pick<Config, "publicBaseUrl">, options: { formAction?: string[] } = {}): string {
+  // On an http base URL (development, tests) http images are no mixed content: merchants' local pictures load.
+  const images = config.publicBaseUrl.startsWith("https://") ? "img-src 'self' https: data:" : "img-src 'self' http: https: data:";
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self' https: data:",
+    images,
     "font-src 'self'",
     "connect-src 'self'",
     "frame-ancestors 'none'",
@@ -24,7 +26,6 @@ export function pageCsp(options: { formAction?: string[] } = {}): string {
     "object-src 'none'",
   ].join("; ");
 }
-export const PAGE_CSP = pageCsp();
 
 /** Swagger UI (/docs) styles its own elements with inline style attributes and loads its bundle from /docs/static. */
 export const DOCS_CSP = [
@@ -51,12 +52,13 @@ const PAYMENT_PAGES = /^\/(checkout|upsell)\//;
  */
 export function registerSecurityHeaders(app: FastifyInstance, config: Pick<Config, "publicBaseUrl">): void {
   const hsts = config.publicBaseUrl.startsWith("https://") ? "max-age=31536000" : null;
+  const page = pageCsp(config);
   app.addHook("onSend", async (request, reply, payload) => {
     const type = String(reply.getHeader("content-type") ?? "");
     const html = type.startsWith("text/html");
     const path = request.url;
     // A route that built its own (a form-action with its redirect targets) keeps it.
-    if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", !html ? OTHER_CSP : path.startsWith("/docs") ? DOCS_CSP : PAGE_CSP);
+    if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", !html ? OTHER_CSP : path.startsWith("/docs") ? DOCS_CSP : page);
     reply.header("x-frame-options", "DENY");
     reply.header("x-content-type-options", "nosniff");
     if (!reply.hasHeader("referrer-policy")) reply.header("referrer-policy", "strict-origin-when-cross-origin");

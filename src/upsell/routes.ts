@@ -104,7 +104,7 @@ export function registerUpsellRoutes(app: App, deps: Deps): void {
         }
         const step = await inspectActionLink({ ctx, input: request.params });
         if (step.kind === "redirect") return reply.redirect(step.location, 302);
-        reply.header("x-robots-tag", "noindex, nofollow").header("content-security-policy", pageCsp({ formAction: redirectOrigins(step.session) }));
+        reply.header("x-robots-tag", "noindex, nofollow").header("content-security-policy", pageCsp(deps.config, { formAction: redirectOrigins(step.session) }));
         return reply.type("text/html; charset=utf-8").send(confirmationPage(request.params.action, step.session, step.offer));
       },
     );

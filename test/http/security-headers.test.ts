@@ -22,7 +22,9 @@ describe("security headers", () => {
     expect(csp.get("default-src")).toBe("'self'");
     expect(csp.get("script-src")).toBe("'self'");
     expect(csp.get("style-src")).toBe("'self'");
-    expect(csp.get("img-src")).toBe("'self' https: data:");
+    // http images only where the page itself is http (development): on https they would be mixed content.
+    expect(csp.get("img-src")).toBe("'self' http: https: data:");
+    expect(directives((await get(https, "/checkout/a.b.c")).headers["content-security-policy"]).get("img-src")).toBe("'self' https: data:");
     expect(csp.get("frame-ancestors")).toBe("'none'");
     expect(csp.get("form-action")).toBe("'self'");
     expect(csp.get("base-uri")).toBe("'none'");
