@@ -4,12 +4,14 @@ import swaggerUi from "@fastify/swagger-ui";
 import cookie from "@fastify/cookie";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Deps } from "./ctx.js";
+import { fastifyTrustProxy } from "./config/trust-proxy.js";
 import { registerContentEncoding } from "./http/content-encoding.js";
 import { registerErrorHandling, renderFrameworkError } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { AdmissionControl, registerAdmission } from "./http/admission.js";
 import { registerNoStoreForCookies } from "./http/no-store.js";
 import { registerRateLimit, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
+import { registerSecurityHeaders } from "./http/security-headers.js";
 import { requestIdOf } from "./http/request-id.js";
 import { ErrorBody } from "./http/schemas.js";
 import { registerValidation } from "./http/validation.js";
@@ -38,6 +40,7 @@ import { registerMarketingRoutes } from "./marketing/routes.js";
 import { registerWebRoutes } from "./web/routes.js";
 import { registerResponseCompression } from "./web/compression.js";
 import { Metrics } from "./metrics/metrics.js";
+import { buildInfo } from "./metrics/build-info.js";
 import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
 import { registerMerchantCredentialRoutes } from "./merchant-credentials/routes.js";
 import { registerMerchantApiRoutes } from "./merchant-api/routes.js";
@@ -81,7 +84,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT,
     frameworkErrors: renderFrameworkError,
-    trustProxy: deps.config.trustProxy,
+    trustProxy: fastifyTrustProxy(deps.config.trustProxy),
     // A request reaching a closing instance is still served (with Connection: close), not shed with
     // a 503: shutdown drops nothing, the client moves to another instance on its next connection.
     return503OnClosing: false,
@@ -90,9 +93,10 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerValidation(app);
   registerContentEncoding(app, BODY_LIMIT);
   registerErrorHandling(app);
+  registerSecurityHeaders(app, deps.config);
   // Before any route: each route gets its metrics series when it is registered.
   const rateLimitRedis = options.rateLimitStore instanceof RedisRateLimitStore ? options.rateLimitStore.guard : null;
-  const metrics = new Metrics({ database: deps.database, clock: deps.clock, rateLimitRedis });
+  const metrics = new Metrics({ database: deps.database, clock: deps.clock, rateLimitRedis, build: buildInfo(deps.config.buildCommit) });
   app.decorate("metrics", metrics);
   registerRequestMetrics(app, metrics);
   app.addSchema(ErrorBody);
@@ -105,7 +109,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerAdmission(app, admission, deps.config.admission.retryAfterSeconds);
   app.addHook("onResponse", async (request, reply) => {
     // The route pattern, not the raw URL: paths can carry checkout tokens.
-    request.log.info({ method: request.method, route: request.routeOptions.url ?? "(unknown)", status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "request");
+    // client: request.ip, the address TRUST_PROXY resolves (what rate limits and audit use).
+    request.log.info({ method: request.method, route: request.routeOptions.url ?? "(unknown)", status: reply.statusCode, ms: Math.round(reply.elapsedTime), client: request.ip }, "request");
   });
 
   await app.register(swagger, {

@@ -1,10 +1,13 @@
 import closeWithGrace from "close-with-grace";
 import { buildApp } from "./app.js";
 import { ConfigError, loadConfig, type Config } from "./config/index.js";
-import { MigrationLockTimeout } from "./db/client.js";
+import { describeTrustProxy } from "./config/trust-proxy.js";
+import { productionRefusal } from "./config/unsafe.js";
+import { MigrationLockTimeout, migrationState } from "./db/client.js";
 import { createRuntime } from "./deps.js";
 import { systemClock } from "./lib/clock.js";
 import { createLogger } from "./lib/logger.js";
+import { buildInfo } from "./metrics/build-info.js";
 
 let config: Config;
 try {
@@ -17,8 +20,20 @@ try {
   throw error;
 }
 
+// NODE_ENV=production with an unsafe setting nobody acknowledged (ALLOW_UNSAFE): refuse, saying which.
+const refusal = productionRefusal(config);
+if (refusal) {
+  process.stderr.write(`Refusing to start: ${refusal}\n`);
+  process.exit(1);
+}
+
 const log = createLogger(config.logLevel);
 for (const warning of config.warnings) log.warn(warning);
+// One line per unsafe setting (docs/configuration.md "Unsafe settings"), acknowledged or not.
+for (const unsafe of config.unsafe) {
+  const acknowledged = config.allowUnsafe.includes(unsafe.name);
+  log.warn({ unsafe: unsafe.name, acknowledged }, `unsafe setting ${unsafe.name}${acknowledged ? " (acknowledged by ALLOW_UNSAFE)" : ""}: ${unsafe.warning}`);
+}
 
 let runtime: Awaited<ReturnType<typeof createRuntime>>;
 try {
@@ -33,6 +48,23 @@ try {
 }
 const app = await buildApp(runtime.deps, { rateLimitStore: runtime.rateLimitStore, jobs: config.workers === "off" ? "off" : "background" });
 if (config.workers === "off") log.warn("WORKERS=off: no background job runs (no webhook, mail or receipt is sent, no refund reconciled, no housekeeping); restart without it to resume");
+
+// The start-up line an operator greps for: what runs, on which schema, with which risks.
+const build = buildInfo(config.buildCommit);
+const migrations = await migrationState(runtime.deps.database);
+log.info(
+  {
+    version: build.version,
+    commit: build.commit,
+    node: process.version,
+    database: config.database.kind,
+    migrations: { applied: migrations.applied, known: migrations.known },
+    paymentMode: config.paymentMode,
+    trustProxy: describeTrustProxy(config.trustProxy),
+    unsafe: config.unsafe.map((u) => u.name),
+  },
+  `starting checkout-service ${build.version} (${build.commit.slice(0, 12)}): ${migrations.applied} of ${migrations.known} migrations applied, unsafe settings: ${config.unsafe.map((u) => u.name).join(", ") || "none"}`,
+);
 
 // The drain, then up to 10 s for in-flight requests and jobs; past that the process exits 1 anyway.
 closeWithGrace({ delay: config.shutdownDrainMs + 10_000, logger: log }, async ({ signal, err }) => {

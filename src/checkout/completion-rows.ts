@@ -38,7 +38,7 @@ export function completionRows(plan: CompletionPlan, crmOrderId: string | null):
     ...(crmOrderId ? { crmOrderId, crmProvider: crm!.provider } : {}),
     ...(commissionId ? { commissionId } : {}),
   };
-  const money = { orderId: input.orderId, transactionId: input.transactionId, provider: input.provider, amount: checkout.amountCents, currency: checkout.currency };
+  const money = { orderId: input.orderId, transactionId: input.transactionId, provider: input.provider, amount: checkout.amountCents, currency: checkout.currency, livemode: !record.paidInDemo };
   const common = { brandId: checkout.brandId, checkoutId: checkout.id, webhookUrl: checkout.webhookUrl };
   const completion: Completion = {
     checkoutId: checkout.id,

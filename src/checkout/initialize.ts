@@ -37,7 +37,7 @@ export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: Init
   const shippingAddress = input.shippingAddress ?? addressFromClaims(claims.shippingAddress);
   const billingAddress = input.billingAddress ?? null;
 
-  const outcome = await initializeAtProvider(ctx, input.provider, brandId, claims.demoOnly === true, {
+  const { outcome, livemode } = await initializeAtProvider(ctx, input.provider, brandId, claims.demoOnly === true, {
     checkoutId,
     orderId: claims.orderId,
     amountCents: claims.amount,
@@ -82,13 +82,14 @@ export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: Init
         provider: input.provider,
         providerOrderId: outcome.providerOrderId,
         customerEmail: customer?.email ?? null,
+        livemode,
       },
     },
   );
   // Completed between our read and this write (a concurrent complete).
   if (!saved) throw checkoutCompleted();
 
-  const response: InitializeResponse = { success: true, provider: input.provider, providerOrderId: outcome.providerOrderId, demo: outcome.demo };
+  const response: InitializeResponse = { success: true, provider: input.provider, providerOrderId: outcome.providerOrderId, demo: !livemode };
   if (input.provider === "intent_gateway" && outcome.clientSecret) response.clientSecret = outcome.clientSecret;
   if (input.provider === "hosted_store" && outcome.checkoutUrl) response.checkoutUrl = outcome.checkoutUrl;
   return response;
@@ -100,11 +101,12 @@ async function initializeAtProvider(
   brandId: string,
   demoOnly: boolean,
   input: InitializeInput,
-): Promise<InitializeOutcome & { demo: boolean }> {
+): Promise<{ outcome: InitializeOutcome; livemode: boolean }> {
   const { adapter, call } = await ctx.providers.payment(provider, brandId);
   if (demoOnly && !adapter.demo) throw providerNotAllowed();
   try {
-    return { ...(await adapter.initialize(input, { ...call, log: ctx.log })), demo: adapter.demo };
+    // livemode: the checkout will be paid through the real adapter (events carry it).
+    return { outcome: await adapter.initialize(input, { ...call, log: ctx.log }), livemode: !adapter.demo };
   } catch (error) {
     if (error instanceof ProviderError) {
       ctx.log.warn({ provider, retryable: error.retryable, err: error.message }, "provider initialize failed");

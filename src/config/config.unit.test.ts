@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./index.js";
+import { fastifyTrustProxy } from "./trust-proxy.js";
+import { productionRefusal } from "./unsafe.js";
 
 const SECRET = "x".repeat(32);
 
@@ -163,5 +165,67 @@ describe("CHECKOUT_TOKEN_SECRET_PREVIOUS", () => {
     expect(() => loadConfig({ ...base, CHECKOUT_TOKEN_SECRET_PREVIOUS: `${OLD}, ${SECRET}` })).toThrow(
       new ConfigError("CHECKOUT_TOKEN_SECRET_PREVIOUS must not contain the current CHECKOUT_TOKEN_SECRET"),
     );
+  });
+});
+
+describe("TRUST_PROXY (issue 21 item 1)", () => {
+  const base = { DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: SECRET };
+  const trust = (value: string) => loadConfig({ ...base, TRUST_PROXY: value }).trustProxy;
+
+  it("takes false, true, a hop count, or comma-separated addresses and CIDR ranges", () => {
+    expect(loadConfig(base).trustProxy).toBe(false);
+    expect(trust("false")).toBe(false);
+    expect(trust("0")).toBe(false);
+    expect(trust("true")).toBe(true);
+    expect(trust("1")).toBe(1);
+    expect(trust("2")).toBe(2);
+    expect(trust("127.0.0.1, 10.0.0.0/8,::1,fd00::/8,loopback")).toEqual(["127.0.0.1", "10.0.0.0/8", "::1", "fd00::/8", "loopback"]);
+  });
+
+  it("refuses anything else, naming the entry", () => {
+    expect(() => trust("yes")).toThrow(/TRUST_PROXY must be true, false, a hop count, or comma-separated proxy addresses or CIDR ranges .* got "yes"/);
+    expect(() => trust("10.0.0.0/33")).toThrow(/got "10.0.0.0\/33"/);
+    expect(() => trust("127.0.0.1,nginx.internal")).toThrow(/got "nginx.internal"/);
+    expect(() => trust("11")).toThrow(/hop count must be at most 10/);
+  });
+
+  it("a hop count trusts that many nearest hops, the socket's peer first (Fastify alone would trust none)", () => {
+    const fn = fastifyTrustProxy(2) as (address: string, hop: number) => boolean;
+    expect([0, 1, 2].map((hop) => fn("10.0.0.1", hop))).toEqual([true, true, false]);
+    expect(fastifyTrustProxy(["10.0.0.0/8"])).toEqual(["10.0.0.0/8"]);
+  });
+});
+
+describe("unsafe settings (issue 21 item 3)", () => {
+  const postgres = { DATABASE_URL: "postgres://db/x", CHECKOUT_TOKEN_SECRET: SECRET, ENCRYPTION_KEY: "ab".repeat(32) };
+  const names = (env: Record<string, string>) => loadConfig(env).unsafe.map((u) => u.name);
+
+  it("on PostgreSQL: test payments, open registration, no SMTP_URL; the embedded database's defaults are not", () => {
+    expect(names(postgres)).toEqual(["payment_mode_test", "registration_open", "smtp_unset"]);
+    expect(names({ ...postgres, PAYMENT_MODE: "live", REGISTRATION_MODE: "disabled", SMTP_URL: "smtp://mail:25" })).toEqual([]);
+    expect(names({ ...postgres, PAYMENT_MODE: "live", REGISTRATION_MODE: "disabled", MAIL_TRANSPORT: "log" })).toEqual(["mail_transport_log"]);
+    expect(names({ DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: SECRET })).toEqual([]);
+    expect(names({ DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: SECRET, NODE_ENV: "production" })).toEqual(["payment_mode_test", "registration_open", "smtp_unset"]);
+  });
+
+  it("proxy trust: true always; a hop count on a non-loopback HOST; proxy addresses never", () => {
+    const memory = { DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: SECRET };
+    expect(names({ ...memory, TRUST_PROXY: "true" })).toEqual(["trust_proxy_true"]);
+    expect(names({ ...memory, TRUST_PROXY: "1" })).toEqual([]);
+    expect(names({ ...memory, TRUST_PROXY: "1", HOST: "0.0.0.0" })).toEqual(["trust_proxy_hops_public_host"]);
+    expect(names({ ...memory, TRUST_PROXY: "10.0.0.0/8", HOST: "0.0.0.0" })).toEqual([]);
+  });
+
+  it("in production refuses what ALLOW_UNSAFE does not name, and refuses unknown names", () => {
+    const production = { ...postgres, NODE_ENV: "production" };
+    expect(productionRefusal(loadConfig(production))).toMatch(/^NODE_ENV=production with 3 unsafe settings .*ALLOW_UNSAFE=payment_mode_test,registration_open,smtp_unset\):/);
+    expect(productionRefusal(loadConfig({ ...production, ALLOW_UNSAFE: "payment_mode_test, registration_open,smtp_unset" }))).toBeNull();
+    expect(productionRefusal(loadConfig(postgres))).toBeNull();
+    expect(() => loadConfig({ ...production, ALLOW_UNSAFE: "everything" })).toThrow(/ALLOW_UNSAFE names unknown settings \(everything\)/);
+  });
+
+  it("MAIL_TRANSPORT is smtp or log", () => {
+    expect(loadConfig(postgres).smtp.transport).toBe("smtp");
+    expect(() => loadConfig({ ...postgres, MAIL_TRANSPORT: "stdout" })).toThrow(/MAIL_TRANSPORT must be one of smtp, log/);
   });
 });

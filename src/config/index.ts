@@ -6,6 +6,8 @@ import path from "node:path";
 import { FAULT_POINTS, type FaultPoint } from "../lib/fault-points.js";
 import { POOL_DEFAULTS, type PoolSettings } from "./pool-settings.js";
 import { ADMISSION_DEFAULTS, type AdmissionSettings } from "./admission-settings.js";
+import { parseTrustProxy, type TrustProxy } from "./trust-proxy.js";
+import { parseAllowUnsafe, unsafeSettingsOf, type UnsafeSetting, type UnsafeSettingName } from "./unsafe.js";
 
 export type DatabaseKind = "pglite-file" | "pglite-memory" | "postgres";
 export type RegistrationMode = "open" | "disabled" | "maintenance";
@@ -39,8 +41,10 @@ export interface Config {
   registrationMode: RegistrationMode;
   upsellSessionTtlSeconds: number;
   allowPrivateWebhookUrls: boolean;
-  trustProxy: boolean;
-  smtp: { url: string | null; from: string };
+  /** TRUST_PROXY (src/config/trust-proxy.ts); Fastify gets it through fastifyTrustProxy. */
+  trustProxy: TrustProxy;
+  /** `transport`: MAIL_TRANSPORT; `log` writes whole mails (magic links) to the log, for development only. */
+  smtp: { url: string | null; from: string; transport: "smtp" | "log" };
   social: { social_a: SocialProviderConfig | null; social_b: SocialProviderConfig | null };
   hosting: { apiUrl: string | null; apiToken: string | null; projectId: string | null; aRecord: string; cnameTarget: string };
   paymentMode: PaymentMode;
@@ -65,10 +69,18 @@ export interface Config {
   logLevel: string;
   /** FAULT_POINT: a named crash point for the fault tests (src/lib/fault-points.ts); null in production. */
   faultPoint: FaultPoint | null;
+  /** BUILD_COMMIT: the commit this build was made from (checkout_build_info); null: read from the package or git. */
+  buildCommit: string | null;
   /** Warnings to log once the logger exists (generated secrets, embedded database). */
   warnings: string[];
   /** ADMISSION_*: when requests are refused as overload (src/http/admission.ts). */
   admission: AdmissionSettings;
+  /** NODE_ENV=production: the unsafe settings refuse to start unless ALLOW_UNSAFE names them. */
+  production: boolean;
+  /** Settings unsafe in production, each logged as a warning at start (src/config/unsafe.ts). */
+  unsafe: UnsafeSetting[];
+  /** ALLOW_UNSAFE: the unsafe settings the operator acknowledged. */
+  allowUnsafe: UnsafeSettingName[];
 }
 
 /** A configuration the process must refuse to start with; main.ts prints it and exits non-zero. */
@@ -242,6 +254,23 @@ export function loadConfig(env: Env = process.env): Config {
   if (faultPoint && paymentMode === "live") throw new ConfigError("FAULT_POINT is for crash tests and cannot be set with PAYMENT_MODE=live");
   if (faultPoint) warnings.push(`FAULT_POINT=${faultPoint}: this process kills itself when it reaches that point (crash tests only).`);
   const dnsServers = dnsServersOf(env);
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY);
+  if (typeof trustProxy === "object" && !Array.isArray(trustProxy)) throw new ConfigError(trustProxy.error);
+  const allowUnsafe = parseAllowUnsafe(env.ALLOW_UNSAFE);
+  if (!Array.isArray(allowUnsafe)) throw new ConfigError(allowUnsafe.error);
+  const smtp = { url: url(env, "SMTP_URL"), from: env.MAIL_FROM || "no-reply@localhost", transport: oneOf(env, "MAIL_TRANSPORT", ["smtp", "log"] as const, "smtp") };
+  const registrationMode = oneOf(env, "REGISTRATION_MODE", ["open", "disabled", "maintenance"] as const, "open");
+  const production = env.NODE_ENV === "production";
+  const unsafe = unsafeSettingsOf({
+    production,
+    postgres: database.kind === "postgres",
+    paymentMode,
+    registrationMode,
+    smtpUrl: smtp.url,
+    mailTransport: smtp.transport,
+    trustProxy,
+    host,
+  });
 
   return {
     port,
@@ -258,11 +287,11 @@ export function loadConfig(env: Env = process.env): Config {
       anonymous: integer(env, "RATE_LIMIT_ANONYMOUS", 20, 1),
       authenticated: integer(env, "RATE_LIMIT_AUTHENTICATED", 100, 1),
     },
-    registrationMode: oneOf(env, "REGISTRATION_MODE", ["open", "disabled", "maintenance"] as const, "open"),
+    registrationMode,
     upsellSessionTtlSeconds: integer(env, "UPSELL_SESSION_TTL_SECONDS", 1800, 1),
     allowPrivateWebhookUrls: boolean(env, "ALLOW_PRIVATE_WEBHOOK_URLS", false),
-    trustProxy: boolean(env, "TRUST_PROXY", false),
-    smtp: { url: url(env, "SMTP_URL"), from: env.MAIL_FROM || "no-reply@localhost" },
+    trustProxy,
+    smtp,
     social: { social_a: socialOf(env, "SOCIAL_A"), social_b: socialOf(env, "SOCIAL_B") },
     hosting: hostingOf(env),
     paymentMode,
@@ -279,8 +308,12 @@ export function loadConfig(env: Env = process.env): Config {
     migrationLockTimeoutMs: integer(env, "MIGRATION_LOCK_TIMEOUT_SECONDS", 300, 1) * 1000,
     logLevel: oneOf(env, "LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
     faultPoint,
+    buildCommit: env.BUILD_COMMIT?.trim() || null,
     warnings,
     admission: admissionOf(env),
+    production,
+    unsafe,
+    allowUnsafe,
   };
 }
 

@@ -146,8 +146,8 @@ describe("POST /api/auth/magic-link", () => {
 });
 
 describe("without SMTP_URL", () => {
-  it("keeps the mail in the outbox and writes it to the log", async () => {
-    const plain = await buildTestApp();
+  async function requestLink(env: Record<string, string>) {
+    const plain = await buildTestApp({ env });
     try {
       const user = await registerUser(plain);
       await call(plain, "POST", "/api/auth/magic-link", { body: { email: user.email } });
@@ -157,9 +157,20 @@ describe("without SMTP_URL", () => {
         rows = await plain.deps.database.db.select().from(mailOutbox).where(eq(mailOutbox.to, user.email));
       }
       expect(rows).toMatchObject([{ status: "logged" }]);
-      expect(plain.logs.join("")).toContain("/api/auth/magic-link/verify?token=");
+      return plain.logs.join("");
     } finally {
       await plain.close();
     }
+  }
+
+  it("keeps the mail in the outbox and never writes its body or link to the log (issue 21)", async () => {
+    const log = await requestLink({});
+    expect(log).toContain("mail not sent: SMTP_URL is not set");
+    expect(log).not.toContain("magic-link/verify");
+    expect(log).not.toContain("token=");
+  });
+
+  it("writes the whole mail, link included, to the log with MAIL_TRANSPORT=log (development)", async () => {
+    expect(await requestLink({ MAIL_TRANSPORT: "log" })).toContain("/api/auth/magic-link/verify?token=");
   });
 });

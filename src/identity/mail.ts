@@ -34,8 +34,9 @@ const PASS_LIMIT = 20;
 const backoffMs = (attempt: number) => Math.min(30_000 * 2 ** (attempt - 1), 3_600_000);
 
 /**
- * Sends due outbox mails through SMTP_URL; without it, writes them to the log (status `logged`),
- * so a developer without a mail server can still follow a magic link. Runs as the job runner's `mail`
+ * Sends due outbox mails through SMTP_URL; without it, marks them `logged` and keeps them in
+ * mail_outbox, writing the whole mail to the log only with MAIL_TRANSPORT=log (a developer without
+ * a mail server can then follow a magic link; in production the log must not let its readers sign in). Runs as the job runner's `mail`
  * job (every 30 s, and at once when a route queues a mail). Rows are claimed with a lease, so several
  * processes never send one mail twice. A failure is retried with exponential back-off (30 s doubling,
  * at most 1 h) up to 12 attempts, then kept as `failed`.
@@ -50,7 +51,7 @@ export class MailSender {
   };
 
   constructor(private deps: { db: Db; config: Config; clock: Clock; log: Logger }) {
-    this.transport = deps.config.smtp.url ? nodemailer.createTransport(deps.config.smtp.url) : null;
+    this.transport = deps.config.smtp.url && deps.config.smtp.transport === "smtp" ? nodemailer.createTransport(deps.config.smtp.url) : null;
   }
 
   /** Sends up to PASS_LIMIT due mails, one claim at a time; resolves true when it sent that many (more may wait). */
@@ -65,7 +66,9 @@ export class MailSender {
       const row = await claimDueMail(db, now, LEASE_MS);
       if (!row) return false;
       if (!this.transport) {
-        log.info({ mailId: row.id, to: row.to, subject: row.subject, body: row.text }, "mail (SMTP_URL not set: logged, kept in mail_outbox)");
+        // The body carries magic sign-in links: only MAIL_TRANSPORT=log (development) writes it out.
+        if (config.smtp.transport === "log") log.info({ mailId: row.id, to: row.to, subject: row.subject, body: row.text }, "mail (MAIL_TRANSPORT=log: logged, kept in mail_outbox)");
+        else log.warn({ mailId: row.id, subject: row.subject }, "mail not sent: SMTP_URL is not set (kept in mail_outbox; MAIL_TRANSPORT=log writes mails to the log in development)");
         await updateMail(db, row.id, { status: "logged", sentAt: new Date(now) });
         continue;
       }

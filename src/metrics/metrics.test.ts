@@ -6,7 +6,14 @@ import { buildTestApp, type TestApp } from "../../test/support/app.js";
 import { adminCall, registerOwner } from "../../test/support/admin.js";
 import { testEngine } from "../../test/support/database.js";
 import { startReceiver, type Receiver } from "../../test/support/webhook-receiver.js";
+import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { orderClaims, post, signToken } from "../../test/support/checkout.js";
+import { AMOUNT, card } from "../../test/support/provider-payments.js";
 import { enqueueEvents } from "../webhooks/events.js";
+
+/** A payment at the demo vault gateway with a card the demo declines. */
+const PAY_ATTEMPT = (t: TestApp, orderId: string) =>
+  post(t, "/api/providers/vault_gateway_b/process-payment", { orderId, amount: AMOUNT, currency: "USD", ...card("4000000000000002") });
 
 /** The value of one sample line (`name{labels} value`), or undefined when absent. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -37,6 +44,29 @@ describe("/metrics", () => {
   afterAll(async () => {
     await t.close();
     await receiver.close();
+  });
+
+  it("says which build runs, and counts orders, revenue and declines once each, when their events are fanned out (issue 21)", async () => {
+    const text0 = await scrape(t);
+    expect(text0).toMatch(/checkout_build_info\{version="0\.1\.0",commit="(?:[0-9a-f]{40}|unknown)"\} 1/);
+    const demo = { provider: "vault_gateway_b", currency: "USD", livemode: "false" };
+    const orders0 = sample(text0, "checkout_orders_total", { ...demo, kind: "checkout" }) ?? 0;
+    const revenue0 = sample(text0, "checkout_revenue_minor_units_total", demo) ?? 0;
+    const declines0 = sample(text0, "checkout_payment_declines_total", { provider: "vault_gateway_b", livemode: "false" }) ?? 0;
+    await completeCheckoutViaApi(t);
+    await completeCheckoutViaApi(t);
+    // A declined card: one payment.failed.
+    const declined = orderClaims({ amount: AMOUNT, currency: "USD" });
+    await post(t, "/api/checkout/initialize", { token: await signToken(t, declined), provider: "vault_gateway_b" });
+    expect((await PAY_ATTEMPT(t, declined.orderId as string)).statusCode).toBe(402);
+    // Counted at fan-out, not before (so each event counts once, across instances).
+    expect(sample(await scrape(t), "checkout_orders_total", { ...demo, kind: "checkout" }) ?? 0).toBe(orders0);
+    await t.app.webhookWorker.deliverDue();
+    await t.app.webhookWorker.deliverDue();
+    const text = await scrape(t);
+    expect(sample(text, "checkout_orders_total", { ...demo, kind: "checkout" })).toBe(orders0 + 2);
+    expect(sample(text, "checkout_revenue_minor_units_total", demo)).toBe(revenue0 + 2 * AMOUNT);
+    expect(sample(text, "checkout_payment_declines_total", { provider: "vault_gateway_b", livemode: "false" })).toBe(declines0 + 1);
   });
 
   it("counts requests and their latency by route pattern, never by raw URL", async () => {

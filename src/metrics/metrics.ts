@@ -3,12 +3,28 @@ import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.js";
 import type { Clock } from "../lib/clock.js";
 import type { RedisFallback } from "../lib/redis-fallback.js";
+import type { BuildInfo } from "./build-info.js";
 
 /** Latency buckets in seconds: the hot routes answer in a few ms, provider calls can take seconds. */
 const BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** A connection is normally handed out at once; the pool gives up waiting after 5 s. */
 const POOL_WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/**
+ * Business facts counted once, cluster-wide, when the webhook worker fans their outbox events out
+ * (each event is fanned out by exactly one instance): sum them across instances.
+ */
+export interface BusinessTally {
+  type: string;
+  provider: string;
+  currency: string;
+  /** "true", "false", or "unknown" for events written before livemode existed. */
+  livemode: string;
+  count: number;
+  /** Sum of the events' `amount`, in minor units. */
+  amount: number;
+}
 
 /** What a webhook attempt ended as (docs/operations.md "Alerts"). */
 export type DeliveryOutcome = "succeeded" | "retrying" | "failed";
@@ -27,6 +43,8 @@ export interface MetricsSources {
   clock: Clock;
   /** The rate-limit store's Redis guard, when rate limits are counted in Redis. */
   rateLimitRedis?: RedisFallback | null;
+  /** checkout_build_info's labels (src/metrics/build-info.ts). */
+  build?: BuildInfo;
 }
 
 /**
@@ -39,10 +57,30 @@ export class Metrics {
   private readonly requests: Histogram<"method" | "route" | "status">;
   private readonly deliveries: Counter<"outcome">;
   private readonly undecryptable: Counter<"table">;
+  private readonly orders: Counter<"provider" | "currency" | "kind" | "livemode">;
+  private readonly revenue: Counter<"provider" | "currency" | "livemode">;
+  private readonly declines: Counter<"provider" | "livemode">;
+  private readonly refunds: Counter<"provider" | "currency" | "livemode">;
+  private readonly refunded: Counter<"provider" | "currency" | "livemode">;
+  private readonly providerErrors: Counter<"provider">;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
+    if (sources.build) {
+      new Gauge({ name: "checkout_build_info", help: "Always 1: the running build's version (package.json) and commit (BUILD_COMMIT, or unknown)", labelNames: ["version", "commit"], registers }).set(
+        { version: sources.build.version, commit: sources.build.commit },
+        1,
+      );
+    }
+    // Business counters: fed by the webhook worker's fan-out (business()), so each fact counts once
+    // across instances. `livemode="false"`: a demo adapter's charge, no real money.
+    this.orders = new Counter({ name: "checkout_orders_total", help: "Orders paid (kind: checkout or upsell) by provider and currency", labelNames: ["provider", "currency", "kind", "livemode"], registers });
+    this.revenue = new Counter({ name: "checkout_revenue_minor_units_total", help: "Money of paid orders in minor units (cents) by provider and currency", labelNames: ["provider", "currency", "livemode"], registers });
+    this.declines = new Counter({ name: "checkout_payment_declines_total", help: "Declined payments (payment.failed events) by provider", labelNames: ["provider", "livemode"], registers });
+    this.refunds = new Counter({ name: "checkout_refunds_total", help: "Refunds that succeeded, by provider and currency", labelNames: ["provider", "currency", "livemode"], registers });
+    this.refunded = new Counter({ name: "checkout_refunded_minor_units_total", help: "Money refunded in minor units by provider and currency", labelNames: ["provider", "currency", "livemode"], registers });
+    this.providerErrors = new Counter({ name: "checkout_provider_errors_total", help: "Requests answered 502 because a payment or CRM provider failed (timeout, 5xx, unreadable answer), by provider", labelNames: ["provider"], registers });
     this.requests = new Histogram({
       name: "http_request_duration_seconds",
       help: "HTTP requests by method, route pattern and status: latency in seconds (_count is the request count)",
@@ -152,6 +190,27 @@ export class Metrics {
       series.byStatus.set(status, child);
     }
     child.observe(seconds);
+  }
+
+  /** The business events one fan-out dispatched (src/webhooks/store.ts fanOutEvents). */
+  business(tallies: BusinessTally[]): void {
+    for (const t of tallies) {
+      const livemode = t.livemode;
+      if (t.type === "order.confirmed" || t.type === "upsell.accepted") {
+        this.orders.inc({ provider: t.provider, currency: t.currency, kind: t.type === "order.confirmed" ? "checkout" : "upsell", livemode }, t.count);
+        this.revenue.inc({ provider: t.provider, currency: t.currency, livemode }, t.amount);
+      } else if (t.type === "payment.failed") {
+        this.declines.inc({ provider: t.provider, livemode }, t.count);
+      } else if (t.type === "refund.succeeded") {
+        this.refunds.inc({ provider: t.provider, currency: t.currency, livemode }, t.count);
+        this.refunded.inc({ provider: t.provider, currency: t.currency, livemode }, t.amount);
+      }
+    }
+  }
+
+  /** A request answered 502 because `provider` failed. */
+  providerError(provider: string): void {
+    this.providerErrors.inc({ provider });
   }
 
   delivery(outcome: DeliveryOutcome, count = 1): void {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { App } from "../http/types.js";
+import { ProviderError } from "../providers/types.js";
 import type { Metrics, RouteSeries } from "./metrics.js";
 
 declare module "fastify" {
@@ -25,6 +26,15 @@ export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): 
     };
     const existing = route.onResponse;
     route.onResponse = existing ? [...(Array.isArray(existing) ? existing : [existing]), observe] : [observe];
+  });
+  // A provider failure answered 502, by provider: a ProviderError, or a verb's error caused by one.
+  app.addHook("onError", async (_request, _reply, error) => {
+    for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+      if (e instanceof ProviderError) {
+        metrics.providerError(e.provider);
+        return;
+      }
+    }
   });
   // Requests that match no route go to the not-found handler, which has no onRoute.
   app.addHook("onResponse", async (request, reply) => {

@@ -80,7 +80,7 @@ export const refundAt = ({ adapter, call }: ResolvedProvider<PaymentProvider>, c
  * request and by the reconciler (refund-reconciler.ts); whichever comes second finds the row settled
  * and changes nothing.
  */
-export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge: OrderRow; checkout: Pick<OrderRow, "id" | "checkoutId"> }, outcome: RefundOutcome): Promise<RefundRow> {
+export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge: OrderRow; checkout: Pick<OrderRow, "id" | "checkoutId" | "paidInDemo"> }, outcome: RefundOutcome): Promise<RefundRow> {
   const { refund, charge, checkout } = of;
   return withTransaction(ctx.db, async (tx) => {
     const at = new Date(ctx.clock.now());
@@ -89,7 +89,9 @@ export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge
       ? { status: "succeeded" as const, providerRefundId: outcome.providerRefundId, failureReason: null, updatedAt: at }
       : { status: "failed" as const, providerRefundId: null, failureReason: outcome.reason, updatedAt: at };
     if (!(await settleRefund(tx, refund.id, patch))) return (await findRefund(tx, refund.id))!;
-    const money = { orderId: charge.orderId, transactionId: charge.transactionId, provider: charge.provider, amount: refund.amountCents, currency: refund.currency, refundId: refund.id, reason: refund.reason };
+    const money = { orderId: charge.orderId, transactionId: charge.transactionId, provider: charge.provider, amount: refund.amountCents, currency: refund.currency, refundId: refund.id, reason: refund.reason,
+      // The same rule as refundProviderOf: an upsell without its own mark follows its order.
+      livemode: (charge.paidInDemo ?? checkout.paidInDemo) !== true };
     let event;
     if (outcome.status === "succeeded") {
       const refundedTotal = await addRefunded(tx, charge.id, refund.amountCents);

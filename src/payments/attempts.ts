@@ -57,6 +57,8 @@ export function declineOfCharge<T extends { outcome: ChargeOutcome; amountCents:
 
 export interface PaymentAttempt<T> {
   provider: PaymentProviderType;
+  /** The attempt goes through the provider's real adapter (not demo): `livemode` of its payment.failed. */
+  livemode: boolean;
   orderId: string;
   /** The decline counts when the caller read them with the order's charge claim (openOrderCharge). */
   declineCounts?: DeclineCounts;
@@ -83,7 +85,7 @@ export async function attemptPayment<T>(ctx: Ctx, attempt: PaymentAttempt<T>): P
   const result = await attempt.charge(ctx.db);
   const decline = attempt.declineOf(result);
   if (decline) {
-    await withTransaction(ctx.db, (tx) => recordDecline(ctx, tx, { provider: attempt.provider, orderId: attempt.orderId, ...decline }));
+    await withTransaction(ctx.db, (tx) => recordDecline(ctx, tx, { provider: attempt.provider, livemode: attempt.livemode, orderId: attempt.orderId, ...decline }));
     throw paymentFailed(decline.reason);
   }
   return result;
@@ -106,7 +108,7 @@ export async function payOrderByCard<P extends PaymentProviderType, R>(
   return chargeOnce(ctx, { provider, owner: order, orderId: body.orderId, request: body, call, opened }, async (call) => {
     // Counts read with a claim held from the start are this attempt's (chargeOnce did not loop).
     const declineCounts = opened.held ? opened.declineCounts : undefined;
-    const paid = await attemptPayment(ctx, { provider, orderId: body.orderId, declineCounts, card, charge: (db) => charge(within(db), card, call), declineOf: declineOfCharge });
+    const paid = await attemptPayment(ctx, { provider, livemode: !adapter.demo, orderId: body.orderId, declineCounts, card, charge: (db) => charge(within(db), card, call), declineOf: declineOfCharge });
     return reply(paid, succeededCharge(paid.outcome), adapter.demo);
   });
 }

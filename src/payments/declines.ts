@@ -31,6 +31,8 @@ export function assertCountsUnderDeclineLimit(ctx: Pick<Ctx, "config">, counts: 
 
 export interface Decline {
   provider: PaymentProviderType;
+  /** Declined by the provider's real adapter (false: a demo adapter's test card). */
+  livemode: boolean;
   orderId: string;
   reason: string;
   amountCents: number;
@@ -62,6 +64,7 @@ export async function recordDecline(ctx: Ctx, tx: Db, decline: Decline): Promise
         reason: decline.reason,
         amount: decline.amountCents,
         currency: decline.currency,
+        livemode: decline.livemode,
       },
     },
   ]);

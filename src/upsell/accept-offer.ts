@@ -39,7 +39,7 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
       if (charge.status !== "succeeded") {
         // One click cannot run a 3-D Secure step: for an upsell it is a refusal.
         const reason = charge.status === "declined" ? charge.reason : "authentication_required";
-        await recordRefusal(ctx, tx, decided, reason);
+        await recordRefusal(ctx, tx, decided, reason, !paidInDemo);
         return { declined: reason };
       }
       const accepted = acceptedAnswer(decided, charge, paidInDemo, now);
@@ -49,7 +49,8 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
   } catch (error) {
     if (error instanceof ProviderError) {
       ctx.log.warn({ provider: session.provider, retryable: error.retryable, err: error.message }, "upsell charge failed");
-      throw new AppError("PROVIDER_ERROR", `Payment provider ${session.provider} failed`);
+      // The cause names the provider for /metrics (checkout_provider_errors_total).
+      throw Object.assign(new AppError("PROVIDER_ERROR", `Payment provider ${session.provider} failed`), { cause: error });
     }
     throw error;
   }
@@ -72,10 +73,11 @@ async function chargeOffer(ctx: Ctx, tx: Db, session: UpsellSessionRow, offer: S
 }
 
 /** A refused charge: the offer stays open (marked refused), the decline counts toward the limit, `payment.failed` goes out. */
-export async function recordRefusal(ctx: Ctx, tx: Db, { session, offer }: Decided, reason: string): Promise<void> {
+export async function recordRefusal(ctx: Ctx, tx: Db, { session, offer }: Decided, reason: string, livemode: boolean): Promise<void> {
   await markOfferRefused(tx, session.id, offer.id);
   await recordDecline(ctx, tx, {
     provider: session.provider as PaymentProviderType,
+    livemode,
     orderId: session.orderId,
     reason,
     amountCents: offer.priceCents,
@@ -145,6 +147,7 @@ export function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, 
           totalUpsellAmount: totalUpsellCents,
           metadata: session.metadata ?? {},
           ...funnelEventFields(offer),
+          livemode: !paidInDemo,
         },
       },
     ]),

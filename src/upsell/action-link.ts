@@ -25,6 +25,15 @@ function offerLocation(session: UpsellSessionRow, offer: StoredOffer, error?: st
   return `/upsell/${encodeURIComponent(session.id)}${error ? `?error=${error}` : ""}`;
 }
 
+/**
+ * The origins the confirmation form's POST may redirect to (its successUrl and the offers' external
+ * pages): browsers hold a form's redirects to the page's CSP form-action (src/http/security-headers.ts).
+ */
+export function redirectOrigins(session: UpsellSessionRow): string[] {
+  const urls = [session.successUrl, ...session.flow.map((offer) => offer.externalPageUrl)];
+  return [...new Set(urls.filter((u): u is string => typeof u === "string" && isSafeRedirectUrl(u)).map((u) => new URL(u).origin))];
+}
+
 /** The next step of the flow (CONTRACT §9), or the checkout's successUrl / `/success` when finished. */
 function nextLocation(session: UpsellSessionRow): string {
   const offer = currentOfferOf(session);

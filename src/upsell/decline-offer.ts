@@ -23,7 +23,7 @@ export async function declineOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffe
         {
           ...eventBase(session),
           type: "upsell.declined",
-          data: { sessionId: session.id, orderId: session.orderId, originalOrderId: session.originalOrderId, offerId: offer.id, offerName: offer.name, nextOfferId, metadata: session.metadata ?? {}, ...funnelEventFields(offer) },
+          data: { sessionId: session.id, orderId: session.orderId, originalOrderId: session.originalOrderId, offerId: offer.id, offerName: offer.name, nextOfferId, metadata: session.metadata ?? {}, ...funnelEventFields(offer), livemode: decided.original.paidInDemo !== true },
         },
       ]),
     });

@@ -57,7 +57,7 @@ export async function payOfferByCard({ ctx, input }: { ctx: Ctx; input: PayOffer
       const { charge, paidInDemo } = await chargeCard(ctx, tx, decided.session, decided.offer, card);
       if (charge.status !== "succeeded") {
         const reason = charge.status === "declined" ? charge.reason : "authentication_required";
-        await recordRefusal(ctx, tx, decided, reason);
+        await recordRefusal(ctx, tx, decided, reason, !paidInDemo);
         return { declined: reason };
       }
       // The new card's method is not kept for the session: later offers still go to the saved one (§8).

@@ -6,7 +6,8 @@ import { ctxWithOptionalApiKey } from "../http/api-key.js";
 import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
-import { confirmationPage, followActionLink, inspectActionLink } from "./action-link.js";
+import { pageCsp } from "../http/security-headers.js";
+import { confirmationPage, followActionLink, inspectActionLink, redirectOrigins } from "./action-link.js";
 import { acceptOffer } from "./accept-offer.js";
 import { declineOffer } from "./decline-offer.js";
 import { payOfferByCard } from "./pay-offer-by-card.js";
@@ -120,7 +121,7 @@ export function registerUpsellRoutes(app: App, deps: Deps): void {
         }
         const step = await inspectActionLink({ ctx, input: request.params });
         if (step.kind === "redirect") return reply.redirect(step.location, 302);
-        reply.header("x-robots-tag", "noindex, nofollow");
+        reply.header("x-robots-tag", "noindex, nofollow").header("content-security-policy", pageCsp(deps.config, { formAction: redirectOrigins(step.session) }));
         return reply.type("text/html; charset=utf-8").send(confirmationPage(request.params.action, step.session, step.offer));
       },
     );

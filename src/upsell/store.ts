@@ -146,7 +146,7 @@ const FIND_SESSION_FOR_ANSWER = hotStatement(
   `select ${selectColumns(upsellSessions, "s")},
      r.decision as "priorDecision", r.result as "priorResult",
      o.customer_name as "originalCustomerName", o.customer as "originalCustomer",
-     o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress",
+     o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress", o.paid_in_demo as "originalPaidInDemo",
      (select count(*) from payment_declines where order_id = s.order_id and created_at > $4)::int as "declinesByOrder",
      (select count(*) from payment_declines where client_address = $3 and created_at > $4)::int as "declinesByAddress"
    from upsell_sessions s
@@ -160,7 +160,7 @@ const LOCK_SESSION_FOR_ANSWER = hotStatement(
   "upsell_lock_session_for_answer",
   `select ${selectColumns(upsellSessions, "s")}, null as "priorDecision", null as "priorResult",
      o.customer_name as "originalCustomerName", o.customer as "originalCustomer",
-     o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress"
+     o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress", o.paid_in_demo as "originalPaidInDemo"
    from upsell_sessions s
    left join orders o on o.id = s.original_order_ref
    where s.id = $1
@@ -176,7 +176,7 @@ export interface SessionForAnswer {
   /** The answer already given to this offer, if any. */
   prior: { decision: OfferResultRow["decision"]; result: Record<string, unknown> | null } | null;
   /** The original order's customer data, copied onto each upsell order. */
-  original: { customerName: string | null; customer: Record<string, unknown> | null; billingAddress: Record<string, unknown> | null; shippingAddress: Record<string, unknown> | null };
+  original: { customerName: string | null; customer: Record<string, unknown> | null; billingAddress: Record<string, unknown> | null; shippingAddress: Record<string, unknown> | null; paidInDemo: boolean | null };
 }
 
 type SessionForAnswerRow = UpsellSessionRow & {
@@ -186,15 +186,16 @@ type SessionForAnswerRow = UpsellSessionRow & {
   originalCustomer: Record<string, unknown> | null;
   originalBillingAddress: Record<string, unknown> | null;
   originalShippingAddress: Record<string, unknown> | null;
+  originalPaidInDemo: boolean | null;
 };
 
 function toSessionForAnswer(row: SessionForAnswerRow | undefined): SessionForAnswer | null {
   if (!row) return null;
-  const { priorDecision, priorResult, originalCustomerName, originalCustomer, originalBillingAddress, originalShippingAddress, ...session } = row;
+  const { priorDecision, priorResult, originalCustomerName, originalCustomer, originalBillingAddress, originalShippingAddress, originalPaidInDemo, ...session } = row;
   return {
     session,
     prior: priorDecision ? { decision: priorDecision, result: priorResult } : null,
-    original: { customerName: originalCustomerName, customer: originalCustomer, billingAddress: originalBillingAddress, shippingAddress: originalShippingAddress },
+    original: { customerName: originalCustomerName, customer: originalCustomer, billingAddress: originalBillingAddress, shippingAddress: originalShippingAddress, paidInDemo: originalPaidInDemo },
   };
 }
 

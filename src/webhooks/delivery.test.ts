@@ -59,6 +59,8 @@ describe("delivery of a checkout's events", () => {
       const payload = verifier.verify(request.body, request.headers as Record<string, string>) as { type: string; timestamp: string; data: Record<string, unknown> };
       expect(payload.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(JSON.stringify(payload.data)).toContain(orderId);
+      // Issue 21: paid with a demo adapter's card, so not live.
+      expect(payload.data.livemode, payload.type).toBe(false);
       expect(request.headers["webhook-id"]).toMatch(/^msg_/);
     }
     // A wrong secret does not verify.

@@ -39,9 +39,10 @@ interface DisputeFields extends ChargeFields {
 
 /**
  * The catalogue of outgoing events: each type's `data`, as receivers get it (docs/webhooks.md
- * "Event payloads"). Producers are typed against it, so a payload cannot drift from the docs.
+ * "Event payloads"), without `livemode`, which every payload carries (EventPayloads). Producers are
+ * typed against it, so a payload cannot drift from the docs.
  */
-export interface EventPayloads {
+interface EventData {
   "checkout.created": {
     checkoutId: string;
     orderId: string;
@@ -73,6 +74,12 @@ export interface EventPayloads {
   /** The dispute closed: `status` is `won` or `charge_refunded` (the money stays), `lost` or `accepted` (it went back). */
   "dispute.closed": DisputeFields;
 }
+
+/**
+ * Every payload carries `livemode` (issue 21): true when the charge went (or would go) through a
+ * provider's real adapter, false for a demo adapter (test mode, no real money), as Stripe's events do.
+ */
+export type EventPayloads = { [T in keyof EventData]: EventData[T] & { livemode: boolean } };
 
 export type EventType = keyof EventPayloads;
 

@@ -2,6 +2,7 @@ import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema/index.js";
 import { claimDue } from "../jobs/lease.js";
+import type { BusinessTally } from "../metrics/metrics.js";
 
 /** What a send needs of a delivery (the claim returns whole rows; the test and resend operations build one). */
 export type ClaimedRow = Pick<typeof webhookDeliveries.$inferSelect, "id" | "eventId" | "target" | "endpointId" | "brandId" | "eventType" | "url" | "body" | "attempts">;
@@ -16,9 +17,9 @@ const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
  * Each undispatched outbox event becomes one delivery per enabled endpoint of its brand subscribed to
  * its type (or `*`), plus one to the token's webhookUrl (CONTRACT §29); the event is marked dispatched.
  * One statement: the event rows stay locked (SKIP LOCKED for other processes) until it commits.
- * Returns how many events it fanned out.
+ * Returns how many events it fanned out, and the business events among them summed for /metrics.
  */
-export async function fanOutEvents(db: Db, now: number, limit: number): Promise<number> {
+export async function fanOutEvents(db: Db, now: number, limit: number): Promise<{ events: number; business: BusinessTally[] }> {
   const at = new Date(now);
   const result = await db.execute(sql`
     with picked as (
@@ -41,9 +42,18 @@ export async function fanOutEvents(db: Db, now: number, limit: number): Promise<
       select 'msg_' || replace(gen_random_uuid()::text, '-', ''), b.id, 'token', null, b.brand_id, b.type, b.webhook_url, b.body, 'pending', 0, ${at}, ${at}
       from bodies b where b.webhook_url is not null
       on conflict do nothing returning 1
+    ), business as (
+      select p.type, coalesce(p.payload->>'provider', '') as provider, coalesce(p.payload->>'currency', '') as currency,
+        coalesce(p.payload->>'livemode', 'unknown') as livemode, count(*)::int as count, coalesce(sum((p.payload->>'amount')::bigint), 0) as amount
+      from picked p where p.type in ('order.confirmed', 'upsell.accepted', 'payment.failed', 'refund.succeeded')
+      group by 1, 2, 3, 4
     )
-    select (select count(*) from marked)::int as events, (select count(*) from to_endpoints)::int as a, (select count(*) from to_token)::int as b`);
-  return rowsOf<{ events: number }>(result)[0]?.events ?? 0;
+    select (select count(*) from marked)::int as events, (select count(*) from to_endpoints)::int as a, (select count(*) from to_token)::int as b,
+      (select coalesce(json_agg(business), '[]'::json) from business) as business`);
+  const row = rowsOf<{ events: number; business: BusinessTally[] | string }>(result)[0];
+  // Counted here, where each event is dispatched exactly once across instances (business counters in /metrics).
+  const business = typeof row?.business === "string" ? (JSON.parse(row.business) as BusinessTally[]) : (row?.business ?? []);
+  return { events: row?.events ?? 0, business: business.map((t) => ({ ...t, amount: Number(t.amount) })) };
 }
 
 /** Claims due deliveries (attempts + 1 and the lease, committed before any send). */

@@ -63,8 +63,8 @@ export class WebhookWorker {
      * due again (another process takes them). Also ends the sends of the test and resend operations.
      */
     private readonly shutdown: AbortSignal,
-    /** Counts attempt outcomes for /metrics. */
-    private readonly metrics?: Pick<Metrics, "delivery" | "undecryptableSecret">,
+    /** Counts attempt outcomes, undecryptable secrets and the business events fanned out, for /metrics. */
+    private readonly metrics?: Pick<Metrics, "delivery" | "undecryptableSecret" | "business">,
   ) {}
 
   /**
@@ -81,8 +81,9 @@ export class WebhookWorker {
     let events = 0;
     for (;;) {
       const fanned = await fanOutEvents(db, this.deps.clock.now(), BATCH);
-      events += fanned;
-      if (fanned < BATCH) break;
+      events += fanned.events;
+      this.metrics?.business(fanned.business);
+      if (fanned.events < BATCH) break;
     }
     let sent = 0;
     while (!signal.aborted) {

@@ -23,7 +23,7 @@ export async function testCrm({ ctx, input }: { ctx: Ctx; input: TestCrmBody }):
   } catch (error) {
     if (error instanceof ProviderError) {
       ctx.log.warn({ crm: input.provider, err: error.message }, "CRM connection check failed");
-      throw new AppError("PROVIDER_ERROR", `CRM ${input.provider} connection check failed`);
+      throw Object.assign(new AppError("PROVIDER_ERROR", `CRM ${input.provider} connection check failed`), { cause: error });
     }
     throw error;
   }

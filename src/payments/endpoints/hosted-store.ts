@@ -25,6 +25,7 @@ export async function completeHostedCheckout(ctx: Ctx, body: StoreOrderBody): Pr
   const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   return chargeOnce(ctx, { provider: PROVIDER, owner: order, orderId: body.orderId, request: body, call }, async (call) => {
     const charge = await attemptPayment(ctx, {
+      livemode: !adapter.demo,
       provider: PROVIDER,
       orderId: body.orderId,
       charge: (tx) => within(tx).completeCheckout(body, call),

@@ -22,6 +22,7 @@ export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Pro
   }
   return chargeOnce(ctx, { provider: PROVIDER, owner: order, orderId: body.orderId, request: body, call }, async (call, result) => {
     const intent = await attemptPayment(ctx, {
+      livemode: !adapter.demo,
       provider: PROVIDER,
       orderId: body.orderId,
       card,
@@ -60,6 +61,7 @@ export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): P
   const owner = order.checkoutId ? order : await orderContextOf(ctx.db, { orderId: existing.orderId });
   return chargeOnce(ctx, { provider: PROVIDER, owner, orderId: existing.orderId, request: body, call }, async (call, result) => {
     const intent = await attemptPayment(ctx, {
+      livemode: !adapter.demo,
       provider: PROVIDER,
       orderId: existing.orderId,
       card,

@@ -21,6 +21,7 @@ export async function processVaultPayment(ctx: Ctx, provider: VaultGatewayId, in
   const currency = input.currency.toUpperCase();
   return chargeOnce(ctx, { provider, owner: order, orderId: input.orderId, request: input, call, opened }, async (call) => {
     const outcome = await attemptPayment(ctx, {
+      livemode: !adapter.demo,
       provider,
       orderId: input.orderId,
       declineCounts: opened.held ? opened.declineCounts : undefined,
@@ -49,6 +50,7 @@ export async function processVaultUpsell(ctx: Ctx, body: VaultUpsellBody): Promi
   // The upsell's orderId is a new order of the same brand: charged once, like any other (CONTRACT §37).
   return chargeOnce(ctx, { provider: UPSELL_PROVIDER, owner: { brandId: order.brandId, completed: false }, orderId: body.orderId, request: body, call }, async (call) => {
     const outcome = await attemptPayment(ctx, {
+      livemode: !adapter.demo,
       provider: UPSELL_PROVIDER,
       orderId: body.orderId,
       charge: (tx) => within(tx).chargeSaved(input, call),

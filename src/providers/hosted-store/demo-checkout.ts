@@ -43,7 +43,7 @@ export async function payDemoDraft(ctx: Ctx, draft: DemoDraft, card: CardInput):
   const reason = behaviour.kind === "decline" ? behaviour.reason : behaviour.kind === "requires_action" ? "authentication_required" : null;
   if (reason) {
     const owner = await orderContextOf(ctx.db, { orderId: draft.orderId });
-    await withTransaction(ctx.db, (tx) => recordDecline(ctx, tx, { provider: PROVIDER, orderId: draft.orderId, reason, amountCents: draft.amountCents, currency: draft.currency, owner }));
+    await withTransaction(ctx.db, (tx) => recordDecline(ctx, tx, { provider: PROVIDER, livemode: false, orderId: draft.orderId, reason, amountCents: draft.amountCents, currency: draft.currency, owner }));
     throw paymentFailed(reason);
   }
   await completeHostedCheckout(ctx, { storeOrderId: draft.storeOrderId, orderId: draft.orderId });

@@ -108,6 +108,16 @@ describe("intent_gateway with settings", () => {
     expect(charge.headers["idempotency-key"]).toMatch(/^upsell:/);
     expect(json(accepted).transactionId).toBe(fake.intents.get(json(accepted).transactionId)!.id);
     expect(t.logs.join("\n")).not.toContain(fake.secretKey);
+
+    // Issue 21: money through the real adapter is livemode in every event, and counted so in /metrics.
+    const events = await t.deps.database.db.select().from(outboxEvents);
+    const mine = events.filter((e) => JSON.stringify(e.payload).includes(orderId));
+    expect(mine.map((e) => e.type).sort()).toEqual(expect.arrayContaining(["checkout.created", "order.confirmed", "payment.succeeded", "upsell.accepted"]));
+    for (const event of mine) expect(event.payload, event.type).toMatchObject({ livemode: true });
+    await t.app.webhookWorker.deliverDue();
+    const metrics = (await t.app.inject({ method: "GET", url: "/metrics" })).body;
+    expect(metrics).toMatch(/checkout_orders_total\{provider="intent_gateway",currency="[A-Z]{3}",kind="upsell",livemode="true"\} [1-9]/);
+    expect(metrics).toMatch(/checkout_revenue_minor_units_total\{provider="intent_gateway",currency="[A-Z]{3}",livemode="true"\} [1-9]/);
   });
 
   it("answers a declined off-session charge with 402 and records the decline", async () => {
@@ -225,8 +235,12 @@ describe("intent_gateway refunds", () => {
     const paid = await paidCheckout();
     const order = await checkoutOrderOf(paid.orderId);
     fake.failNext = "500";
+    const errorsBefore = /checkout_provider_errors_total\{provider="intent_gateway"\} (\d+)/.exec((await t.app.inject({ method: "GET", url: "/metrics" })).body)?.[1] ?? "0";
     const res = await refundVia(order.id, { amount: 2000, reason: "other" });
     expect(res.statusCode).toBe(502);
+    // Issue 21: counted per provider for the CheckoutProviderErrors alert.
+    const errorsAfter = /checkout_provider_errors_total\{provider="intent_gateway"\} (\d+)/.exec((await t.app.inject({ method: "GET", url: "/metrics" })).body)?.[1];
+    expect(Number(errorsAfter)).toBe(Number(errorsBefore) + 1);
     expect((await checkoutOrderOf(paid.orderId)).refundedCents).toBe(0);
     const more = await refundVia(order.id, { amount: 1000, reason: "other" });
     expect(more.statusCode).toBe(400);

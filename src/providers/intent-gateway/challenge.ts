@@ -40,7 +40,7 @@ export async function answerChallenge(ctx: Ctx, params: ChallengeParams & { outc
       const answered = await within(tx).answerChallenge!(params, call);
       if (answered?.changed && answered.intent.status === "failed") {
         const { intent } = answered;
-        await recordDecline(ctx, tx, { provider: PROVIDER, orderId: intent.orderId, reason: intent.declineReason ?? "authentication_failed", amountCents: intent.amountCents, currency: intent.currency, owner });
+        await recordDecline(ctx, tx, { provider: PROVIDER, livemode: !adapter.demo, orderId: intent.orderId, reason: intent.declineReason ?? "authentication_failed", amountCents: intent.amountCents, currency: intent.currency, owner });
       }
       return answered?.intent ?? open.intent;
     });
