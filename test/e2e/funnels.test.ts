@@ -19,13 +19,6 @@ describe.skipIf(NO_CHROMIUM)("upsell funnels in Chromium", () => {
     const customer = await stack.browser.newPage({ locale: "en-US" });
     try {
       await registerInBrowser(page, stack.base, "Fern Funnel");
-      await page.getByRole("link", { name: "Salespeople" }).click();
-      await page.getByLabel("Name").fill("Sam Seller");
-      await page.getByLabel("Email").fill(`sam-${Date.now()}@example.com`);
-      await page.getByLabel("Portal password").fill("sam's long password 42");
-      await page.getByRole("button", { name: "Add salesperson" }).click();
-      await page.getByRole("cell", { name: "Sam Seller" }).waitFor();
-
       await page.getByRole("link", { name: "Upsell funnels" }).click();
       await page.getByText("No funnels yet.").waitFor();
       await page.getByRole("button", { name: "New funnel" }).click();
@@ -45,16 +38,18 @@ describe.skipIf(NO_CHROMIUM)("upsell funnels in Chromium", () => {
       await page.getByText("Saved funnel Roaster buyers (version 1).").waitFor();
       await page.getByRole("cell", { name: "Roaster buyers", exact: true }).waitFor();
 
-      await page.getByRole("link", { name: "Checkout links" }).click();
-      await page.getByLabel("Salesperson").locator("option", { hasText: "Sam Seller" }).waitFor({ state: "attached" });
-      await page.getByLabel("Product name").fill("Roaster deluxe");
-      await page.getByLabel("Price").fill("120.00");
-      await page.getByRole("button", { name: "Generate link" }).click();
-      const link = (await page.getByTestId("generated-link").textContent())!;
+      // A lasting payment link, the way a merchant without a server sells (no salesperson needed).
+      await page.getByRole("link", { name: "Payment links" }).click();
+      const form = page.getByRole("form", { name: "New payment link" });
+      await form.getByLabel("Product name").fill("Roaster deluxe");
+      await form.getByLabel("Price per unit").fill("120.00");
+      await form.getByRole("button", { name: "Create payment link" }).click();
+      const link = (await page.getByTestId("payment-link").textContent())!;
 
       await customer.goto(`${stack.base}${new URL(link).pathname}`);
-      for (const [label, value] of [["Email", "ada@example.com"], ["First name", "Ada"], ["Last name", "Lovelace"], ["Address", "1 Main St"], ["City", "Springfield"], ["State / region", "IL"], ["Postal code", "62701"], ["Country", "US"], ["Card number", "4242424242424242"], ["Expiry month (MM)", "12"], ["Expiry year (YYYY)", "2031"], ["Security code", "123"]])
+      for (const [label, value] of [["Email", "ada@example.com"], ["First name", "Ada"], ["Last name", "Lovelace"], ["Address", "1 Main St"], ["City", "Springfield"], ["State / region", "IL"], ["Postal code", "62701"], ["Card number", "4242424242424242"], ["Expiry date (MM / YY)", "12 / 31"], ["Security code", "123"]])
         await customer.getByLabel(label, { exact: true }).fill(value);
+      await customer.getByLabel("Country", { exact: true }).selectOption("US");
       await customer.getByRole("button", { name: "Pay $120.00" }).click();
       await customer.getByTestId("offer-name").filter({ hasText: "Bean subscription" }).waitFor();
       expect(customer.url()).toMatch(new RegExp(`^${stack.base}/upsell/ups_`));
