@@ -109,7 +109,7 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
       await page.getByLabel("Action").fill("settings.update");
       await page.getByRole("button", { name: "Filter" }).click();
       await page.getByText("Page 1 of 1 (1 in all)").waitFor();
-      expect(await page.getByRole("cell", { name: "provider_settings vault_gateway_b" }).count()).toBe(1);
+      expect(await page.getByRole("cell", { name: "provider settings vault_gateway_b" }).count()).toBe(1);
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, "settings-webhooks-audit");
 
