@@ -3,13 +3,15 @@
 //
 //   npm run bench                      3 repeats of 3 s warm-up + 10 s measured, medians
 //   npm run bench -- --quick           1 repeat of 1 s + 3 s: checks that everything works
-//   options: --repeats N --duration S --warmup S --connections N --engines pglite,postgres,cluster,overload
+//   options: --repeats N --duration S --warmup S --connections N --engines pglite,postgres,cluster,overload,funnels
 //            --no-build --capture FILE (replicas from a recorded capture instead of recording one)
 //
 // Scenarios: the bare Fastify route (framework ceiling); initialize, complete, upsell create-session,
 // accept and decline through the service; and the raw-SQL replica of each (bench/replica-server.mjs).
 // `cluster`: one vs two instances on PostgreSQL + Redis (bench/cluster.mjs). `overload`: arrivals at
-// 1.5× and 2× the measured capacity, open loop (bench/overload.mjs). See docs/benchmarks.md.
+// 1.5× and 2× the measured capacity, open loop (bench/overload.mjs). `funnels`: the funnel stats
+// query over 100 000 seeded funnel sessions (bench/funnel-stats.mjs; ten million with
+// `npm run bench:funnels`, docs/benchmarks-funnels.md). See docs/benchmarks.md.
 import { execSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -31,6 +33,7 @@ import {
 import { attempt, bodiesLoad, log, scenario } from "./lib/scenario.mjs";
 import { benchCluster, findRedis } from "./cluster.mjs";
 import { benchOverload } from "./overload.mjs";
+import { benchFunnelStats } from "./funnel-stats.mjs";
 import { postgresPids, startNodeServer } from "./lib/proc.mjs";
 import { createDatabase, dropDatabase, findPostgres } from "./lib/postgres.mjs";
 import { writeReport } from "./lib/report.mjs";
@@ -46,7 +49,7 @@ const { values: args } = parseArgs({
     duration: { type: "string" },
     warmup: { type: "string" },
     connections: { type: "string", default: "50" },
-    engines: { type: "string", default: "pglite,postgres,cluster,overload" },
+    engines: { type: "string", default: "pglite,postgres,cluster,overload,funnels" },
     "no-build": { type: "boolean", default: false },
     capture: { type: "string" },
   },
@@ -59,6 +62,9 @@ const options = {
   connections: Number(args.connections),
   engines: args.engines.split(",").map((e) => e.trim()).filter(Boolean),
 };
+/** The funnels leg's scale in the default run: enough to exercise the query, small enough to seed in seconds. */
+const FUNNEL_SESSIONS = 100_000;
+const LEGS = new Set(["cluster", "overload", "funnels"]);
 const workDir = mkdtempSync(path.join(os.tmpdir(), "bench-"));
 const notes = [];
 
@@ -253,7 +259,7 @@ async function main() {
   build();
   const results = { options, machine: machine(), notes, command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}` };
   log(`options: ${JSON.stringify(options)}`);
-  const wantsPostgres = options.engines.some((e) => e === "postgres" || e === "cluster" || e === "overload");
+  const wantsPostgres = options.engines.some((e) => e === "postgres" || LEGS.has(e));
   const postgresUrl = wantsPostgres ? await findPostgres() : null;
   if (wantsPostgres && !postgresUrl) notes.push("No PostgreSQL answered: the PostgreSQL and cluster legs were skipped.");
 
@@ -261,7 +267,7 @@ async function main() {
   const capture = await recordCapture(postgresUrl);
   results.capture = capture ? { source: capture.source, provider: capture.data.provider, steps: Object.fromEntries(Object.entries(capture.data.steps).map(([k, s]) => [k, s.statements.map((st) => st.text)])) } : null;
   results.engines = {};
-  for (const engine of options.engines.filter((e) => e !== "cluster" && e !== "overload")) {
+  for (const engine of options.engines.filter((e) => !LEGS.has(e))) {
     if (engine === "postgres" && !postgresUrl) continue;
     results.engines[engine] = await benchEngine(engine, { postgresUrl, capture });
   }
@@ -271,6 +277,9 @@ async function main() {
     else notes.push("No Redis answered: the one-vs-two-instances leg was skipped.");
   }
   if (options.engines.includes("overload") && postgresUrl) results.overload = await attempt("overload", () => benchOverload({ postgresUrl, options }));
+  if (options.engines.includes("funnels") && postgresUrl) {
+    results.funnels = await attempt("funnels", () => benchFunnelStats({ sessions: FUNNEL_SESSIONS, durationS: options.durationS, log: (...parts) => log(`funnels: ${parts.join(" ")}`) }));
+  }
   results.finishedAt = new Date().toISOString();
   const stamp = results.machine.date.replace(/[:.]/g, "-");
   writeFileSync(`bench/results/${stamp}.json`, JSON.stringify(results, null, 2));

@@ -3,6 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { FLOW_TARGET } from "../cluster.mjs";
 import { OVERLOAD_TARGET } from "../overload.mjs";
+import { funnelStatsTable } from "../funnel-stats.mjs";
 import { FLOW_STEPS } from "./flow.mjs";
 
 // Another process using more than this much of a core during a measured run makes its figures not final.
@@ -152,6 +153,18 @@ function overloadSection(results) {
   return lines.join("\n");
 }
 
+/** The funnels leg (bench/funnel-stats.mjs at a small scale; the full ten million: docs/benchmarks-funnels.md). */
+function funnelsSection(results) {
+  const funnels = results.funnels;
+  if (!funnels) return "Not run in this run (`--engines` without `funnels`, or no PostgreSQL; see Notes).";
+  if (funnels.skipped) return `Not measured: ${funnels.skipped}`;
+  return [
+    `\`GET /api/admin/funnels/<id>/stats\` as the brand's owner over ${funnels.sessions.toLocaleString("en-US")} funnel sessions seeded over a year (${funnels.seeded.counterRows.toLocaleString("en-US")} per-day counter rows); the answer's figures for one variant equal a direct SQL sum of its counters: ${funnels.correct.ok ? "yes" : "**no**"}. 20 requests one at a time, then 10 connections for ${funnels.durationS} s. The same at ten million sessions: \`npm run bench:funnels\`, \`docs/benchmarks-funnels.md\`.`,
+    "",
+    funnelStatsTable(funnels),
+  ].join("\n");
+}
+
 /** The one-vs-two-instances leg (bench/cluster.mjs): tables, targets and capacity per core. */
 function clusterSection(results) {
   const cluster = results.cluster;
@@ -281,7 +294,9 @@ ${machine.free}
 \`\`\`
 
 Other benchmarks, each with its own command and page: the audit-log listing over a million records
-(\`npm run bench:audit\`, \`docs/benchmarks-audit.md\`) and webhook delivery throughput
+(\`npm run bench:audit\`, \`docs/benchmarks-audit.md\`), the orders list over a million orders
+(\`npm run bench:orders\`, \`docs/benchmarks-orders.md\`), the funnel stats query at ten million funnel
+sessions (\`npm run bench:funnels\`, \`docs/benchmarks-funnels.md\`) and webhook delivery throughput
 (\`node bench/webhooks.mjs\`, \`docs/webhooks.md\`).
 
 The load generator (autocannon, in the runner process) and PostgreSQL run on the same machine as the
@@ -320,6 +335,10 @@ ${clusterSection(results)}
 ## Overload (one instance, PostgreSQL)
 
 ${overloadSection(results)}
+
+## Funnel stats (PostgreSQL)
+
+${funnelsSection(results)}
 
 ## Targets
 
