@@ -17,8 +17,9 @@ export async function withOwnerOnFreshDatabase(prefix, fn) {
   const name = `${prefix}_${process.pid}_${Date.now()}`;
   const url = await createDatabase(serverUrl, name);
   const workDir = mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
-  const server = await startNodeServer({ script: "dist/main.js", env: serviceEnv({ url, dataDir: workDir }), logFile: path.join(workDir, "service.log") });
+  let server;
   try {
+    server = await startNodeServer({ script: "dist/main.js", env: serviceEnv({ url, dataDir: workDir }), logFile: path.join(workDir, "service.log") });
     const registered = await fetch(`${server.baseUrl}/api/auth/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -28,7 +29,8 @@ export async function withOwnerOnFreshDatabase(prefix, fn) {
     const cookie = registered.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
     return await fn({ server, url, cookie });
   } finally {
-    await server.stop();
+    // A service that failed to start still leaves its database and folder behind otherwise.
+    await server?.stop();
     await dropDatabase(serverUrl, name).catch(() => {});
     rmSync(workDir, { recursive: true, force: true });
   }
