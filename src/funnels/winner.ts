@@ -65,6 +65,21 @@ function beta(a: number, b: number, random: () => number): number {
  * probability passes 95 % and every variant has at least `minSamplePerVariant` impressions.
  */
 export function splitTestVerdicts(variants: readonly VariantCounts[], minSamplePerVariant: number): VariantVerdict[] {
+  // The same counts always give the same verdict, and the draws cost 15-20 ms a step
+  // (docs/benchmarks-funnels.md): a stats page read again between two answers costs nothing.
+  const key = JSON.stringify([minSamplePerVariant, variants.map((v) => [v.variantId, v.impressions, v.accepts, v.revenueCents])]);
+  const known = verdictCache.get(key);
+  if (known) return known.map((v) => ({ ...v }));
+  const verdicts = computeVerdicts(variants, minSamplePerVariant);
+  if (verdictCache.size >= VERDICT_CACHE_SIZE) verdictCache.delete(verdictCache.keys().next().value!);
+  verdictCache.set(key, verdicts);
+  return verdicts.map((v) => ({ ...v }));
+}
+
+const VERDICT_CACHE_SIZE = 1_000;
+const verdictCache = new Map<string, VariantVerdict[]>();
+
+function computeVerdicts(variants: readonly VariantCounts[], minSamplePerVariant: number): VariantVerdict[] {
   if (variants.length < 2) return variants.map((v) => ({ variantId: v.variantId, probabilityBestTakeRate: 1, probabilityBestRevenue: 1, winner: false }));
   const random = seeded(0x5eed);
   const bestRate = new Array<number>(variants.length).fill(0);
