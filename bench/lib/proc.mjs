@@ -14,7 +14,9 @@ const MS_PER_TICK = 10;
  */
 export async function startNodeServer({ script, args = [], env, logFile, nodeArgs = [], timeoutMs = 60_000 }) {
   const fd = openSync(logFile, "w");
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": profile the servers under test (docs/performance.md).
+  const extraArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...extraArgs, ...nodeArgs, script, ...args], {
     env: { PATH: process.env.PATH ?? "", PORT: "0", ...env },
     stdio: ["ignore", fd, fd],
   });

@@ -20,12 +20,21 @@ export const decimalAmount = (minor: number, currency: string): string => {
   return (minor / 10 ** digits).toFixed(digits);
 };
 
+// Building an Intl.NumberFormat costs about a hundred times its format(): one per currency, kept.
+const moneyFormats = new Map<string, Intl.NumberFormat | null>();
+
 /** Minor units as a buyer reads them: EUR 4999 → "€49.99". */
 export function formatMoney(minor: number, currency: string): string {
   const digits = minorDigits(currency);
-  try {
-    return new Intl.NumberFormat("en", { style: "currency", currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(minor / 10 ** digits);
-  } catch {
-    return `${decimalAmount(minor, currency)} ${currency}`;
+  let format = moneyFormats.get(currency);
+  if (format === undefined) {
+    try {
+      format = new Intl.NumberFormat("en", { style: "currency", currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
+    } catch {
+      format = null;
+    }
+    // One entry per currency code (validated as three letters where it enters).
+    moneyFormats.set(currency, format);
   }
+  return format ? format.format(minor / 10 ** digits) : `${decimalAmount(minor, currency)} ${currency}`;
 }
