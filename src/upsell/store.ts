@@ -12,19 +12,22 @@ export type UpsellSessionRow = typeof upsellSessions.$inferSelect;
 export type OfferResultRow = typeof upsellOfferResults.$inferSelect;
 
 /**
- * The original checkout order for create-session, with its checkout's successUrl and webhookUrl.
- * With a token, only the order that token was issued for matches (CONTRACT §8); without one, the
- * newest checkout order carrying that orderId.
+ * The original checkout order an upsell session starts from (create-session, a funnel's entry), with
+ * its checkout's successUrl and webhookUrl: the newest checkout order carrying `orderId` that also
+ * matches the filters given. With a token, only the order that token was issued for matches (CONTRACT
+ * §8); with a brand, only that brand's orders (an API key sees only its brand's, §34); with a
+ * transaction id, only the order it paid (a completion's).
  */
-export async function findOriginalOrder(db: Db, originalOrderId: string, paymentMethodToken: string | undefined, brandId?: string) {
-  const conditions = [eq(orders.orderId, originalOrderId), eq(orders.kind, "checkout")];
-  if (paymentMethodToken !== undefined) conditions.push(eq(orders.paymentMethodToken, paymentMethodToken));
-  // An API key sees only its brand's orders (CONTRACT §34).
-  if (brandId !== undefined) conditions.push(eq(orders.brandId, brandId));
+export async function originalOrderOf(db: Db, where: { orderId: string; paymentMethodToken?: string; brandId?: string; transactionId?: string }) {
+  const conditions = [eq(orders.orderId, where.orderId), eq(orders.kind, "checkout")];
+  if (where.paymentMethodToken !== undefined) conditions.push(eq(orders.paymentMethodToken, where.paymentMethodToken));
+  if (where.brandId !== undefined) conditions.push(eq(orders.brandId, where.brandId));
+  if (where.transactionId !== undefined) conditions.push(eq(orders.transactionId, where.transactionId));
   const [row] = await db
     .select({
       id: orders.id,
       brandId: orders.brandId,
+      orderId: orders.orderId,
       checkoutId: orders.checkoutId,
       provider: orders.provider,
       currency: orders.currency,
@@ -32,6 +35,8 @@ export async function findOriginalOrder(db: Db, originalOrderId: string, payment
       paymentMethodToken: orders.paymentMethodToken,
       customerName: orders.customerName,
       customerEmail: orders.customerEmail,
+      billingAddress: orders.billingAddress,
+      shippingAddress: orders.shippingAddress,
       createdAt: orders.createdAt,
       paidInDemo: orders.paidInDemo,
       successUrl: checkouts.successUrl,
@@ -44,7 +49,7 @@ export async function findOriginalOrder(db: Db, originalOrderId: string, payment
     .limit(1);
   return row ?? null;
 }
-export type OriginalOrder = NonNullable<Awaited<ReturnType<typeof findOriginalOrder>>>;
+export type OriginalOrder = NonNullable<Awaited<ReturnType<typeof originalOrderOf>>>;
 
 export async function findSession(db: Db, id: string): Promise<UpsellSessionRow | null> {
   const [row] = await db.select().from(upsellSessions).where(eq(upsellSessions.id, id));
