@@ -123,7 +123,7 @@ describe("an upsell charge at a slow provider", () => {
     expect(await acceptedEvents(s.sessionId)).toHaveLength(1);
   });
 
-  it("a decline of the offer while its charge is at the provider is 409 in progress; another offer can be answered meanwhile", async () => {
+  it("a decline of the offer while its charge is at the provider is 409 in progress (an action link returns to the offer); another offer can be answered meanwhile", async () => {
     const s = await sessionAtGateway();
     const sent = fake.requests.length;
     fake.delayMs = 500;
@@ -133,6 +133,9 @@ describe("an upsell charge at a slow provider", () => {
       const declined = await post(t, "/api/upsell/decline", { sessionId: s.sessionId, offerId: "a" });
       expect(declined.statusCode, declined.body).toBe(409);
       expect(json(declined)).toEqual({ error: "Request in progress", code: "REQUEST_IN_PROGRESS" });
+      const link = await t.app.inject({ method: "POST", url: `/upsell/action/decline/${s.sessionId}` });
+      expect(link.statusCode, link.body).toBe(303);
+      expect(link.headers.location).toBe(`/upsell/${s.sessionId}`);
       const other = await post(t, "/api/upsell/decline", { sessionId: s.sessionId, offerId: "b" });
       expect(json(other)).toEqual({ success: true, hasMoreOffers: true, nextOfferId: "a" });
       const accepted = await accepting;
