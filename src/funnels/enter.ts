@@ -3,11 +3,12 @@ import type { FunnelOffer, FunnelOfferRef, FunnelStep, StoredOffer } from "../db
 import { withTransaction } from "../db/transaction.js";
 import { newId } from "../lib/ids.js";
 import { UPSELL_WINDOW_MS } from "../upsell/create-session.js";
-import { saveNewSession } from "../upsell/store.js";
+import { newSessionRow, offerCount } from "../upsell/session.js";
+import { originalOrderOf, saveNewSession, type OriginalOrder } from "../upsell/store.js";
 import { assignVariant } from "./assign.js";
 import { dayOf } from "./counters.js";
 import { chooseFunnel, type OrderFacts } from "./trigger.js";
-import { bumpFunnelStats, claimFunnelEntry, findFunnelEntry, findOrderForFunnel, orderBrandHasLiveFunnel, hasEarlierOrder, lineItemsOf, liveFunnelsOfBrand, type FunnelWithVersion, type OrderForFunnel } from "./store.js";
+import { bumpFunnelStats, claimFunnelEntry, findFunnelEntry, orderBrandHasLiveFunnel, hasEarlierOrder, lineItemsOf, liveFunnelsOfBrand, type FunnelWithVersion } from "./store.js";
 
 /** The UTC day a counter belongs to. */
 
@@ -47,7 +48,7 @@ export function funnelFlow(funnel: { id: string; version: number; steps: FunnelS
 }
 
 /** What a trigger may ask of the order (the line items and earlier orders are read only when a funnel is live). */
-export async function orderFacts(ctx: Ctx, order: OrderForFunnel): Promise<OrderFacts> {
+export async function orderFacts(ctx: Ctx, order: OriginalOrder): Promise<OrderFacts> {
   const country = (order.billingAddress?.country ?? order.shippingAddress?.country) as unknown;
   return {
     lineItems: await lineItemsOf(ctx.db, order.id),
@@ -66,49 +67,20 @@ export type FunnelSessionOutcome = { sessionId: string; upsellUrl: string; expir
  * concurrent one finds the same session. Null when the order cannot be upsold (no saved method,
  * past the 60-minute window) or no step has a price in its currency.
  */
-export async function startFunnelSession(ctx: Ctx, order: OrderForFunnel, funnel: Pick<FunnelWithVersion, "id" | "currentVersion" | "steps" | "commissionRate">): Promise<FunnelSessionOutcome> {
+export async function startFunnelSession(ctx: Ctx, order: OriginalOrder, funnel: Pick<FunnelWithVersion, "id" | "currentVersion" | "steps" | "commissionRate">): Promise<FunnelSessionOutcome> {
   const now = ctx.clock.now();
   if (!order.paymentMethodToken || now - order.createdAt.getTime() > UPSELL_WINDOW_MS) return null;
   const currency = order.currency.toUpperCase();
   const flow = funnelFlow({ id: funnel.id, version: funnel.currentVersion, steps: funnel.steps, commissionRate: funnel.commissionRate }, order.orderId, currency);
-  const totalOffers = flow.filter((offer) => !offer.downsellOf).length;
+  const totalOffers = offerCount(flow);
   if (totalOffers === 0) return null;
   const id = newId("ups");
   const at = new Date(now);
   const expiresAt = now + ctx.config.upsellSessionTtlSeconds * 1000;
   const created = await withTransaction(ctx.db, async (tx) => {
     if (!(await claimFunnelEntry(tx, { originalOrderRef: order.id, sessionId: id, funnelId: funnel.id, funnelVersion: funnel.currentVersion, createdAt: at }))) return false;
-    await saveNewSession(
-      tx,
-      {
-        id,
-        brandId: order.brandId,
-        orderId: `${order.orderId}-upsell`,
-        originalOrderId: order.orderId,
-        originalOrderRef: order.id,
-        checkoutId: order.checkoutId,
-        provider: order.provider,
-        paymentMethodToken: order.paymentMethodToken!,
-        customerEmail: order.customerEmail,
-        customerId: null,
-        currency,
-        status: "active",
-        flow,
-        acceptedOffers: [],
-        declinedOffers: [],
-        totalUpsellCents: 0,
-        currentStep: 0,
-        totalOffers,
-        successUrl: order.successUrl,
-        webhookUrl: order.webhookUrl,
-        metadata: null,
-        themeId: null,
-        expiresAt: new Date(expiresAt),
-        createdAt: at,
-        updatedAt: at,
-      },
-      flow[0]!.id,
-    );
+    const session = { id, orderId: `${order.orderId}-upsell`, customerEmail: order.customerEmail, currency, at, expiresAt: new Date(expiresAt) };
+    await saveNewSession(tx, newSessionRow(order, flow, session), flow[0]!.id);
     const first = flow[0]!.funnel!;
     await bumpFunnelStats(tx, dayOf(at), currency, [{ funnelId: funnel.id, stepIndex: -1, variantId: "", sessions: 1 }, { funnelId: funnel.id, stepIndex: first.stepIndex, variantId: first.variantId, impressions: 1 }], at);
     return true;
@@ -132,7 +104,7 @@ async function existingSession(ctx: Ctx, orderRef: string): Promise<FunnelSessio
 export async function funnelUpsellUrl(ctx: Ctx, completed: { orderId: string; transactionId: string }): Promise<string | null> {
   try {
     if (!(await orderBrandHasLiveFunnel(ctx.db, completed))) return null;
-    const order = await findOrderForFunnel(ctx.db, completed);
+    const order = await originalOrderOf(ctx.db, completed);
     if (!order) return null;
     const live = await liveFunnelsOfBrand(ctx.db, order.brandId);
     if (live.length === 0) return null;

@@ -3,10 +3,11 @@ import type { ApiActor } from "../http/api-key.js";
 import { validationError } from "../lib/errors.js";
 import { noSavedMethod, originalOrderNotFound, upsellWindowClosed } from "../upsell/errors.js";
 import { UPSELL_WINDOW_MS } from "../upsell/create-session.js";
+import { originalOrderOf } from "../upsell/store.js";
 import type { CreateSessionResponse } from "../upsell/schemas.js";
 import { startFunnelSession } from "./enter.js";
 import { funnelNotFound } from "./errors.js";
-import { findFunnelOfBrand, findOrderForFunnel } from "./store.js";
+import { findFunnelOfBrand } from "./store.js";
 
 export interface NamedFunnelSessionBody {
   originalOrderId: string;
@@ -35,7 +36,7 @@ export function namedFunnelBody(body: unknown): NamedFunnelSessionBody | null {
 export async function createNamedFunnelSession({ ctx, actor, input }: { ctx: Ctx; actor: ApiActor; input: NamedFunnelSessionBody }): Promise<CreateSessionResponse> {
   const funnel = await findFunnelOfBrand(ctx.db, actor.brandId, input.funnelId);
   if (!funnel || funnel.status === "draft") throw funnelNotFound();
-  const order = await findOrderForFunnel(ctx.db, { orderId: input.originalOrderId, brandId: actor.brandId });
+  const order = await originalOrderOf(ctx.db, { orderId: input.originalOrderId, brandId: actor.brandId });
   if (!order) throw originalOrderNotFound();
   if (!order.paymentMethodToken) throw noSavedMethod();
   if (ctx.clock.now() - order.createdAt.getTime() > UPSELL_WINDOW_MS) throw upsellWindowClosed();

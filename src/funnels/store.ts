@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, gte, isNull, lte, ne, sql } from "drizzle-orm";
+import { and, asc, eq, gte, isNull, lte, ne, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.js";
-import { checkouts, commissions, funnelDailyStats, funnelEntries, funnels, funnelVersions, orderLineItems, orders, upsellOfferResults, upsellSessions, type FunnelOfferRef, type StoredOffer } from "../db/schema/index.js";
+import { commissions, funnelDailyStats, funnelEntries, funnels, funnelVersions, orderLineItems, orders, upsellOfferResults, upsellSessions, type FunnelOfferRef, type StoredOffer } from "../db/schema/index.js";
 
 // The funnels feature's queries. Each takes a db handle (client or transaction).
 
@@ -78,43 +78,12 @@ export async function orderBrandHasLiveFunnel(db: Db, completed: { orderId: stri
   return Boolean((result as unknown as { rows: { live: boolean }[] }).rows[0]?.live);
 }
 
-/** The original checkout order a funnel session starts from, with what its trigger may ask. */
-export async function findOrderForFunnel(db: Db, where: { orderId: string; transactionId?: string; brandId?: string }) {
-  const conditions = [eq(orders.orderId, where.orderId), eq(orders.kind, "checkout")];
-  if (where.transactionId !== undefined) conditions.push(eq(orders.transactionId, where.transactionId));
-  if (where.brandId !== undefined) conditions.push(eq(orders.brandId, where.brandId));
-  const [order] = await db
-    .select({
-      id: orders.id,
-      brandId: orders.brandId,
-      orderId: orders.orderId,
-      checkoutId: orders.checkoutId,
-      provider: orders.provider,
-      currency: orders.currency,
-      amountCents: orders.amountCents,
-      paymentMethodToken: orders.paymentMethodToken,
-      customerEmail: orders.customerEmail,
-      billingAddress: orders.billingAddress,
-      shippingAddress: orders.shippingAddress,
-      createdAt: orders.createdAt,
-      successUrl: checkouts.successUrl,
-      webhookUrl: checkouts.webhookUrl,
-    })
-    .from(orders)
-    .leftJoin(checkouts, eq(checkouts.id, orders.checkoutId))
-    .where(and(...conditions))
-    .orderBy(desc(orders.createdAt))
-    .limit(1);
-  return order ?? null;
-}
-export type OrderForFunnel = NonNullable<Awaited<ReturnType<typeof findOrderForFunnel>>>;
-
 export async function lineItemsOf(db: Db, orderRef: string): Promise<{ id: string; name: string | null }[]> {
   return db.select({ id: orderLineItems.itemId, name: orderLineItems.name }).from(orderLineItems).where(eq(orderLineItems.orderRef, orderRef));
 }
 
 /** Whether an earlier checkout order of the brand carries this email (compared without case). */
-export async function hasEarlierOrder(db: Db, order: Pick<OrderForFunnel, "id" | "brandId" | "customerEmail" | "createdAt">): Promise<boolean> {
+export async function hasEarlierOrder(db: Db, order: { id: string; brandId: string; customerEmail: string; createdAt: Date }): Promise<boolean> {
   const [row] = await db
     .select({ id: orders.id })
     .from(orders)

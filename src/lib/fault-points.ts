@@ -5,11 +5,11 @@
  * production (refused with PAYMENT_MODE=live); unset, a call is one comparison.
  */
 export const FAULT_POINTS = [
-  /** Upsell accept: the offer is reserved in the open transaction, the provider not yet called. */
+  /** Upsell accept (and pay-with-card): the offer's claim is committed, the provider not yet called. */
   "charge.before-provider",
-  /** Upsell accept: the provider charged, our transaction not yet committed. */
+  /** Upsell accept (and pay-with-card): the provider charged, the answer not yet saved. */
   "charge.after-provider",
-  /** Upsell accept: committed, the response not yet sent. */
+  /** Upsell accept (and pay-with-card): the answer committed, the response not yet sent. */
   "charge.after-commit",
   /** Checkout complete: committed, the response not yet sent. */
   "complete.after-commit",

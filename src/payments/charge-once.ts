@@ -10,10 +10,10 @@ import { claimOrderCharge, findOrderCharge, markOrderChargePaid, releaseOrderCha
 /** A `charging` claim older than this belongs to a request that died (crash, kill): another may take it over. */
 export const ABANDONED_CLAIM_MS = 60_000;
 /** How long an identical repeat waits for the first request's answer before answering 409 in progress. */
-const WAIT_FOR_FIRST_MS = 10_000;
+export const WAIT_FOR_FIRST_MS = 10_000;
 
 export const alreadyPaid = () => conflict("Order already paid", "ALREADY_PAID");
-const inProgress = () => conflict("Request in progress", "REQUEST_IN_PROGRESS");
+export const inProgress = () => conflict("Request in progress", "REQUEST_IN_PROGRESS");
 
 export interface ChargeClaim {
   provider: PaymentProviderType;

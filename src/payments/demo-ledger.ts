@@ -24,7 +24,7 @@ export function createDemoLedger(db: Db): DemoLedger {
 const COLUMNS = selectColumns(demoProviderRecords, "r");
 const INSERT_RECORD = hotStatement(
   "demo_insert_record",
-  `${insertRowsSql(demoProviderRecords, "$1", "r")} returning ${COLUMNS}`,
+  `${insertRowsSql(demoProviderRecords, "$1", "r")} on conflict (id) do nothing returning ${COLUMNS}`,
 );
 
 // The demo ledger is on every demo request's path (initialize, payment, complete, upsell accept), so
@@ -32,7 +32,19 @@ const INSERT_RECORD = hotStatement(
 async function insertRecord(db: Db, now: number, record: NewLedgerRecord): Promise<LedgerRecord> {
   const at = new Date(now);
   const [row] = await runHot<LedgerRecord>(db, INSERT_RECORD, [rowsAsJson(demoProviderRecords, [{ ...record, data: record.data ?? {}, createdAt: at, updatedAt: at }])]);
-  return row!;
+  return row ?? (await earlierRecord(db, record.id));
+}
+
+/**
+ * The record kept already with the id of one not inserted: ids made of an idempotency key repeat when
+ * the call does (a retry after a crash), and the repeat is answered with the first record, as a
+ * provider answers a repeated key. Read in a statement of its own, so a racing first insert is seen
+ * once it committed.
+ */
+async function earlierRecord(db: Db, id: string): Promise<LedgerRecord> {
+  const [row] = await runHot<LedgerRecord>(db, FIND_RECORD, [id]);
+  if (!row) throw new Error(`demo ledger record ${id} neither inserted nor found`);
+  return row;
 }
 
 async function updateRecord(db: Db, now: number, id: string, patch: LedgerPatch): Promise<LedgerRecord> {
@@ -144,6 +156,7 @@ const INSERT_CHARGE_OF_OPEN_ORDER = hotStatement(
      insert into demo_provider_records as r (${RECORD_COLUMNS.join(", ")})
      select ${RECORD_COLUMNS.map((c) => (c === '"provider_order_id"' ? "(select id from open_order)" : c)).join(", ")}
      from jsonb_populate_recordset(null::demo_provider_records, $1::jsonb)
+     on conflict (id) do nothing
      returning ${COLUMNS}
    ), paid as (
      update demo_provider_records set status = 'paid', updated_at = $4
@@ -160,5 +173,5 @@ async function insertChargeOfOpenOrder(db: Db, now: number, record: NewLedgerRec
     record.orderId,
     at,
   ]);
-  return row!;
+  return row ?? (await earlierRecord(db, record.id));
 }

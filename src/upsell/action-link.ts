@@ -74,8 +74,9 @@ export async function followActionLink({ ctx, input }: { ctx: Ctx; input: Action
     if (error.code === "PAYMENT_FAILED" || error.code === "TOO_MANY_DECLINES" || error.code === "PROVIDER_ERROR" || error.code === "PROVIDER_NOT_CONFIGURED") {
       return { location: offerLocation(session, offer, "payment_failed") };
     }
-    // CONFLICT and the like: a concurrent click answered it first; carry on from the current state.
-    if (error.code !== "CONFLICT") throw error;
+    // CONFLICT: a concurrent click answered it first; REQUEST_IN_PROGRESS: a charge of the offer is
+    // still under way (an accept clicked just before). Carry on from the current state.
+    if (error.code !== "CONFLICT" && error.code !== "REQUEST_IN_PROGRESS") throw error;
   }
   const after = await findSession(ctx.db, session.id);
   return { location: nextLocation(after ?? session) };

@@ -8,15 +8,20 @@ import { lockSessionForAnswer, type Answer, type SessionForAnswer, type UpsellSe
 
 export type Decided = { session: UpsellSessionRow; offer: StoredOffer; answers: Answers; nextOfferId: string | null; completed: boolean; original: SessionForAnswer["original"] };
 
-/**
- * The answer's decision under the session's row lock: replay a repeat of the same answer (CONTRACT §7),
- * refuse the other answer to an answered offer, a completed session, or an offer not (yet) offered.
- */
+/** The answer's decision under the session's row lock (decideOn). */
 export async function decide(tx: Db, sessionId: string, offerId: string, event: "accept" | "decline", now: number): Promise<{ replay: Record<string, unknown> } | Decided> {
-  const found = await lockSessionForAnswer(tx, sessionId, offerId);
+  return decideOn(await lockSessionForAnswer(tx, sessionId, offerId), offerId, event, now);
+}
+
+/**
+ * The answer's decision on the session as read: replay a repeat of the same answer (CONTRACT §7),
+ * refuse the other answer to an answered offer, a completed session, or an offer not (yet) offered.
+ * A `pending` or `refused` row is no answer.
+ */
+export function decideOn(found: SessionForAnswer | null, offerId: string, event: "accept" | "decline", now: number): { replay: Record<string, unknown> } | Decided {
   const { session, offer } = checkAnswerable(found?.session ?? null, offerId, now);
   const prior = found!.prior;
-  if (prior) {
+  if (prior?.decision === "accepted" || prior?.decision === "declined") {
     if (prior.decision === (event === "accept" ? "accepted" : "declined") && prior.result) return { replay: prior.result };
     throw offerAlreadyAnswered();
   }

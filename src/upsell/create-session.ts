@@ -5,7 +5,8 @@ import { assertMerchantProof } from "../merchant-credentials/proof.js";
 import { newId } from "../lib/ids.js";
 import { currencyMismatch, duplicateOfferId, noSavedMethod, originalOrderNotFound, providerMismatch, tokenNotIssuedForOrder, upsellWindowClosed } from "./errors.js";
 import type { CreateSessionBody, CreateSessionResponse, UpsellOffer } from "./schemas.js";
-import { findOriginalOrder, saveNewSession } from "./store.js";
+import { newSessionRow, offerCount } from "./session.js";
+import { originalOrderOf, saveNewSession } from "./store.js";
 import { isOfferEligible, type PurchasedCart } from "./targeting.js";
 
 /** CONTRACT §20: create-session only within 60 minutes of the original order's completion. */
@@ -19,7 +20,7 @@ export const UPSELL_WINDOW_MS = 60 * 60 * 1000;
  */
 export async function createUpsellSession({ ctx, input }: { ctx: Ctx; input: CreateSessionBody }): Promise<CreateSessionResponse> {
   assertUniqueOfferIds(input.offers);
-  const found = await findOriginalOrder(ctx.db, input.originalOrderId, input.paymentMethodToken, isApiActor(ctx.actor) ? ctx.actor.brandId : undefined);
+  const found = await originalOrderOf(ctx.db, { orderId: input.originalOrderId, paymentMethodToken: input.paymentMethodToken, brandId: isApiActor(ctx.actor) ? ctx.actor.brandId : undefined });
   // Without the token, knowing an order id must not be enough to charge its card: the customer's
   // email must match too, and a mismatch reads exactly like an unknown order.
   const original = input.paymentMethodToken === undefined && found && !sameEmail(found.customerEmail, input.customerEmail) ? null : found;
@@ -36,43 +37,13 @@ export async function createUpsellSession({ ctx, input }: { ctx: Ctx; input: Cre
 
   const cart: PurchasedCart = { cartTotal: input.cartTotal ?? original.amountCents, purchasedProductIds: input.purchasedProductIds ?? [] };
   const flow = buildFlow(input.offers, cart);
-  const totalOffers = flow.filter((offer) => !offer.downsellOf).length;
+  const totalOffers = offerCount(flow);
   if (totalOffers === 0) return { success: true, skipUpsell: true, message: "No eligible upsell offers" };
 
   const id = newId("ups");
   const expiresAt = now + ctx.config.upsellSessionTtlSeconds * 1000;
-  const at = new Date(now);
-  await saveNewSession(
-    ctx.db,
-    {
-      id,
-      brandId: original.brandId,
-      orderId: input.orderId,
-      originalOrderId: input.originalOrderId,
-      originalOrderRef: original.id,
-      checkoutId: original.checkoutId,
-      provider: original.provider,
-      paymentMethodToken: original.paymentMethodToken!,
-      customerEmail: input.customerEmail,
-      customerId: input.customerId ?? null,
-      currency,
-      status: "active",
-      flow,
-      acceptedOffers: [],
-      declinedOffers: [],
-      totalUpsellCents: 0,
-      currentStep: 0,
-      totalOffers,
-      successUrl: original.successUrl,
-      webhookUrl: original.webhookUrl,
-      metadata: input.metadata ?? null,
-      themeId: input.themeId ?? null,
-      expiresAt: new Date(expiresAt),
-      createdAt: at,
-      updatedAt: at,
-    },
-    flow[0]!.id,
-  );
+  const session = { id, orderId: input.orderId, customerEmail: input.customerEmail, customerId: input.customerId, currency, metadata: input.metadata, themeId: input.themeId, at: new Date(now), expiresAt: new Date(expiresAt) };
+  await saveNewSession(ctx.db, newSessionRow(original, flow, session), flow[0]!.id);
   return { success: true, sessionId: id, upsellUrl: `${ctx.config.publicBaseUrl}/upsell/${id}`, expiresAt, totalOffers };
 }
 

@@ -1,18 +1,13 @@
 import type { Ctx } from "../ctx.js";
-import type { Db } from "../db/client.js";
-import type { StoredOffer } from "../db/schema/index.js";
-import { withTransaction } from "../db/transaction.js";
-import { AppError, conflict, validationError } from "../lib/errors.js";
-import { faultPoint } from "../lib/fault-points.js";
-import { assertCountsUnderDeclineLimit, declineWindowStart, paymentFailed } from "../payments/declines.js";
+import { conflict, validationError } from "../lib/errors.js";
+import { randomToken } from "../lib/ids.js";
+import { assertCountsUnderDeclineLimit, declineWindowStart } from "../payments/declines.js";
 import { assertCardAcceptable } from "../providers/demo/cards.js";
 import { cardOf } from "../providers/schemas.js";
-import { ProviderError, type CardInput, type ChargeOutcome } from "../providers/types.js";
-import { acceptedAnswer, recordRefusal } from "./accept-offer.js";
-import { decide } from "./answer-offer.js";
+import { decideOn } from "./answer-offer.js";
+import { chargeOfferOnce } from "./charge-offer.js";
 import type { AcceptOfferResponse, PayOfferByCardBody } from "./schemas.js";
-import { checkAnswerable } from "./session.js";
-import { findSessionForAnswer, reserveOfferResult, saveAnswer, wasOfferRefused, type UpsellSessionRow } from "./store.js";
+import { findSessionForAnswer } from "./store.js";
 
 /**
  * The providers whose card-taking call charges a given amount with card fields (docs/upsell.md): the
@@ -31,60 +26,39 @@ export const cardNotTaken = (provider: string) => validationError(`Invalid reque
  * Issue 18: after the one-click charge of an offer was refused, the buyer pays that offer with another
  * card. The session id (128 random bits) is the buyer's proof, as for accept. The same rules as accept:
  * the offer's price fixed at creation in the session's currency, the session's provider (its card
- * charge; the demo adapter in demo mode), exactly once per session and offer (the session's row lock,
- * the (session, offer) row, a provider idempotency key), declines counted and limited (CONTRACT §21),
- * and the same order, answer and `upsell.accepted` on success. A repeat after success replays the answer.
+ * charge; the demo adapter in demo mode), exactly once per session and offer (chargeOfferOnce: the
+ * (session, offer) row as the claim, a provider idempotency key), declines counted and limited
+ * (CONTRACT §21), and the same order, answer and `upsell.accepted` on success. A repeat after success
+ * replays the answer.
  */
 export async function payOfferByCard({ ctx, input }: { ctx: Ctx; input: PayOfferByCardBody }): Promise<AcceptOfferResponse> {
   const now = ctx.clock.now();
   const { found, declines } = await findSessionForAnswer(ctx.db, input.sessionId, input.offerId, { clientAddress: ctx.clientAddress ?? null, since: declineWindowStart(ctx) });
-  const { session } = checkAnswerable(found?.session ?? null, input.offerId, now);
-  if (found!.prior?.decision === "accepted" && found!.prior.result) return found!.prior.result as AcceptOfferResponse;
-  if ((found!.prior?.decision as string | undefined) !== "refused") throw notRefusedYet();
+  const decided = decideOn(found, input.offerId, "accept", now);
+  if ("replay" in decided) return decided.replay as AcceptOfferResponse;
+  // Refused, or a charge of it under way (a repeat of this payment, say): chargeOfferOnce waits for that one's answer.
+  const prior = found!.prior?.decision;
+  if (prior !== "refused" && prior !== "pending") throw notRefusedYet();
+  const { session, offer } = decided;
   if (!isCardProvider(session.provider)) throw cardNotTaken(session.provider);
   assertCountsUnderDeclineLimit(ctx, declines);
   const card = cardOf(input);
   assertCardAcceptable(card, now);
 
-  let outcome: { result: AcceptOfferResponse } | { declined: string };
-  try {
-    outcome = await withTransaction(ctx.db, async (tx) => {
-      const decided = await decide(tx, input.sessionId, input.offerId, "accept", now);
-      if ("replay" in decided) return { result: decided.replay as AcceptOfferResponse };
-      // Under the lock: another request may have answered or paid the offer while this one waited.
-      if (!(await wasOfferRefused(tx, decided.session.id, decided.offer.id))) throw notRefusedYet();
-      await reserveOfferResult(tx, decided.session.id, decided.offer.id, new Date(now));
-      const { charge, paidInDemo } = await chargeCard(ctx, tx, decided.session, decided.offer, card);
-      if (charge.status !== "succeeded") {
-        const reason = charge.status === "declined" ? charge.reason : "authentication_required";
-        await recordRefusal(ctx, tx, decided, reason, !paidInDemo);
-        return { declined: reason };
-      }
-      // The new card's method is not kept for the session: later offers still go to the saved one (§8).
-      const accepted = acceptedAnswer(decided, { ...charge, paymentMethodToken: undefined }, paidInDemo, now);
-      await saveAnswer(tx, accepted.answer);
-      return { result: accepted.result };
-    });
-  } catch (error) {
-    if (error instanceof ProviderError) {
-      ctx.log.warn({ provider: session.provider, retryable: error.retryable, err: error.message }, "upsell card charge failed");
-      throw new AppError("PROVIDER_ERROR", `Payment provider ${session.provider} failed`);
-    }
-    throw error;
-  }
-  if ("declined" in outcome) throw paymentFailed(outcome.declined);
-  return outcome.result;
-}
-
-/** The provider's card charge for the offer's fixed price, inside the transaction holding the session's lock. */
-async function chargeCard(ctx: Ctx, tx: Db, session: UpsellSessionRow, offer: StoredOffer, card: CardInput): Promise<{ charge: ChargeOutcome; paidInDemo: boolean }> {
-  const { adapter, call } = await ctx.providers.payment(session.provider as CardProvider, session.brandId, tx);
-  faultPoint(ctx.config, "charge.before-provider");
-  const charge = await adapter.processPayment(
-    { orderId: session.orderId, amountCents: offer.priceCents, currency: session.currency, card, customer: { email: session.customerEmail } },
-    // Distinct from the one-click charge's key: a provider must not answer this with that refusal.
-    { ...call, log: ctx.log, idempotencyKey: `upsell-card:${session.id}:${offer.id}` },
-  );
-  faultPoint(ctx.config, "charge.after-provider");
-  return { charge, paidInDemo: adapter.demo };
+  const { adapter, call } = await ctx.providers.payment(session.provider, session.brandId);
+  return chargeOfferOnce(ctx, {
+    decided,
+    now,
+    // One key per payment, distinct from the one-click charge's: a provider must not answer another card
+    // with an earlier refusal. A claim taken over keeps its key, so a retry after a crash sends it again.
+    chargeKey: `upsell-card:${session.id}:${offer.id}:${randomToken(9)}`,
+    // The new card's method is not kept for the session: later offers still go to the saved one (§8).
+    charge: (idempotencyKey) =>
+      adapter.processPayment(
+        { orderId: session.orderId, amountCents: offer.priceCents, currency: session.currency, card, customer: { email: session.customerEmail } },
+        { ...call, log: ctx.log, idempotencyKey },
+      ),
+    paidInDemo: adapter.demo,
+    failure: "upsell card charge failed",
+  });
 }

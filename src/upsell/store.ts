@@ -12,19 +12,22 @@ export type UpsellSessionRow = typeof upsellSessions.$inferSelect;
 export type OfferResultRow = typeof upsellOfferResults.$inferSelect;
 
 /**
- * The original checkout order for create-session, with its checkout's successUrl and webhookUrl.
- * With a token, only the order that token was issued for matches (CONTRACT §8); without one, the
- * newest checkout order carrying that orderId.
+ * The original checkout order an upsell session starts from (create-session, a funnel's entry), with
+ * its checkout's successUrl and webhookUrl: the newest checkout order carrying `orderId` that also
+ * matches the filters given. With a token, only the order that token was issued for matches (CONTRACT
+ * §8); with a brand, only that brand's orders (an API key sees only its brand's, §34); with a
+ * transaction id, only the order it paid (a completion's).
  */
-export async function findOriginalOrder(db: Db, originalOrderId: string, paymentMethodToken: string | undefined, brandId?: string) {
-  const conditions = [eq(orders.orderId, originalOrderId), eq(orders.kind, "checkout")];
-  if (paymentMethodToken !== undefined) conditions.push(eq(orders.paymentMethodToken, paymentMethodToken));
-  // An API key sees only its brand's orders (CONTRACT §34).
-  if (brandId !== undefined) conditions.push(eq(orders.brandId, brandId));
+export async function originalOrderOf(db: Db, where: { orderId: string; paymentMethodToken?: string; brandId?: string; transactionId?: string }) {
+  const conditions = [eq(orders.orderId, where.orderId), eq(orders.kind, "checkout")];
+  if (where.paymentMethodToken !== undefined) conditions.push(eq(orders.paymentMethodToken, where.paymentMethodToken));
+  if (where.brandId !== undefined) conditions.push(eq(orders.brandId, where.brandId));
+  if (where.transactionId !== undefined) conditions.push(eq(orders.transactionId, where.transactionId));
   const [row] = await db
     .select({
       id: orders.id,
       brandId: orders.brandId,
+      orderId: orders.orderId,
       checkoutId: orders.checkoutId,
       provider: orders.provider,
       currency: orders.currency,
@@ -32,6 +35,8 @@ export async function findOriginalOrder(db: Db, originalOrderId: string, payment
       paymentMethodToken: orders.paymentMethodToken,
       customerName: orders.customerName,
       customerEmail: orders.customerEmail,
+      billingAddress: orders.billingAddress,
+      shippingAddress: orders.shippingAddress,
       createdAt: orders.createdAt,
       paidInDemo: orders.paidInDemo,
       successUrl: checkouts.successUrl,
@@ -44,29 +49,11 @@ export async function findOriginalOrder(db: Db, originalOrderId: string, payment
     .limit(1);
   return row ?? null;
 }
-export type OriginalOrder = NonNullable<Awaited<ReturnType<typeof findOriginalOrder>>>;
+export type OriginalOrder = NonNullable<Awaited<ReturnType<typeof originalOrderOf>>>;
 
 export async function findSession(db: Db, id: string): Promise<UpsellSessionRow | null> {
   const [row] = await db.select().from(upsellSessions).where(eq(upsellSessions.id, id));
   return row ?? null;
-}
-
-/**
- * A refused charge leaves the offer unanswered: the reservation becomes `refused`, which is no answer
- * (the session lists the offer as neither accepted nor declined, so a later accept or decline
- * overwrites the row) but is what lets the buyer pay that offer with another card (pay-offer-by-card.ts).
- */
-export async function markOfferRefused(tx: Db, sessionId: string, offerId: string): Promise<void> {
-  await tx.execute(sql`update upsell_offer_results set decision = 'refused' where session_id = ${sessionId} and offer_id = ${offerId} and decision = 'pending'`);
-}
-
-/** Whether the one-click charge of this offer was refused (and the offer not answered since). */
-export async function wasOfferRefused(db: Db, sessionId: string, offerId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ decision: upsellOfferResults.decision })
-    .from(upsellOfferResults)
-    .where(and(eq(upsellOfferResults.sessionId, sessionId), eq(upsellOfferResults.offerId, offerId)));
-  return (row?.decision as string | undefined) === "refused";
 }
 
 /** How many counter rows each offer's counters are spread over (see the `shard` column). */
@@ -100,10 +87,11 @@ export async function offerStatsOfBrand(db: Db, brandId: string, options: { offe
  * The take-rate counters of a change: `$brand`, `$currency`, `$at` and the JSON rows `$rows`, each
  * added to a random shard of its offer's counters (rows still locked in offer order: no deadlock).
  */
-const bumpStatsSql = (brand: string, currency: string, rows: string, at: string) =>
+const bumpStatsSql = (brand: string, currency: string, rows: string, at: string, when = "true") =>
   `insert into upsell_offer_stats (brand_id, offer_id, currency, shard, shown, accepted, declined, revenue_cents, updated_at)
    select ${brand}, s.offer_id, ${currency}, floor(random() * ${OFFER_STATS_SHARDS})::int2, s.shown, s.accepted, s.declined, s.revenue_cents, ${at}
    from jsonb_to_recordset(${rows}::jsonb) as s(offer_id text, shown int8, accepted int8, declined int8, revenue_cents int8)
+   where ${when}
    on conflict (brand_id, offer_id, currency, shard) do update set
      shown = upsell_offer_stats.shown + excluded.shown, accepted = upsell_offer_stats.accepted + excluded.accepted,
      declined = upsell_offer_stats.declined + excluded.declined, revenue_cents = upsell_offer_stats.revenue_cents + excluded.revenue_cents,
@@ -168,7 +156,7 @@ const LOCK_SESSION_FOR_ANSWER = hotStatement(
 );
 const PRIOR_ANSWER = hotStatement(
   "upsell_prior_answer",
-  `select decision as "priorDecision", result as "priorResult" from upsell_offer_results where session_id = $1 and offer_id = $2`,
+  `select decision as "priorDecision", result as "priorResult", created_at as "priorAt" from upsell_offer_results where session_id = $1 and offer_id = $2`,
 );
 
 export interface SessionForAnswer {
@@ -178,6 +166,8 @@ export interface SessionForAnswer {
   /** The original order's customer data, copied onto each upsell order. */
   original: { customerName: string | null; customer: Record<string, unknown> | null; billingAddress: Record<string, unknown> | null; shippingAddress: Record<string, unknown> | null; paidInDemo: boolean | null };
 }
+
+type PriorAnswerRow = { priorDecision: OfferResultRow["decision"]; priorResult: Record<string, unknown> | null; priorAt: Date };
 
 type SessionForAnswerRow = UpsellSessionRow & {
   priorDecision: OfferResultRow["decision"] | null;
@@ -222,46 +212,103 @@ export async function findSessionForAnswer(
 
 /**
  * The same under the session's row lock: answers to one session are decided one at a time, across
- * processes. An offer has an answer row exactly when the session lists it as accepted or declined
- * (both are written in one statement), so the row is only read then.
+ * processes. An offer is answered exactly when the session lists it as accepted or declined (both are
+ * written in one statement), so its row is only read then; a `pending` or `refused` row is no answer.
  */
 export async function lockSessionForAnswer(tx: Db, sessionId: string, offerId: string): Promise<SessionForAnswer | null> {
   const [row] = await runHot<SessionForAnswerRow>(tx, LOCK_SESSION_FOR_ANSWER, [sessionId]);
   if (row && (row.acceptedOffers.includes(offerId) || row.declinedOffers.includes(offerId))) {
-    const [prior] = await runHot<Pick<SessionForAnswerRow, "priorDecision" | "priorResult">>(tx, PRIOR_ANSWER, [sessionId, offerId]);
-    Object.assign(row, prior);
+    const [prior] = await runHot<PriorAnswerRow>(tx, PRIOR_ANSWER, [sessionId, offerId]);
+    if (prior) Object.assign(row, { priorDecision: prior.priorDecision, priorResult: prior.priorResult });
   }
   return toSessionForAnswer(row);
 }
 
-const RESERVE_OFFER = hotStatement(
-  "upsell_reserve_offer",
-  `insert into upsell_offer_results (session_id, offer_id, decision, created_at) values ($1, $2, 'pending', $3) on conflict do nothing`,
-);
-
-/** Marks the offer's charge as under way (CONTRACT §7), before the provider is called. */
-export async function reserveOfferResult(tx: Db, sessionId: string, offerId: string, now: Date): Promise<void> {
-  await runHot(tx, RESERVE_OFFER, [sessionId, offerId, now]);
+/** A charge's hold on an offer's row: its provider idempotency key and when it was claimed. */
+export interface OfferClaim {
+  chargeKey: string;
+  claimedAt: Date;
 }
 
+// One winner across processes: a new row, a `refused` one (the offer is still open), or a `pending` one
+// whose claim is older than `$5` (its request died) and of the same kind of charge, whose key is kept.
+const CLAIM_OFFER = hotStatement(
+  "upsell_claim_offer",
+  `insert into upsell_offer_results as r (session_id, offer_id, decision, charge_key, created_at)
+   values ($1, $2, 'pending', $3, $4)
+   on conflict (session_id, offer_id) do update set decision = 'pending', created_at = excluded.created_at,
+     charge_key = case when r.decision = 'pending' then r.charge_key else excluded.charge_key end
+   where r.decision = 'refused'
+      or (r.decision = 'pending' and r.created_at < $5 and split_part(r.charge_key, ':', 1) = split_part(excluded.charge_key, ':', 1))
+   returning r.charge_key as "chargeKey", r.created_at as "claimedAt"`,
+);
+
+/**
+ * Claims the offer's row for a charge with `chargeKey` (CONTRACT §7), before the provider is called,
+ * in a statement of its own: the claim outlives it, so the call holds no connection. Null when another
+ * request holds the row or the offer is answered. A claim taken over keeps its key (returned).
+ */
+export async function claimOffer(db: Db, sessionId: string, offerId: string, chargeKey: string, now: Date, abandonedBefore: Date): Promise<OfferClaim | null> {
+  const [row] = await runHot<OfferClaim>(db, CLAIM_OFFER, [sessionId, offerId, chargeKey, now, abandonedBefore]);
+  return row ?? null;
+}
+
+/** The offer's row as it is now: its decision, the answer to replay, and when it was written or claimed. */
+export async function findOfferResult(db: Db, sessionId: string, offerId: string): Promise<{ decision: OfferResultRow["decision"]; result: Record<string, unknown> | null; createdAt: Date } | null> {
+  const [row] = await runHot<PriorAnswerRow>(db, PRIOR_ANSWER, [sessionId, offerId]);
+  return row ? { decision: row.priorDecision, result: row.priorResult, createdAt: row.priorAt } : null;
+}
+
+const whereClaim = (sessionId: string, offerId: string, claim: OfferClaim) =>
+  sql`session_id = ${sessionId} and offer_id = ${offerId} and decision = 'pending' and charge_key = ${claim.chargeKey} and created_at = ${claim.claimedAt}`;
+
+/**
+ * A refused charge leaves the offer unanswered: the claim becomes `refused`, which is no answer (a
+ * later accept or decline overwrites the row) but is what lets the buyer pay that offer with another
+ * card (pay-offer-by-card.ts). False when the claim is no longer this request's (taken over).
+ */
+export async function markOfferRefused(tx: Db, sessionId: string, offerId: string, claim: OfferClaim): Promise<boolean> {
+  const rows = await tx.execute(sql`update upsell_offer_results set decision = 'refused' where ${whereClaim(sessionId, offerId, claim)} returning 1`);
+  return (rows as unknown as { rows: unknown[] }).rows.length === 1;
+}
+
+/**
+ * Lets go of a claim whose charge ended without a known outcome (a provider failure): the next charge
+ * of the same kind takes it over at once and sends the same key, so a provider that did charge
+ * answers that charge again.
+ */
+export async function abandonOfferClaim(db: Db, sessionId: string, offerId: string, claim: OfferClaim): Promise<void> {
+  await db.execute(sql`update upsell_offer_results set created_at = ${new Date(0)} where ${whereClaim(sessionId, offerId, claim)}`);
+}
+
+// The answer row is written first and only over what this answer may replace: the caller's own claim
+// ($15, $16) for a charge; for a decline, no claim ($15 null), a `refused` row or a claim older than
+// $17 (its request died), never a charge in progress. Everything else is written only with it.
+const SAVED = "exists (select 1 from saved_result)";
 const SAVE_ANSWER = hotStatement(
   "upsell_save_answer",
-  `with saved_order as (
-     ${insertRowsSql(orders, "$1")}
-   ), saved_items as (
-     ${insertRowsSql(orderLineItems, "$2")}
-   ), saved_result as (
-     ${insertRowsSql(upsellOfferResults, "$3")}
+  `with saved_result as (
+     ${insertRowsSql(upsellOfferResults, "$3", "r")}
      on conflict (session_id, offer_id) do update set decision = excluded.decision, transaction_id = excluded.transaction_id,
-       amount_cents = excluded.amount_cents, order_ref = excluded.order_ref, result = excluded.result
+       amount_cents = excluded.amount_cents, order_ref = excluded.order_ref, result = excluded.result, charge_key = excluded.charge_key,
+       created_at = excluded.created_at
+     where (r.decision = 'pending' and r.charge_key = $15 and r.created_at = $16)
+        or ($15::text is null and (r.decision = 'refused' or (r.decision = 'pending' and r.created_at < $17)))
+     returning 1
+   ), saved_order as (
+     ${insertRowsSql(orders, "$1")} where ${SAVED}
+   ), saved_items as (
+     ${insertRowsSql(orderLineItems, "$2")} where ${SAVED}
    ), saved_events as (
-     ${insertRowsSql(outboxEvents, "$4")}
+     ${insertRowsSql(outboxEvents, "$4")} where ${SAVED}
    ), saved_session as (
      update upsell_sessions set status = $6, accepted_offers = $7::jsonb, declined_offers = $8::jsonb, total_upsell_cents = $9,
        current_step = $10, updated_at = $11
-     where id = $5
+     where id = $5 and ${SAVED}
+   ), saved_stats as (
+     ${bumpStatsSql("$12", "$13", "$14", "$11", SAVED)}
    )
-   ${bumpStatsSql("$12", "$13", "$14", "$11")}`,
+   select ${SAVED} as saved`,
 );
 
 export interface Answer {
@@ -274,12 +321,18 @@ export interface Answer {
   events: (typeof outboxEvents.$inferInsert)[];
   stats: StatsDelta[];
   at: Date;
+  /** A charge's answer: the claim it replaces. A decline replaces no claim but one older than `abandonedBefore`. */
+  over: { claim: OfferClaim } | { abandonedBefore: Date };
 }
 
-/** Everything an answer changes, in one statement (inside the transaction holding the session's lock). */
-export async function saveAnswer(tx: Db, answer: Answer): Promise<void> {
-  const { session, changes } = answer;
-  await runHot(tx, SAVE_ANSWER, [
+/**
+ * Everything an answer changes, in one statement (inside the transaction holding the session's lock).
+ * False, with nothing written, when the offer's row is not the answer's to replace: a charge of the
+ * offer is in progress (a decline), or the claim was taken over (a charge).
+ */
+export async function saveAnswer(tx: Db, answer: Answer): Promise<boolean> {
+  const { session, changes, over } = answer;
+  const [row] = await runHot<{ saved: boolean }>(tx, SAVE_ANSWER, [
     rowsAsJson(orders, answer.order ? [answer.order.row] : []),
     rowsAsJson(orderLineItems, answer.order ? [answer.order.lineItem] : []),
     rowsAsJson(upsellOfferResults, [answer.result]),
@@ -294,7 +347,12 @@ export async function saveAnswer(tx: Db, answer: Answer): Promise<void> {
     session.brandId,
     session.currency,
     statsJson(answer.stats),
+    "claim" in over ? over.claim.chargeKey : null,
+    "claim" in over ? over.claim.claimedAt : null,
+    "claim" in over ? null : over.abandonedBefore,
   ]);
+  if (!row!.saved) return false;
   // A funnel's session also counts per step and variant (docs/funnels.md), in this transaction.
   await recordFunnelAnswer(tx, session, changes.acceptedOffers, answer.stats, answer.at, answer.order?.row as { id: string; orderId: string; amountCents: number; currency: string } | undefined);
+  return true;
 }

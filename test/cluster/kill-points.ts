@@ -4,6 +4,7 @@
 // one order, one charge and one event in the database.
 import type pg from "pg";
 import type { FaultPoint } from "../../src/lib/fault-points.js";
+import { ABANDONED_CLAIM_MS } from "../../src/payments/charge-once.js";
 import { completeBody, paidCheckout, type Cluster } from "./cluster.js";
 
 export type RequestPoint = Exclude<FaultPoint, "webhook.before-send" | "refund.after-provider">;
@@ -49,6 +50,15 @@ export async function crashAndRetry(cluster: Cluster, healthy: number, point: Re
   cluster.instances.splice(cluster.instances.indexOf(faulty), 1);
   check(crashed, `${point}: the request was answered instead of crashing the process`);
   check(faulty.child.signalCode === "SIGKILL", `${point}: the process ended with ${faulty.child.exitCode ?? faulty.child.signalCode}, not SIGKILL`);
+  if (point === "charge.before-provider" || point === "charge.after-provider") {
+    // The killed accept left its claim on the offer, which holds it for a minute (a retry meanwhile
+    // answers 409 in progress: src/upsell/charge-offer.test.ts). That minute passes here.
+    const aged = await db.query("update upsell_offer_results set created_at = created_at - $2::interval where session_id = $1 and decision = 'pending'", [
+      (request.body as { sessionId: string }).sessionId,
+      `${ABANDONED_CLAIM_MS + 1_000} milliseconds`,
+    ]);
+    check(aged.rowCount === 1, `${point}: the killed accept left no claim on the offer`);
+  }
 
   const started = Date.now();
   const retried = await client.request("POST", request.path, { instance: healthy, body: request.body });

@@ -63,8 +63,9 @@ export const upsellSessions = pgTable(
 
 /**
  * One row per answered offer. The primary key (session, offer) is what makes an answer happen once
- * (CONTRACT §7): accept reserves the row (`pending`), charges, and finalises it; a decline or a
- * refused charge removes the reservation so the offer stays open.
+ * (CONTRACT §7): a charge of the offer (accept, pay-with-card) claims the row (`pending`) in a statement
+ * of its own, calls the provider with no connection held, and then finalises it (`accepted`), or marks
+ * it `refused` when the charge was refused, which leaves the offer open (src/upsell/charge-offer.ts).
  */
 export const upsellOfferResults = pgTable(
   "upsell_offer_results",
@@ -73,13 +74,20 @@ export const upsellOfferResults = pgTable(
       .notNull()
       .references(() => upsellSessions.id),
     offerId: text("offer_id").notNull(),
-    decision: text("decision").$type<"pending" | "accepted" | "declined">().notNull(),
+    decision: text("decision").$type<"pending" | "refused" | "accepted" | "declined">().notNull(),
     transactionId: text("transaction_id"),
     amountCents: cents("amount_cents"),
     /** orders.id of the upsell order an accept created. */
     orderRef: text("order_ref"),
     /** The first answer's response, replayed to repeats. */
     result: jsonb("result").$type<Record<string, unknown>>(),
+    /**
+     * The provider idempotency key of the charge that claimed the row (`upsell:<session>:<offer>` for
+     * the saved method, `upsell-card:…` for another card): a claim left by a request that died is taken
+     * over only by the same kind of charge, which sends the same key again.
+     */
+    chargeKey: text("charge_key"),
+    /** When the row was written; for a `pending` row, when its charge was claimed. */
     createdAt: at("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.sessionId, t.offerId] })],

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { newId } from "../../lib/ids.js";
 import type { CardInput, ChargeOutcome, PaymentProviderType, PaymentRecord, ProviderCall, RefundInput, RefundOutcome, SavedChargeInput } from "../types.js";
 import { cardLast4, DECLINE_SAVED_CHARGES, REFUND_FAILS, testCardBehaviour } from "./cards.js";
@@ -19,12 +20,29 @@ export interface DemoCardCharge {
 }
 
 /**
+ * A charge's record id: made of the call's idempotency key when it has one, so a repeat of the call
+ * (a retry after we died between the charge and our commit) finds the first charge and is answered
+ * with it instead of charging again, as a gateway with idempotency keys does.
+ */
+function chargeId(prefix: string, call: ProviderCall): string {
+  if (!call.idempotencyKey) return newId(prefix);
+  // The shape of newId's: 22 base64url characters.
+  return `${prefix}_${createHash("sha256").update(`${prefix}:${call.idempotencyKey}`).digest("base64url").slice(0, 22)}`;
+}
+
+/** The answer a kept charge gives: its own, also to a repeat of its idempotency key. */
+function outcomeOf(kept: LedgerRecord): ChargeOutcome {
+  if (kept.status !== "succeeded") return { status: "declined", reason: String(kept.data.reason) };
+  return { status: "succeeded", transactionId: kept.id, paymentMethodToken: kept.paymentMethodToken ?? undefined, providerOrderId: kept.providerOrderId ?? undefined };
+}
+
+/**
  * A card charge by a direct gateway or CRM in demo mode, following the test cards of CONTRACT §25.
  * The charge is kept (failed ones too, as a provider would) so completion can verify it (§19).
  */
 export async function chargeDemoCard(ledger: DemoLedger, call: ProviderCall, charge: DemoCardCharge): Promise<ChargeOutcome> {
   const behaviour = testCardBehaviour(charge.card.cardNumber);
-  const transactionId = newId(charge.transactionPrefix);
+  const transactionId = chargeId(charge.transactionPrefix, call);
   const base = {
     id: transactionId,
     provider: charge.provider,
@@ -39,22 +57,15 @@ export async function chargeDemoCard(ledger: DemoLedger, call: ProviderCall, cha
   if (behaviour.kind !== "succeed") {
     // CONTRACT §25: outside the intent gateway, the 3-D Secure card is a decline.
     const reason = behaviour.kind === "decline" ? behaviour.reason : "authentication_required";
-    await keep({ ...base, status: "failed", data: { reason } });
-    return { status: "declined", reason };
+    return outcomeOf(await keep({ ...base, status: "failed", data: { reason } }));
   }
-  const paymentMethodToken = charge.paymentMethodToken(transactionId);
-  const kept = await keep({
-    ...base,
-    status: "succeeded",
-    paymentMethodToken,
-    cardBehaviour: behaviour.cardBehaviour,
-  });
-  return { status: "succeeded", transactionId, paymentMethodToken, providerOrderId: kept.providerOrderId ?? undefined };
+  return outcomeOf(await keep({ ...base, status: "succeeded", paymentMethodToken: charge.paymentMethodToken(transactionId), cardBehaviour: behaviour.cardBehaviour }));
 }
 
 /**
  * One-click charge of a saved method in demo mode: declines `card_declined` for an unknown token or
- * one issued by the 4000000000000341 card (CONTRACT §25); otherwise a new succeeded charge.
+ * one issued by the 4000000000000341 card (CONTRACT §25); otherwise a new succeeded charge. A repeat of
+ * the call's idempotency key is answered with the first charge.
  */
 export async function chargeDemoSavedMethod(
   ledger: DemoLedger,
@@ -64,9 +75,8 @@ export async function chargeDemoSavedMethod(
 ): Promise<ChargeOutcome> {
   const issuer = await ledger.findTokenIssuer(options.provider, input.paymentMethodToken);
   if (!issuer) return { status: "declined", reason: "card_declined" };
-  const transactionId = newId(options.transactionPrefix);
   const base = {
-    id: transactionId,
+    id: chargeId(options.transactionPrefix, call),
     provider: options.provider,
     kind: options.kind ?? "charge",
     orderId: input.orderId,
@@ -77,11 +87,9 @@ export async function chargeDemoSavedMethod(
     data: { savedMethodOf: issuer.id, originalOrderId: input.originalOrderId },
   };
   if (issuer.cardBehaviour === DECLINE_SAVED_CHARGES) {
-    await ledger.insert(call.clock.now(), { ...base, status: "failed", data: { ...base.data, reason: "card_declined" } });
-    return { status: "declined", reason: "card_declined" };
+    return outcomeOf(await ledger.insert(call.clock.now(), { ...base, status: "failed", data: { ...base.data, reason: "card_declined" } }));
   }
-  await ledger.insert(call.clock.now(), { ...base, status: "succeeded", paymentMethodToken: input.paymentMethodToken });
-  return { status: "succeeded", transactionId, paymentMethodToken: input.paymentMethodToken };
+  return outcomeOf(await ledger.insert(call.clock.now(), { ...base, status: "succeeded", paymentMethodToken: input.paymentMethodToken }));
 }
 
 export async function findDemoPayment(ledger: DemoLedger, provider: PaymentProviderType, transactionId: string, kinds: LedgerKind[] = ["charge"]): Promise<PaymentRecord | null> {
@@ -94,8 +102,8 @@ const refundOutcomeOf = (row: LedgerRecord): RefundOutcome =>
 
 /**
  * A refund in demo mode, as a gateway with idempotency keys does it: the ledger record's id is made
- * of the key, so a repeat (also one racing the first: the primary key lets one insert win) answers
- * the first refund again. The charge must be a succeeded one of this provider; the 4000000000005126
+ * of the key, so a repeat (also one racing the first: the primary key lets one insert win, and the
+ * ledger answers the other with it) answers the first refund again. The charge must be a succeeded one of this provider; the 4000000000005126
  * card's charges refuse refunds. The amount left is our check (src/orders/refunds.ts), as at a real gateway.
  */
 export async function refundDemoPayment(ledger: DemoLedger, call: ProviderCall, provider: PaymentProviderType, input: RefundInput): Promise<RefundOutcome> {
@@ -106,10 +114,5 @@ export async function refundDemoPayment(ledger: DemoLedger, call: ProviderCall, 
   const charge = await ledger.find(provider, input.transactionId, ["charge", "payment_intent"]);
   const reason = !charge || charge.status !== "succeeded" ? "charge_not_found" : charge.cardBehaviour === REFUND_FAILS ? "refund_declined" : null;
   const record = { id, provider, kind: "refund" as const, orderId: input.orderId, providerOrderId: input.transactionId, amountCents: input.amountCents, currency: input.currency };
-  const inserted = await ledger.insert(call.clock.now(), { ...record, status: reason ? "failed" : "succeeded", data: { reason: reason ?? input.reason } }).catch(async (error: unknown) => {
-    const winner = await ledger.find(provider, id, ["refund"]);
-    if (!winner) throw error;
-    return winner;
-  });
-  return refundOutcomeOf(inserted);
+  return refundOutcomeOf(await ledger.insert(call.clock.now(), { ...record, status: reason ? "failed" : "succeeded", data: { reason: reason ?? input.reason } }));
 }

@@ -53,6 +53,7 @@ export interface PendingOrder {
  * transaction ends, so concurrent payments of one order or intent charge once (CONTRACT §7).
  */
 export interface DemoLedger {
+  /** Keeps the record; a record with its id kept already is answered instead (a repeat of an id made of an idempotency key). */
   insert(now: number, record: NewLedgerRecord): Promise<LedgerRecord>;
   update(now: number, id: string, patch: LedgerPatch): Promise<LedgerRecord>;
   /** The newest pending order of this orderId when amount and currency match, else `order` created; its id. */
@@ -66,7 +67,7 @@ export interface DemoLedger {
   /**
    * Inserts a charge of the newest pending provider order of its orderId (that order's id becomes the
    * charge's providerOrderId, null without one) and marks the order paid when the charge succeeded:
-   * one statement, so atomic without a transaction.
+   * one statement, so atomic without a transaction. A charge with its id kept already is answered as `insert` does.
    */
   insertChargeOfOpenOrder(now: number, record: NewLedgerRecord): Promise<LedgerRecord>;
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "upsell_offer_results" ADD COLUMN "charge_key" text;
