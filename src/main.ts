@@ -8,6 +8,7 @@ import { createRuntime } from "./deps.js";
 import { systemClock } from "./lib/clock.js";
 import { createLogger } from "./lib/logger.js";
 import { buildInfo } from "./metrics/build-info.js";
+import { listenProxySocket, type ProxySocket } from "./http/proxy-socket.js";
 
 let config: Config;
 try {
@@ -67,7 +68,11 @@ log.info(
 );
 
 // The drain, then up to 10 s for in-flight requests and jobs; past that the process exits 1 anyway.
+let proxySocket: ProxySocket | null = null;
 closeWithGrace({ delay: config.shutdownDrainMs + 10_000, logger: log }, async ({ signal, err }) => {
+  // First of all the proxy's next connection fails, before it sends anything, and goes to another
+  // instance; what it has already sent here is served (src/http/proxy-socket.ts).
+  await proxySocket?.withdraw();
   if (err) log.error({ err }, "closing after an error");
   else {
     // Draining: the load balancer sees /readyz 503 and stops sending; what still arrives is served.
@@ -76,11 +81,26 @@ closeWithGrace({ delay: config.shutdownDrainMs + 10_000, logger: log }, async ({
     await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
     log.info({ signal }, "shutting down: finishing in-flight requests");
   }
+  // Its connections are not the TCP listener's, which app.close() waits for: requests on them finish
+  // first. It holds no idle one past the drain: nginx drops those itself (keepalive_timeout, 2 s).
+  await proxySocket?.close();
   await app.close();
   await runtime.close();
   log.flush();
 });
 
+// The proxy's socket before the port: an instance the health check (TCP) sees ready takes proxy traffic.
+if (config.proxySocket) {
+  await app.ready();
+  try {
+    proxySocket = await listenProxySocket(app.server, config.proxySocket, (error) => log.error({ err: error }, "PROXY_SOCKET"));
+  } catch (error) {
+    log.error(`Refusing to start: ${(error as Error).message}`);
+    log.flush();
+    process.exit(1);
+  }
+  log.info(`listening on unix:${config.proxySocket} for the proxy`);
+}
 const address = await app.listen({ port: config.port, host: config.host });
 const { port } = new URL(address);
 log.info(`listening on http://${config.host}:${port}`);

@@ -16,6 +16,7 @@ describe("loadConfig", () => {
     expect(config).toMatchObject({
       port: 3000,
       host: "127.0.0.1",
+      proxySocket: null,
       publicBaseUrl: "http://localhost:3000",
       database: { kind: "pglite-file", url: null },
       rateLimit: { anonymous: 20, authenticated: 100 },
@@ -83,6 +84,9 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ DATABASE_URL: "memory://", RETENTION_DAYS: "0" })).toThrow(/RETENTION_DAYS/);
     expect(() => loadConfig({ DATABASE_URL: "memory://", RETENTION_DAYS: "7.5" })).toThrow(/RETENTION_DAYS/);
     expect(() => loadConfig({ DATABASE_URL: "memory://", SOCIAL_A_CLIENT_ID: "id" })).toThrow(/SOCIAL_A_AUTHORIZATION_URL/);
+    expect(() => loadConfig({ DATABASE_URL: "memory://", PROXY_SOCKET: "run/proxy.sock" })).toThrow(/PROXY_SOCKET/);
+    expect(() => loadConfig({ DATABASE_URL: "memory://", PROXY_SOCKET: `/run/${"x".repeat(110)}.sock` })).toThrow(/PROXY_SOCKET/);
+    expect(loadConfig({ DATABASE_URL: "memory://", PROXY_SOCKET: "/run/checkout/3001/proxy.sock" }).proxySocket).toBe("/run/checkout/3001/proxy.sock");
   });
 
   it("derives PUBLIC_BASE_URL from PORT and trims a trailing slash when given", () => {

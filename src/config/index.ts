@@ -24,6 +24,8 @@ export interface SocialProviderConfig {
 export interface Config {
   port: number;
   host: string;
+  /** PROXY_SOCKET: a unix socket the reverse proxy on this machine connects to (src/http/proxy-socket.ts); null: TCP only. */
+  proxySocket: string | null;
   publicBaseUrl: string;
   dataDir: string;
   /** `pool`: PostgreSQL only (DATABASE_POOL_SIZE and the per-connection timeouts). */
@@ -222,6 +224,11 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, "PORT", 3000);
   if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
   const host = env.HOST || "127.0.0.1";
+  const proxySocket = env.PROXY_SOCKET?.trim() || null;
+  // 107 bytes: a unix socket address holds at most that much path (sun_path, with its NUL).
+  if (proxySocket !== null && (!path.isAbsolute(proxySocket) || Buffer.byteLength(proxySocket) > 107)) {
+    throw new ConfigError(`PROXY_SOCKET must be an absolute path of at most 107 bytes, got "${env.PROXY_SOCKET}"`);
+  }
   const dataDir = path.resolve(env.DATA_DIR || "./data");
   const database = databaseOf(env);
   if (database.kind === "pglite-file") {
@@ -275,6 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port,
     host,
+    proxySocket,
     publicBaseUrl,
     dataDir,
     database,

@@ -1,9 +1,12 @@
 // Graceful shutdown: SIGTERM to one of two instances under load → it drains (/readyz 503), its in-flight
 // requests finish, it exits 0 within the drain + 10 s, and a client that retries on connection refusal sees no failed request. A
 // webhook send in flight (a receiver that never answers) is aborted, not waited for, and the delivery
-// is put back as due: the other instance sends it.
+// is put back as due: the other instance sends it. With PROXY_SOCKET the socket's path goes first.
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addEndpointOver, registerOwnerOver } from "../support/live-service.js";
@@ -95,6 +98,39 @@ describe.skipIf(skip !== null)("graceful shutdown", () => {
     expect(tookMs).toBeLessThan(3_000 + 10_000);
     expect(instance.output()).toContain("draining: /readyz answers 503");
     cluster.instances.splice(cluster.instances.indexOf(instance), 1);
+  });
+
+  it("PROXY_SOCKET: at SIGTERM its path is gone at once, a POST on a connection made before is served, then it exits 0", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "proxy-socket-"));
+    const socketPath = path.join(dir, "proxy.sock");
+    const instance = await cluster.add({ SHUTDOWN_DRAIN_SECONDS: "2", PROXY_SOCKET: socketPath });
+    const connect = () =>
+      new Promise<net.Socket>((resolve, reject) => {
+        const socket = net.connect(socketPath);
+        socket.once("connect", () => resolve(socket)).once("error", reject);
+      });
+    try {
+      // What nginx holds: a connection made before the stop, its request not sent yet.
+      const early = await connect();
+      const exit = instance.stop("SIGTERM");
+      await until(() => !existsSync(socketPath), 2_000);
+      // A new connect fails before anything is sent: what nginx retries on another instance, POSTs included.
+      await expect(connect()).rejects.toMatchObject({ code: "ENOENT" });
+      const answer = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const body = JSON.stringify({ orderInfo: { total: 1200, currency: "USD", productName: "Kit" } });
+        http
+          .request({ createConnection: () => early, method: "POST", path: "/api/token/generate", headers: { host: "localhost", "content-type": "application/json" } }, (res) => {
+            res.resume().on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+          })
+          .on("error", reject)
+          .end(body);
+      });
+      expect(answer).toEqual({ status: 200, connection: "close" });
+      expect(await exit).toBe(0);
+    } finally {
+      cluster.instances.splice(cluster.instances.indexOf(instance), 1);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("aborts a webhook send in flight instead of waiting 15 s, and the delivery is sent again by the other instance", { timeout: 120_000 }, async () => {

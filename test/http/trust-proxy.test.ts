@@ -2,8 +2,12 @@
 // untrusted address from the right of X-Forwarded-For, and that is what rate limits, declines and
 // the request log use (request.ip).
 import { createServer, request as httpRequest, type Server } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { listenProxySocket } from "../../src/http/proxy-socket.js";
 import { buildTestApp, type TestApp } from "../support/app.js";
 
 const opened: TestApp[] = [];
@@ -91,5 +95,24 @@ describe("TRUST_PROXY", () => {
     const res = await fetch(`http://127.0.0.1:${outer}/api/nope`, { headers: { "x-forwarded-for": "203.0.113.77" } });
     expect(res.status).toBe(404);
     expect(loggedClients(t)).toEqual(["203.0.113.77"]);
+  });
+
+  it("on PROXY_SOCKET the peer counts as 127.0.0.1: TRUST_PROXY=127.0.0.1 takes the client nginx appended", async () => {
+    const t = await open({ TRUST_PROXY: "127.0.0.1" });
+    const dir = mkdtempSync(path.join(tmpdir(), "trust-proxy-"));
+    const proxy = await listenProxySocket(t.app.server, path.join(dir, "proxy.sock"), () => {});
+    try {
+      const get = (headers: Record<string, string>) =>
+        new Promise<number>((resolve, reject) => {
+          httpRequest({ socketPath: path.join(dir, "proxy.sock"), agent: false, path: "/api/nope", headers: { host: "checkout.test", ...headers } }, (res) => resolve(res.resume().statusCode!)).on("error", reject).end();
+        });
+      expect(await get({ "x-forwarded-for": "198.51.100.1, 203.0.113.9" })).toBe(404);
+      expect(await get({})).toBe(404);
+      expect(loggedClients(t)).toEqual(["203.0.113.9", "127.0.0.1"]);
+    } finally {
+      await proxy.withdraw();
+      await proxy.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
