@@ -281,7 +281,7 @@ export async function abandonOfferClaim(db: Db, sessionId: string, offerId: stri
 
 // Optimistic on the session (issue 20, docs/performance.md): the answer was decided on the session as
 // read ($18-$20: its answers and total, which every answer changes and no other write does), and is
-// written only over that. `current` locks the session row if it is still so: FOR UPDATE re-checks the
+// written only over that. `current_session` locks the session row if it is still so: FOR UPDATE re-checks the
 // newest version of the row, waiting for a concurrent answer to commit. Then the answer row, only over
 // what this answer may replace: the caller's own claim ($15, $16) for a charge; for a decline, no claim
 // ($15 null), a `refused` row or a claim older than $17 (its request died), never a charge in progress.
