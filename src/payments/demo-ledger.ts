@@ -2,7 +2,7 @@ import { and, desc, eq, getTableColumns, inArray } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { hotStatement, rowsAsJson, runHot, selectColumns, insertRowsSql } from "../db/hot.js";
 import { demoProviderRecords } from "../db/schema/index.js";
-import type { DemoLedger, LedgerKind, LedgerPatch, LedgerRecord, NewLedgerRecord, PendingOrder } from "../providers/demo/ledger.js";
+import type { DemoLedger, LedgerKind, LedgerPatch, LedgerRecord, NewLedgerRecord, PendingOrder, SavedMethodCharge } from "../providers/demo/ledger.js";
 import type { PaymentProviderType } from "../providers/types.js";
 
 /**
@@ -16,7 +16,7 @@ export function createDemoLedger(db: Db): DemoLedger {
     reuseOrCreatePendingOrder: (now, order) => reuseOrCreatePendingOrder(db, now, order),
     find: (provider, id, kinds, lock) => findRecord(db, provider, id, kinds, lock),
     findLatestForOrder: (provider, kind, orderId, statuses, lock) => findLatestForOrder(db, provider, kind, orderId, statuses, lock),
-    findTokenIssuer: (provider, token) => findTokenIssuer(db, provider, token),
+    insertSavedMethodCharge: (now, charge) => insertSavedMethodCharge(db, now, charge),
     insertChargeOfOpenOrder: (now, record) => insertChargeOfOpenOrder(db, now, record),
   };
 }
@@ -130,17 +130,45 @@ async function findLatestForOrder(db: Db, provider: PaymentProviderType, kind: L
   return row ?? null;
 }
 
-/** The successful payment that first issued a payment method token (its orderId is the original order). */
-async function findTokenIssuer(db: Db, provider: PaymentProviderType, token: string): Promise<LedgerRecord | null> {
-  const [row] = await runHot<LedgerRecord>(db, FIND_TOKEN_ISSUER, [provider, token]);
-  return row ?? null;
-}
-const FIND_TOKEN_ISSUER = hotStatement(
-  "demo_find_token_issuer",
-  `select ${COLUMNS} from demo_provider_records r
-   where r.provider = $1 and r.payment_method_token = $2 and r.status = 'succeeded' and r.kind in ('payment_intent', 'charge')
-   order by r.created_at asc limit 1`,
+// A saved method's charge in one round trip (it was the issuer's read, then the insert): the successful
+// payment that first issued the token ($4) gives the card; none, nothing kept. `issuerId` without a
+// kept row: a charge with this id is kept already (a repeat of its idempotency key).
+const INSERT_SAVED_METHOD_CHARGE = hotStatement(
+  "demo_insert_saved_method_charge",
+  `with issuer as (
+     select r.id, r.card_last4, r.card_behaviour, coalesce(r.card_behaviour = $10, false) as refuses from demo_provider_records r
+     where r.provider = $2 and r.payment_method_token = $4 and r.status = 'succeeded' and r.kind in ('payment_intent', 'charge')
+     order by r.created_at asc limit 1
+   ), kept as (
+     insert into demo_provider_records as r (id, provider, kind, order_id, amount_cents, currency, status, payment_method_token, card_last4, card_behaviour, data, created_at, updated_at)
+     select $1, $2, $3, $5, $6, $7, case when i.refuses then 'failed' else 'succeeded' end, case when i.refuses then null else $4 end,
+       i.card_last4, i.card_behaviour,
+       jsonb_build_object('savedMethodOf', i.id, 'originalOrderId', $8::text) || case when i.refuses then '{"reason": "card_declined"}'::jsonb else '{}'::jsonb end,
+       $9, $9
+     from issuer i
+     on conflict (id) do nothing
+     returning ${COLUMNS}
+   )
+   select i.id as "issuerId", kept.* from issuer i left join kept on true`,
 );
+
+async function insertSavedMethodCharge(db: Db, now: number, charge: SavedMethodCharge): Promise<LedgerRecord | null> {
+  const [row] = await runHot<LedgerRecord & { issuerId: string }>(db, INSERT_SAVED_METHOD_CHARGE, [
+    charge.id,
+    charge.provider,
+    charge.kind,
+    charge.paymentMethodToken,
+    charge.orderId,
+    charge.amountCents,
+    charge.currency,
+    charge.originalOrderId,
+    new Date(now),
+    charge.refusingBehaviour,
+  ]);
+  if (!row) return null;
+  const { issuerId: _issuer, ...kept } = row;
+  return kept.id ? kept : earlierRecord(db, charge.id);
+}
 
 // A demo card payment of an order gateway in one round trip (it was a locked read, the insert and the
 // order's update in a transaction): the pay step's statements, docs/performance.md.

@@ -225,6 +225,49 @@ describe("CONTRACT §7: accept exactly once", () => {
   });
 });
 
+// Issue 20: an answer is saved over the session as it was read (no lock taken before the save); two
+// offers of one session answered at once conflict on the session, and the later one decides again.
+describe("answers to two offers of one session at the same time", () => {
+  const TWO_OFFERS = [offer("a", 1500), offer("b", 2500)];
+  const answerOf = async (sessionId: string, offerId: string) =>
+    (await db().select().from(upsellOfferResults).where(and(eq(upsellOfferResults.sessionId, sessionId), eq(upsellOfferResults.offerId, offerId))))[0]?.decision;
+
+  it("accept of one and decline of the other (20 times): both stored, the session consistent, one charge", async () => {
+    for (let i = 0; i < 20; i++) {
+      const s = await upsellSession({ offers: TWO_OFFERS });
+      const [accepted, declined] = await Promise.all([accept(s.sessionId, "a"), decline(s.sessionId, "b")]);
+      expect(accepted.statusCode, accepted.body).toBe(200);
+      expect(declined.statusCode, declined.body).toBe(200);
+      expect(json(accepted)).toMatchObject({ offerAccepted: "a", amountCharged: 1500, totalUpsellAmount: 1500 });
+      // The answer saved second finished the flow: exactly one of the two says no more offers.
+      expect([json(accepted).hasMoreOffers, json(declined).hasMoreOffers].sort()).toEqual([false, true]);
+      expect(await getSession(s.sessionId)).toMatchObject({ status: "completed", currentStep: 2, acceptedOffers: ["a"], declinedOffers: ["b"], totalUpsellAmount: 1500 });
+      expect([await answerOf(s.sessionId, "a"), await answerOf(s.sessionId, "b")]).toEqual(["accepted", "declined"]);
+      expect(await savedCharges(s.upsellOrderId)).toHaveLength(1);
+      expect(await upsellOrders(s.upsellOrderId)).toMatchObject([{ amountCents: 1500 }]);
+      expect(await eventsOf("upsell.accepted", s.sessionId)).toHaveLength(1);
+      expect(await eventsOf("upsell.declined", s.sessionId)).toHaveLength(1);
+    }
+  });
+
+  it("accepts of both (10 times): both charged once, the session's total is their sum", async () => {
+    for (let i = 0; i < 10; i++) {
+      const s = await upsellSession({ offers: TWO_OFFERS });
+      const [first, second] = await Promise.all([accept(s.sessionId, "a"), accept(s.sessionId, "b")]);
+      expect(first.statusCode, first.body).toBe(200);
+      expect(second.statusCode, second.body).toBe(200);
+      // The answer saved first totals its own price, the second both.
+      const totals = [json(first).totalUpsellAmount, json(second).totalUpsellAmount].sort((x, y) => x - y);
+      expect(totals[1]).toBe(4000);
+      expect([1500, 2500]).toContain(totals[0]);
+      expect(await getSession(s.sessionId)).toMatchObject({ status: "completed", acceptedOffers: expect.arrayContaining(["a", "b"]), declinedOffers: [], totalUpsellAmount: 4000 });
+      expect(await savedCharges(s.upsellOrderId)).toHaveLength(2);
+      expect(await upsellOrders(s.upsellOrderId)).toHaveLength(2);
+      expect(await eventsOf("upsell.accepted", s.sessionId)).toHaveLength(2);
+    }
+  });
+});
+
 describe.each(PAYMENT_PROVIDERS)("saved-method charge in demo mode: %s", (provider) => {
   it("accept charges through the original order's provider", async () => {
     const s = await upsellSession({ provider });

@@ -4,13 +4,35 @@ import type { NewEvent } from "../webhooks/events.js";
 import { offerAlreadyAnswered, offerNotFound, sessionCompleted, sessionExpired } from "./errors.js";
 import { answerOffer, type Answers } from "./machine.js";
 import { answersOf, checkAnswerable, flowSteps, statusOf } from "./session.js";
-import { lockSessionForAnswer, type Answer, type SessionForAnswer, type UpsellSessionRow } from "./store.js";
+import { inProgress } from "../payments/charge-once.js";
+import { readSessionForAnswer, saveAnswer, type Answer, type SessionForAnswer, type UpsellSessionRow } from "./store.js";
 
 export type Decided = { session: UpsellSessionRow; offer: StoredOffer; answers: Answers; nextOfferId: string | null; completed: boolean; original: SessionForAnswer["original"] };
 
-/** The answer's decision under the session's row lock (decideOn). */
-export async function decide(tx: Db, sessionId: string, offerId: string, event: "accept" | "decline", now: number): Promise<{ replay: Record<string, unknown> } | Decided> {
-  return decideOn(await lockSessionForAnswer(tx, sessionId, offerId), offerId, event, now);
+/** The answer's decision on the session as it is now (decideOn). */
+export async function decide(db: Db, sessionId: string, offerId: string, event: "accept" | "decline", now: number): Promise<{ replay: Record<string, unknown> } | Decided> {
+  return decideOn(await readSessionForAnswer(db, sessionId, offerId), offerId, event, now);
+}
+
+/**
+ * Saves the answer `build` makes of a decision, in one statement written only over the session as it
+ * was decided on (saveAnswer). When another offer of the session was answered meanwhile, the answer is
+ * decided again on the session as it is now (a repeat of it is replayed) and saved over that. Each
+ * conflict is another offer answered, so the session's offer count bounds the tries. A row of the
+ * offer that is not this answer's to replace is a charge in progress: 409 REQUEST_IN_PROGRESS.
+ */
+export async function saveDecided<R>(db: Db, decided: Decided, event: "accept" | "decline", now: number, build: (decided: Decided) => { answer: Answer; result: R }): Promise<R> {
+  const { session, offer } = decided;
+  for (let tries = 0; tries <= session.totalOffers; tries++) {
+    const { answer, result } = build(decided);
+    const outcome = await saveAnswer(db, answer);
+    if (outcome === "saved") return result;
+    if (outcome === "not_ours") break;
+    const again = await decide(db, session.id, offer.id, event, now);
+    if ("replay" in again) return again.replay as R;
+    decided = again;
+  }
+  throw inProgress();
 }
 
 /**

@@ -10,10 +10,10 @@ import { ABANDONED_CLAIM_MS, inProgress, WAIT_FOR_FIRST_MS } from "../payments/c
 import { paymentFailed, recordDecline } from "../payments/declines.js";
 import { ProviderError, type ChargeOutcome, type PaymentProviderType } from "../providers/types.js";
 import { outboxRows } from "../webhooks/events.js";
-import { answerChanges, decide, eventBase, type Decided } from "./answer-offer.js";
+import { answerChanges, eventBase, saveDecided, type Decided } from "./answer-offer.js";
 import { offerAlreadyAnswered } from "./errors.js";
 import type { AcceptOfferResponse } from "./schemas.js";
-import { abandonOfferClaim, claimOffer, findOfferResult, markOfferRefused, saveAnswer, type Answer, type OfferClaim } from "./store.js";
+import { abandonOfferClaim, claimOffer, findOfferResult, markOfferRefused, type Answer, type OfferClaim } from "./store.js";
 
 /** A charge of an offer: the one-click accept's (saved method) or pay-with-card's (another card). */
 export interface OfferCharge {
@@ -35,7 +35,7 @@ export interface OfferCharge {
  * CONTRACT §7 for the verbs that charge an offer, with no database connection held while the provider
  * answers (issue 20, docs/performance.md). The offer's row in upsell_offer_results is the claim: taken
  * in one statement (one winner across processes), then the provider is called with the claim's key,
- * then the answer is saved in a short transaction under the session's row lock, only over this claim.
+ * then the answer is saved in one statement, only over this claim and the session as read (saveDecided).
  * A repeat of the offer's charge waits for the claim's answer (replayed when accepted; a refusal
  * leaves the offer open, and the repeat charges again) up to WAIT_FOR_FIRST_MS, then 409 in progress.
  * A claim older than ABANDONED_CLAIM_MS belongs to a request that died: the next charge of the same
@@ -81,14 +81,8 @@ async function chargeClaimed(ctx: Ctx, attempt: OfferCharge, claim: OfferClaim):
     await withTransaction(ctx.db, (tx) => recordRefusal(ctx, tx, decided, claim, reason, !attempt.paidInDemo));
     throw paymentFailed(reason);
   }
-  const result = await withTransaction(ctx.db, async (tx) => {
-    // The session as it is now (other offers may have been answered meanwhile), decided at the request's time.
-    const settled = await decide(tx, session.id, offer.id, "accept", now);
-    if ("replay" in settled) return settled.replay as AcceptOfferResponse;
-    const accepted = acceptedAnswer(settled, charge, claim, attempt.paidInDemo, now);
-    if (!(await saveAnswer(tx, accepted.answer))) throw inProgress();
-    return accepted.result;
-  });
+  // Saved over the session as read before the charge; decided again should another offer's answer have landed meanwhile.
+  const result = await saveDecided(ctx.db, decided, "accept", now, (settled) => acceptedAnswer(settled, charge, claim, attempt.paidInDemo, now));
   faultPoint(ctx.config, "charge.after-commit");
   return result;
 }

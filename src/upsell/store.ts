@@ -2,6 +2,7 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { DeclineCounts } from "../payments/declines.js";
 import type { Db } from "../db/client.js";
+import { withTransaction } from "../db/transaction.js";
 import { hotStatement, rowsAsJson, runHot, selectColumns, insertRowsSql } from "../db/hot.js";
 import { recordFunnelAnswer } from "../funnels/counters.js";
 import { checkouts, orderLineItems, orders, outboxEvents, upsellOfferResults, upsellOfferStats, upsellSessions } from "../db/schema/index.js";
@@ -142,17 +143,18 @@ const FIND_SESSION_FOR_ANSWER = hotStatement(
    left join orders o on o.id = s.original_order_ref
    where s.id = $1`,
 );
-// Under the lock, a row of another table read by the same statement would be from before the wait
-// (PostgreSQL re-reads only the locked row), so the prior answer is read afterwards (lockSessionForAnswer).
-const LOCK_SESSION_FOR_ANSWER = hotStatement(
-  "upsell_lock_session_for_answer",
-  `select ${selectColumns(upsellSessions, "s")}, null as "priorDecision", null as "priorResult",
+// The same without the decline counts: an answer's read before its save, and again after a conflict.
+// The session and its offer's row come from one snapshot.
+const READ_SESSION_FOR_ANSWER = hotStatement(
+  "upsell_read_session_for_answer",
+  `select ${selectColumns(upsellSessions, "s")},
+     r.decision as "priorDecision", r.result as "priorResult",
      o.customer_name as "originalCustomerName", o.customer as "originalCustomer",
      o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress", o.paid_in_demo as "originalPaidInDemo"
    from upsell_sessions s
+   left join upsell_offer_results r on r.session_id = s.id and r.offer_id = $2
    left join orders o on o.id = s.original_order_ref
-   where s.id = $1
-   for update of s`,
+   where s.id = $1`,
 );
 const PRIOR_ANSWER = hotStatement(
   "upsell_prior_answer",
@@ -211,16 +213,12 @@ export async function findSessionForAnswer(
 }
 
 /**
- * The same under the session's row lock: answers to one session are decided one at a time, across
- * processes. An offer is answered exactly when the session lists it as accepted or declined (both are
- * written in one statement), so its row is only read then; a `pending` or `refused` row is no answer.
+ * The session, the answer already given to `offerId` and the original order's customer data, as they
+ * are now (no lock: saveAnswer writes only over the session as read here). A `pending` or `refused`
+ * row is no answer.
  */
-export async function lockSessionForAnswer(tx: Db, sessionId: string, offerId: string): Promise<SessionForAnswer | null> {
-  const [row] = await runHot<SessionForAnswerRow>(tx, LOCK_SESSION_FOR_ANSWER, [sessionId]);
-  if (row && (row.acceptedOffers.includes(offerId) || row.declinedOffers.includes(offerId))) {
-    const [prior] = await runHot<PriorAnswerRow>(tx, PRIOR_ANSWER, [sessionId, offerId]);
-    if (prior) Object.assign(row, { priorDecision: prior.priorDecision, priorResult: prior.priorResult });
-  }
+export async function readSessionForAnswer(db: Db, sessionId: string, offerId: string): Promise<SessionForAnswer | null> {
+  const [row] = await runHot<SessionForAnswerRow>(db, READ_SESSION_FOR_ANSWER, [sessionId, offerId]);
   return toSessionForAnswer(row);
 }
 
@@ -281,14 +279,23 @@ export async function abandonOfferClaim(db: Db, sessionId: string, offerId: stri
   await db.execute(sql`update upsell_offer_results set created_at = ${new Date(0)} where ${whereClaim(sessionId, offerId, claim)}`);
 }
 
-// The answer row is written first and only over what this answer may replace: the caller's own claim
-// ($15, $16) for a charge; for a decline, no claim ($15 null), a `refused` row or a claim older than
-// $17 (its request died), never a charge in progress. Everything else is written only with it.
+// Optimistic on the session (issue 20, docs/performance.md): the answer was decided on the session as
+// read ($18-$20: its answers and total, which every answer changes and no other write does), and is
+// written only over that. `current_session` locks the session row if it is still so: FOR UPDATE re-checks the
+// newest version of the row, waiting for a concurrent answer to commit. Then the answer row, only over
+// what this answer may replace: the caller's own claim ($15, $16) for a charge; for a decline, no claim
+// ($15 null), a `refused` row or a claim older than $17 (its request died), never a charge in progress.
+// Everything else is written only with it; the session row is this statement's until it ends.
+const CURRENT = "exists (select 1 from current_session)";
 const SAVED = "exists (select 1 from saved_result)";
 const SAVE_ANSWER = hotStatement(
   "upsell_save_answer",
-  `with saved_result as (
-     ${insertRowsSql(upsellOfferResults, "$3", "r")}
+  `with current_session as (
+     select 1 from upsell_sessions
+     where id = $5 and accepted_offers = $18::jsonb and declined_offers = $19::jsonb and total_upsell_cents = $20
+     for update
+   ), saved_result as (
+     ${insertRowsSql(upsellOfferResults, "$3", "r")} where ${CURRENT}
      on conflict (session_id, offer_id) do update set decision = excluded.decision, transaction_id = excluded.transaction_id,
        amount_cents = excluded.amount_cents, order_ref = excluded.order_ref, result = excluded.result, charge_key = excluded.charge_key,
        created_at = excluded.created_at
@@ -308,10 +315,11 @@ const SAVE_ANSWER = hotStatement(
    ), saved_stats as (
      ${bumpStatsSql("$12", "$13", "$14", "$11", SAVED)}
    )
-   select ${SAVED} as saved`,
+   select ${CURRENT} as current, ${SAVED} as saved`,
 );
 
 export interface Answer {
+  /** The session as read: the answer was decided on it, and is saved only while it is still so. */
   session: UpsellSessionRow;
   /** The session's new state. */
   changes: Pick<UpsellSessionRow, "status" | "acceptedOffers" | "declinedOffers" | "totalUpsellCents" | "currentStep">;
@@ -326,13 +334,29 @@ export interface Answer {
 }
 
 /**
- * Everything an answer changes, in one statement (inside the transaction holding the session's lock).
- * False, with nothing written, when the offer's row is not the answer's to replace: a charge of the
- * offer is in progress (a decline), or the claim was taken over (a charge).
+ * `saved`: the answer with everything it changes. Nothing written otherwise: `session_changed` when
+ * another answer of the session landed since it was read (decide again on the session as it is now),
+ * `not_ours` when the offer's row is not the answer's to replace: a charge of the offer is in progress
+ * (a decline), or the claim was taken over (a charge).
  */
-export async function saveAnswer(tx: Db, answer: Answer): Promise<boolean> {
+export type SaveOutcome = "saved" | "session_changed" | "not_ours";
+
+/**
+ * Everything an answer changes, in one statement with no transaction around it. A funnel's session
+ * also counts per step and variant (docs/funnels.md): those writes join the statement in a transaction.
+ */
+export async function saveAnswer(db: Db, answer: Answer): Promise<SaveOutcome> {
+  if (!answer.session.flow[0]?.funnel) return runSaveAnswer(db, answer);
+  return withTransaction(db, async (tx) => {
+    const outcome = await runSaveAnswer(tx, answer);
+    if (outcome === "saved") await recordFunnelAnswer(tx, answer.session, answer.changes.acceptedOffers, answer.stats, answer.at, answer.order?.row as { id: string; orderId: string; amountCents: number; currency: string } | undefined);
+    return outcome;
+  });
+}
+
+async function runSaveAnswer(db: Db, answer: Answer): Promise<SaveOutcome> {
   const { session, changes, over } = answer;
-  const [row] = await runHot<{ saved: boolean }>(tx, SAVE_ANSWER, [
+  const [row] = await runHot<{ current: boolean; saved: boolean }>(db, SAVE_ANSWER, [
     rowsAsJson(orders, answer.order ? [answer.order.row] : []),
     rowsAsJson(orderLineItems, answer.order ? [answer.order.lineItem] : []),
     rowsAsJson(upsellOfferResults, [answer.result]),
@@ -350,9 +374,9 @@ export async function saveAnswer(tx: Db, answer: Answer): Promise<boolean> {
     "claim" in over ? over.claim.chargeKey : null,
     "claim" in over ? over.claim.claimedAt : null,
     "claim" in over ? null : over.abandonedBefore,
+    JSON.stringify(session.acceptedOffers),
+    JSON.stringify(session.declinedOffers),
+    session.totalUpsellCents,
   ]);
-  if (!row!.saved) return false;
-  // A funnel's session also counts per step and variant (docs/funnels.md), in this transaction.
-  await recordFunnelAnswer(tx, session, changes.acceptedOffers, answer.stats, answer.at, answer.order?.row as { id: string; orderId: string; amountCents: number; currency: string } | undefined);
-  return true;
+  return row!.saved ? "saved" : row!.current ? "not_ours" : "session_changed";
 }

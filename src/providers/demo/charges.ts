@@ -73,23 +73,18 @@ export async function chargeDemoSavedMethod(
   options: { provider: PaymentProviderType; transactionPrefix: string; kind?: LedgerKind },
   input: SavedChargeInput,
 ): Promise<ChargeOutcome> {
-  const issuer = await ledger.findTokenIssuer(options.provider, input.paymentMethodToken);
-  if (!issuer) return { status: "declined", reason: "card_declined" };
-  const base = {
+  const kept = await ledger.insertSavedMethodCharge(call.clock.now(), {
     id: chargeId(options.transactionPrefix, call),
     provider: options.provider,
     kind: options.kind ?? "charge",
+    paymentMethodToken: input.paymentMethodToken,
     orderId: input.orderId,
     amountCents: input.amountCents,
     currency: input.currency,
-    cardLast4: issuer.cardLast4,
-    cardBehaviour: issuer.cardBehaviour,
-    data: { savedMethodOf: issuer.id, originalOrderId: input.originalOrderId },
-  };
-  if (issuer.cardBehaviour === DECLINE_SAVED_CHARGES) {
-    return outcomeOf(await ledger.insert(call.clock.now(), { ...base, status: "failed", data: { ...base.data, reason: "card_declined" } }));
-  }
-  return outcomeOf(await ledger.insert(call.clock.now(), { ...base, status: "succeeded", paymentMethodToken: input.paymentMethodToken }));
+    originalOrderId: input.originalOrderId,
+    refusingBehaviour: DECLINE_SAVED_CHARGES,
+  });
+  return kept ? outcomeOf(kept) : { status: "declined", reason: "card_declined" };
 }
 
 export async function findDemoPayment(ledger: DemoLedger, provider: PaymentProviderType, transactionId: string, kinds: LedgerKind[] = ["charge"]): Promise<PaymentRecord | null> {

@@ -38,6 +38,19 @@ export interface NewLedgerRecord {
 export type LedgerPatch = Partial<Omit<NewLedgerRecord, "id" | "provider" | "kind">>;
 
 /** A new provider order for initialize, unless a pending one of the same orderId, amount and currency exists. */
+export interface SavedMethodCharge {
+  id: string;
+  provider: PaymentProviderType;
+  kind: LedgerKind;
+  paymentMethodToken: string;
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  originalOrderId: string;
+  /** The card behaviour whose saved method refuses every charge. */
+  refusingBehaviour: string;
+}
+
 export interface PendingOrder {
   id: string;
   provider: PaymentProviderType;
@@ -62,8 +75,13 @@ export interface DemoLedger {
   find(provider: PaymentProviderType, id: string, kinds: LedgerKind[], lock?: boolean): Promise<LedgerRecord | null>;
   /** The newest record of a kind for an orderId in one of the given statuses. */
   findLatestForOrder(provider: PaymentProviderType, kind: LedgerKind, orderId: string, statuses: string[], lock?: boolean): Promise<LedgerRecord | null>;
-  /** The successful payment that first issued a payment method token (its orderId is the original order). */
-  findTokenIssuer(provider: PaymentProviderType, token: string): Promise<LedgerRecord | null>;
+  /**
+   * A charge of a saved method, in one statement: the successful payment that first issued the token
+   * gives the card; the charge is kept `failed` (card_declined) when that card's behaviour is
+   * `refusingBehaviour`, else succeeded. Null, nothing kept, for a token no payment issued. A charge
+   * with its id kept already is answered as `insert` does.
+   */
+  insertSavedMethodCharge(now: number, charge: SavedMethodCharge): Promise<LedgerRecord | null>;
   /**
    * Inserts a charge of the newest pending provider order of its orderId (that order's id becomes the
    * charge's providerOrderId, null without one) and marks the order paid when the charge succeeded:
