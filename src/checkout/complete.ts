@@ -25,19 +25,20 @@ import { verifyPayment } from "./verify-payment.js";
  * session's page (issue 19, docs/funnels.md); a repeat gets the same session.
  */
 export async function completeCheckout({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<CompleteResponse> {
-  const result = await completeOrder({ ctx, input });
-  const upsellUrl = await funnelUpsellUrl(ctx, result);
+  const { result, brandHasLiveFunnel } = await completeOrder({ ctx, input });
+  // The read that found the checkout said whether its brand has a live funnel: most have none, and pay no query here.
+  const upsellUrl = brandHasLiveFunnel ? await funnelUpsellUrl(ctx, result) : null;
   return upsellUrl ? { ...result, upsellUrl } : result;
 }
 
-async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<CompleteResponse> {
+async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<{ result: CompleteResponse; brandHasLiveFunnel: boolean }> {
   checkCommissionRate(input.salesAttribution);
   const crmProvider = chooseCrm(input);
   const candidates = await findCompletionCandidates(ctx.db, input.orderId, crmProvider);
   if (candidates.length === 0) throw checkoutNotFound();
 
   const done = candidates.find((c) => c.order?.transactionId === input.transactionId && c.order.provider === input.provider);
-  if (done?.order) return replayOrConflict(done.order, input);
+  if (done?.order) return { result: replayOrConflict(done.order, input), brandHasLiveFunnel: done.brandHasLiveFunnel };
   const open = candidates.filter((c) => c.checkout.status !== "completed");
   if (open.length === 0) throw idempotencyConflict();
   const now = ctx.clock.now();
@@ -90,13 +91,13 @@ async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }):
   }
   if (result) {
     faultPoint(ctx.config, "complete.after-commit");
-    return result;
+    return { result, brandHasLiveFunnel: candidate.brandHasLiveFunnel };
   }
 
   // Lost the race to a concurrent completion of this checkout: answer with its result (CONTRACT §7).
   const winner = await findOrderOfCheckout(ctx.db, checkout.id);
   if (!winner) throw idempotencyConflict();
-  return replayOrConflict(winner, input);
+  return { result: replayOrConflict(winner, input), brandHasLiveFunnel: candidate.brandHasLiveFunnel };
 }
 
 /** A percentage is a fraction (0.10 = 10 %): a rate above 1 would pay more than the order. */

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { hotStatement, rowsAsJson, runHot, insertRowsSql } from "../db/hot.js";
+import { hotStatement, rowsAsJson, runHot, insertRowsSql, selectColumns } from "../db/hot.js";
 import { brands, checkouts, commissions, orderLineItems, orders, outboxEvents, providerSettings, shortLinks } from "../db/schema/index.js";
 import type { EventPayloads } from "../webhooks/events.js";
 
@@ -126,28 +126,68 @@ export async function saveInitializedCheckout(
 }
 
 /**
- * Complete's one read: every checkout for the orderId (several brands may share one), each with its
- * organization, its order when completed, and the `failOnCrmError` setting of the CRM in question.
+ * Complete's read, with `failOnCrmError` read as the given expression. Every other table is reached
+ * through a subquery on its key, so the plan a connection keeps is index lookups whatever the tables
+ * held when it was made: as a join, a plan made while orders was empty hashed a sequential scan of
+ * orders into every later completion (docs/performance.md); an EXISTS may likewise be planned as a
+ * hash of every live funnel, a scalar subquery with LIMIT not.
  */
-export async function findCompletionCandidates(db: Db, orderId: string, crmProvider: string | null) {
-  const statement = prepared(db, "checkout_completion_candidates", (d) =>
-    d
-      .select({
-        checkout: checkouts,
-        organizationId: brands.organizationId,
-        order: { transactionId: orders.transactionId, provider: orders.provider, amountCents: orders.amountCents, result: orders.result },
-        failOnCrmError: sql<unknown>`(select ${providerSettings.publicValues}->'failOnCrmError' from ${providerSettings} where ${providerSettings.brandId} = ${checkouts.brandId} and ${providerSettings.provider} = ${sql.placeholder("crmProvider")})`,
-      })
-      .from(checkouts)
-      .innerJoin(brands, eq(brands.id, checkouts.brandId))
-      .leftJoin(orders, eq(orders.checkoutId, checkouts.id))
-      .where(eq(checkouts.orderId, sql.placeholder("orderId")))
-      .orderBy(sql`${checkouts.updatedAt} desc`)
-      .prepare("checkout_completion_candidates"),
-  );
-  return statement.execute({ orderId, crmProvider });
+const completionCandidatesSql = (failOnCrmError: string) =>
+  `select ${selectColumns(checkouts, "c")},
+     (select b.organization_id from brands b where b.id = c.brand_id) as "organizationId",
+     o.transaction_id as "orderTransactionId", o.provider as "orderProvider", o.amount_cents as "orderAmountCents", o.result as "orderResult",
+     ${failOnCrmError} as "failOnCrmError",
+     coalesce((select true from funnels f where f.brand_id = c.brand_id and f.status = 'live' and f.deleted_at is null limit 1), false) as "brandHasLiveFunnel"
+   from checkouts c
+   left join lateral (select transaction_id, provider, amount_cents, result from orders where orders.checkout_id = c.id limit 1) o on true
+   where c.order_id = $1
+   order by c.updated_at desc`;
+
+// Two statements, so that no plan depends on a parameter's value: with one, `ps.provider = $2` was
+// null for most completions, PostgreSQL found each plan made for the values cheaper than the generic
+// plan, and planned the read anew on every completion (0.2 of its 0.3 ms of CPU).
+const COMPLETION_CANDIDATES = hotStatement("checkout_completion_candidates", completionCandidatesSql("null"));
+const COMPLETION_CANDIDATES_WITH_CRM = hotStatement(
+  "checkout_completion_candidates_crm",
+  completionCandidatesSql(`(select ps.public_values->'failOnCrmError' from provider_settings ps where ps.brand_id = c.brand_id and ps.provider = $2)`),
+);
+
+export interface CompletionCandidate {
+  checkout: CheckoutRow;
+  organizationId: string;
+  /** The order this checkout completed into, when it is completed. */
+  order: { transactionId: string; provider: string; amountCents: number; result: Record<string, unknown> } | null;
+  /** The `failOnCrmError` setting of the CRM in question (as stored: true, "true", …). */
+  failOnCrmError: unknown;
+  /** Whether the checkout's brand has a live funnel: a completion looks for one only then (src/funnels/enter.ts). */
+  brandHasLiveFunnel: boolean;
 }
-export type CompletionCandidate = Awaited<ReturnType<typeof findCompletionCandidates>>[number];
+
+/**
+ * Complete's one read: every checkout for the orderId (several brands may share one), each with its
+ * organization, its order when completed, the `failOnCrmError` setting of the CRM in question and
+ * whether its brand has a live funnel.
+ */
+export async function findCompletionCandidates(db: Db, orderId: string, crmProvider: string | null): Promise<CompletionCandidate[]> {
+  const rows = await runHot<
+    CheckoutRow & {
+      organizationId: string;
+      orderTransactionId: string | null;
+      orderProvider: string;
+      orderAmountCents: number;
+      orderResult: Record<string, unknown>;
+      failOnCrmError: unknown;
+      brandHasLiveFunnel: boolean;
+    }
+  >(db, crmProvider === null ? COMPLETION_CANDIDATES : COMPLETION_CANDIDATES_WITH_CRM, crmProvider === null ? [orderId] : [orderId, crmProvider]);
+  return rows.map(({ organizationId, orderTransactionId, orderProvider, orderAmountCents, orderResult, failOnCrmError, brandHasLiveFunnel, ...checkout }) => ({
+    checkout,
+    organizationId,
+    order: orderTransactionId === null ? null : { transactionId: orderTransactionId, provider: orderProvider, amountCents: orderAmountCents, result: orderResult },
+    failOnCrmError,
+    brandHasLiveFunnel,
+  }));
+}
 
 const SAVE_COMPLETION = hotStatement(
   "checkout_save_completion",
