@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { hotStatement, rowsAsJson, runHot, insertRowsSql, selectColumns } from "../db/hot.js";
 import { brands, checkouts, commissions, orderLineItems, orders, outboxEvents, providerSettings, shortLinks } from "../db/schema/index.js";
@@ -192,8 +192,8 @@ export async function findCompletionCandidates(db: Db, orderId: string, crmProvi
 const SAVE_COMPLETION = hotStatement(
   "checkout_save_completion",
   `with claimed as (
-     update checkouts set status = 'completed', completed_at = $2, updated_at = $2
-     where id = $1 and status <> 'completed' returning id
+     update checkouts set status = 'completed', completed_at = $2, updated_at = $2, crm_claim = null, crm_claimed_at = null
+     where id = $1 and status <> 'completed' and (crm_claim is not distinct from $7 or crm_claimed_at < $8) returning id
    ), saved_order as (
      ${insertRowsSql(orders, "$3")}
      where exists (select 1 from claimed) returning id
@@ -222,10 +222,13 @@ export interface Completion {
 /**
  * Marks the checkout completed and writes the order, its line items, the commission and the outbox
  * events: one statement, so all or nothing without a transaction. Only when the checkout was not
- * completed yet: false means another completion got there first (CONTRACT §7). Concurrent
- * duplicates queue on the checkout's row lock; a unique violation can still reach the caller.
+ * completed yet and no one else holds its CRM claim: `crmClaim` is the caller's own (null without
+ * one), and a claim taken before `staleBefore` belongs to a request that died. The checkout's claim
+ * is cleared with it. False means it was not written: another completion got there first (CONTRACT
+ * §7), or is still recording in its CRM. Concurrent duplicates queue on the checkout's row lock; a
+ * unique violation can still reach the caller.
  */
-export async function saveCompletion(db: Db, completion: Completion): Promise<boolean> {
+export async function saveCompletion(db: Db, completion: Completion, crmClaim: string | null, staleBefore: Date): Promise<boolean> {
   const rows = await runHot<{ id: string }>(db, SAVE_COMPLETION, [
     completion.checkoutId,
     completion.at,
@@ -233,21 +236,40 @@ export async function saveCompletion(db: Db, completion: Completion): Promise<bo
     rowsAsJson(orderLineItems, completion.lineItems),
     rowsAsJson(commissions, completion.commission ? [completion.commission] : []),
     rowsAsJson(outboxEvents, completion.events),
+    crmClaim,
+    staleBefore,
   ]);
   return rows.length === 1;
 }
 
 /**
- * Locks the checkout while it is not completed, for a completion that must call a CRM before it
- * writes (inside the caller's transaction). False when it is completed already.
+ * Claims the recording of the checkout's order in its CRM for `holder` (src/checkout/record-in-crm.ts)
+ * while no one else holds a claim taken since `staleBefore`; `openOnly`: only while the checkout is
+ * not completed (a completion; the administration's retry records completed ones). One statement on
+ * the checkout's row, so of concurrent claimants one wins and the others see its claim, or its
+ * completion.
  */
-export async function lockOpenCheckout(tx: Db, checkoutId: string): Promise<boolean> {
-  const rows = await tx
-    .select({ id: checkouts.id })
-    .from(checkouts)
-    .where(and(eq(checkouts.id, checkoutId), ne(checkouts.status, "completed")))
-    .for("update");
+export async function claimCheckoutCrm(db: Db, claim: { checkoutId: string; holder: string; at: Date; staleBefore: Date; openOnly: boolean }): Promise<boolean> {
+  const rows = await db
+    .update(checkouts)
+    .set({ crmClaim: claim.holder, crmClaimedAt: claim.at })
+    .where(
+      and(
+        eq(checkouts.id, claim.checkoutId),
+        claim.openOnly ? ne(checkouts.status, "completed") : undefined,
+        or(isNull(checkouts.crmClaim), lt(checkouts.crmClaimedAt, claim.staleBefore)),
+      ),
+    )
+    .returning({ id: checkouts.id });
   return rows.length === 1;
+}
+
+/** Gives the claim up, when `holder` still holds it (a completion's write clears it itself). */
+export async function releaseCheckoutCrm(db: Db, checkoutId: string, holder: string): Promise<void> {
+  await db
+    .update(checkouts)
+    .set({ crmClaim: null, crmClaimedAt: null })
+    .where(and(eq(checkouts.id, checkoutId), eq(checkouts.crmClaim, holder)));
 }
 
 /** The order a checkout completed into, for replays and conflicts (CONTRACT §7). */
