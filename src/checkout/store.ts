@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, lt, ne, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, ne, or, sql, type Table } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { hotStatement, rowsAsJson, runHot, insertRowsSql, selectColumns } from "../db/hot.js";
 import { brands, checkouts, commissions, orderLineItems, orders, outboxEvents, providerSettings, shortLinks } from "../db/schema/index.js";
@@ -140,8 +140,7 @@ const completionCandidatesSql = (failOnCrmError: string) =>
      coalesce((select true from funnels f where f.brand_id = c.brand_id and f.status = 'live' and f.deleted_at is null limit 1), false) as "brandHasLiveFunnel"
    from checkouts c
    left join lateral (select transaction_id, provider, amount_cents, result from orders where orders.checkout_id = c.id limit 1) o on true
-   where c.order_id = $1
-   order by c.updated_at desc`;
+   where c.order_id = $1`;
 
 // Two statements, so that no plan depends on a parameter's value: with one, `ps.provider = $2` was
 // null for most completions, PostgreSQL found each plan made for the values cheaper than the generic
@@ -164,7 +163,7 @@ export interface CompletionCandidate {
 }
 
 /**
- * Complete's one read: every checkout for the orderId (several brands may share one), each with its
+ * Complete's one read: every checkout for the orderId (several brands may share one, newest first), each with its
  * organization, its order when completed, the `failOnCrmError` setting of the CRM in question and
  * whether its brand has a live funnel.
  */
@@ -180,35 +179,51 @@ export async function findCompletionCandidates(db: Db, orderId: string, crmProvi
       brandHasLiveFunnel: boolean;
     }
   >(db, crmProvider === null ? COMPLETION_CANDIDATES : COMPLETION_CANDIDATES_WITH_CRM, crmProvider === null ? [orderId] : [orderId, crmProvider]);
-  return rows.map(({ organizationId, orderTransactionId, orderProvider, orderAmountCents, orderResult, failOnCrmError, brandHasLiveFunnel, ...checkout }) => ({
-    checkout,
-    organizationId,
-    order: orderTransactionId === null ? null : { transactionId: orderTransactionId, provider: orderProvider, amountCents: orderAmountCents, result: orderResult },
-    failOnCrmError,
-    brandHasLiveFunnel,
-  }));
+  // Newest first, sorted here: a Sort node costs its set-up on every run, for the one row there usually is.
+  return rows
+    .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())
+    .map(({ organizationId, orderTransactionId, orderProvider, orderAmountCents, orderResult, failOnCrmError, brandHasLiveFunnel, ...checkout }) => ({
+      checkout,
+      organizationId,
+      order: orderTransactionId === null ? null : { transactionId: orderTransactionId, provider: orderProvider, amountCents: orderAmountCents, result: orderResult },
+      failOnCrmError,
+      brandHasLiveFunnel,
+    }));
 }
 
-const SAVE_COMPLETION = hotStatement(
-  "checkout_save_completion",
-  `with claimed as (
+/**
+ * The completion's statement, with the line items' and the commission's inserts only when it has
+ * them: each insert in a statement costs its table and indexes opened and its plan node set up on
+ * every run, rows or not. $1-$6 always; $7 the line items, then the commission.
+ */
+function saveCompletionSql({ items, commission }: { items: boolean; commission: boolean }): string {
+  const optional: string[] = [];
+  const insertAfterOrder = (table: Table, name: string) =>
+    optional.push(`, ${name} as (
+     ${insertRowsSql(table, `$${7 + optional.length}`)}
+     where exists (select 1 from saved_order)
+   )`);
+  if (items) insertAfterOrder(orderLineItems, "saved_items");
+  if (commission) insertAfterOrder(commissions, "saved_commission");
+  return `with claimed as (
      update checkouts set status = 'completed', completed_at = $2, updated_at = $2, crm_claim = null, crm_claimed_at = null
-     where id = $1 and status <> 'completed' and (crm_claim is not distinct from $7 or crm_claimed_at < $8) returning id
+     where id = $1 and status <> 'completed' and (crm_claim is not distinct from $3 or crm_claimed_at < $4) returning id
    ), saved_order as (
-     ${insertRowsSql(orders, "$3")}
+     ${insertRowsSql(orders, "$5")}
      where exists (select 1 from claimed) returning id
-   ), saved_items as (
-     ${insertRowsSql(orderLineItems, "$4")}
-     where exists (select 1 from saved_order)
-   ), saved_commission as (
-     ${insertRowsSql(commissions, "$5")}
-     where exists (select 1 from saved_order)
    ), saved_events as (
      ${insertRowsSql(outboxEvents, "$6")}
      where exists (select 1 from saved_order)
-   )
-   select id from saved_order`,
-);
+   )${optional.join("")}
+   select id from saved_order`;
+}
+
+const SAVE_COMPLETION = {
+  plain: hotStatement("checkout_save_completion", saveCompletionSql({ items: false, commission: false })),
+  items: hotStatement("checkout_save_completion_items", saveCompletionSql({ items: true, commission: false })),
+  commission: hotStatement("checkout_save_completion_commission", saveCompletionSql({ items: false, commission: true })),
+  both: hotStatement("checkout_save_completion_items_commission", saveCompletionSql({ items: true, commission: true })),
+};
 
 export interface Completion {
   checkoutId: string;
@@ -229,15 +244,18 @@ export interface Completion {
  * unique violation can still reach the caller.
  */
 export async function saveCompletion(db: Db, completion: Completion, crmClaim: string | null, staleBefore: Date): Promise<boolean> {
-  const rows = await runHot<{ id: string }>(db, SAVE_COMPLETION, [
+  const items = completion.lineItems.length > 0;
+  const commission = completion.commission !== null;
+  const statement = items ? (commission ? SAVE_COMPLETION.both : SAVE_COMPLETION.items) : commission ? SAVE_COMPLETION.commission : SAVE_COMPLETION.plain;
+  const rows = await runHot<{ id: string }>(db, statement, [
     completion.checkoutId,
     completion.at,
-    rowsAsJson(orders, [completion.order]),
-    rowsAsJson(orderLineItems, completion.lineItems),
-    rowsAsJson(commissions, completion.commission ? [completion.commission] : []),
-    rowsAsJson(outboxEvents, completion.events),
     crmClaim,
     staleBefore,
+    rowsAsJson(orders, [completion.order]),
+    rowsAsJson(outboxEvents, completion.events),
+    ...(items ? [rowsAsJson(orderLineItems, completion.lineItems)] : []),
+    ...(completion.commission ? [rowsAsJson(commissions, [completion.commission])] : []),
   ]);
   return rows.length === 1;
 }
