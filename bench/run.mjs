@@ -5,6 +5,8 @@
 //   npm run bench -- --quick           1 repeat of 1 s + 3 s: checks that everything works
 //   options: --repeats N --duration S --warmup S --connections N --engines pglite,postgres,cluster,overload,funnels
 //            --no-build --capture FILE (replicas from a recorded capture instead of recording one)
+//            --scenarios bare,initialize,complete,createSession,accept,decline (some only: a short
+//            look at one endpoint, service and replica; prints its figures and leaves docs/benchmarks.md as it is)
 //
 // Scenarios: the bare Fastify route (framework ceiling); initialize, complete, upsell create-session,
 // accept and decline through the service; and the raw-SQL replica of each (bench/replica-server.mjs).
@@ -52,8 +54,13 @@ const { values: args } = parseArgs({
     engines: { type: "string", default: "pglite,postgres,cluster,overload,funnels" },
     "no-build": { type: "boolean", default: false },
     capture: { type: "string" },
+    scenarios: { type: "string" },
   },
 });
+const SCENARIOS = ["bare", "initialize", "complete", "createSession", "accept", "decline"];
+/** The scenarios to run: all, or those --scenarios names (a partial run writes no docs/benchmarks.md). */
+const wanted = new Set(args.scenarios ? args.scenarios.split(",").map((s) => s.trim()) : SCENARIOS);
+for (const name of wanted) if (!SCENARIOS.includes(name)) throw new Error(`--scenarios: unknown scenario ${name} (known: ${SCENARIOS.join(", ")})`);
 const options = {
   quick: args.quick,
   repeats: Number(args.repeats ?? (args.quick ? 1 : 3)),
@@ -124,18 +131,18 @@ async function checkoutScenarios({ label, server, paths, pids }) {
     results.complete = { name: "complete", skipped: ready.skipped };
     return results;
   }
-  results.initialize = await attempt(`${label} initialize`, () =>
+  if (wanted.has("initialize")) results.initialize = await attempt(`${label} initialize`, () =>
     scenario(`${label} initialize`, {
       options,
       pids,
       load: bodiesLoad({ urls: server.baseUrl, path: paths.initialize, prepare: (count) => prepareInitializations({ secret: TOKEN_SECRET, count }) }),
     }),
   );
-  results.complete = await attempt(`${label} complete`, () =>
+  if (wanted.has("complete")) results.complete = await attempt(`${label} complete`, () =>
     scenario(`${label} complete`, {
       options,
       pids,
-      firstGuess: results.initialize.median?.rps ?? 1000,
+      firstGuess: results.initialize?.median?.rps ?? 1000,
       load: bodiesLoad({
         urls: server.baseUrl,
         path: paths.complete,
@@ -152,6 +159,7 @@ async function checkoutScenarios({ label, server, paths, pids }) {
 /** Upsell create-session, accept and decline against one started server, after its checkout scenarios. */
 async function upsellScenarios({ label, server, paths, pids }) {
   const results = {};
+  if (!["createSession", "accept", "decline"].some((step) => wanted.has(step))) return results;
   const origins = await attempt(`${label} upsell origins`, async () => {
     log(`${label} upsell: completing 40 checkouts for the sessions`);
     return { list: await prepareUpsellOrigins({ baseUrl: server.baseUrl, paths, secret: TOKEN_SECRET, count: 40 }) };
@@ -160,14 +168,14 @@ async function upsellScenarios({ label, server, paths, pids }) {
     for (const step of ["createSession", "accept", "decline"]) results[step] = { name: step, skipped: origins.skipped };
     return results;
   }
-  results.createSession = await attempt(`${label} create-session`, () =>
+  if (wanted.has("createSession")) results.createSession = await attempt(`${label} create-session`, () =>
     scenario(`${label} create-session`, {
       options,
       pids,
       load: bodiesLoad({ urls: server.baseUrl, path: paths.createSession, prepare: async (count) => createSessionBodies(origins.list, count) }),
     }),
   );
-  for (const step of ["accept", "decline"]) {
+  for (const step of ["accept", "decline"].filter((name) => wanted.has(name))) {
     results[step] = await attempt(`${label} ${step}`, () =>
       scenario(`${label} ${step}`, {
         options,
@@ -254,6 +262,31 @@ async function recordCapture(postgresUrl) {
   }
 }
 
+/** A partial run's medians, service beside replica. */
+function printPartial(results) {
+  const fixed = (value, digits) => (typeof value === "number" ? value.toFixed(digits) : "–");
+  const rows = [];
+  for (const [engine, out] of Object.entries(results.engines)) {
+    for (const [step, service] of Object.entries(out.service)) {
+      const replica = out.replica[step];
+      const [s, r] = [service?.median, replica?.median];
+      rows.push({
+        engine,
+        scenario: step,
+        "req/s": fixed(s?.rps, 0),
+        "server CPU ms/req": fixed(s?.serverCpuMsPerReq, 3),
+        "postgres CPU ms/req": fixed(s?.postgresCpuMsPerReq, 3),
+        "replica req/s": fixed(r?.rps, 0),
+        "replica postgres CPU ms/req": fixed(r?.postgresCpuMsPerReq, 3),
+        "vs replica": s?.rps && r?.rps ? `${((s.rps / r.rps) * 100).toFixed(0)}%` : "–",
+        "others % of a core": fixed(s?.othersCorePct, 0),
+        skipped: service?.skipped ?? replica?.skipped ?? "",
+      });
+    }
+  }
+  console.table(rows);
+}
+
 async function main() {
   mkdirSync("bench/results", { recursive: true });
   build();
@@ -263,7 +296,7 @@ async function main() {
   const postgresUrl = wantsPostgres ? await findPostgres() : null;
   if (wantsPostgres && !postgresUrl) notes.push("No PostgreSQL answered: the PostgreSQL and cluster legs were skipped.");
 
-  results.bare = await attempt("bare", benchBare);
+  if (wanted.has("bare")) results.bare = await attempt("bare", benchBare);
   const capture = await recordCapture(postgresUrl);
   results.capture = capture ? { source: capture.source, provider: capture.data.provider, steps: Object.fromEntries(Object.entries(capture.data.steps).map(([k, s]) => [k, s.statements.map((st) => st.text)])) } : null;
   results.engines = {};
@@ -283,6 +316,11 @@ async function main() {
   results.finishedAt = new Date().toISOString();
   const stamp = results.machine.date.replace(/[:.]/g, "-");
   writeFileSync(`bench/results/${stamp}.json`, JSON.stringify(results, null, 2));
+  if (args.scenarios) {
+    printPartial(results);
+    log(`a partial run (--scenarios): docs/benchmarks.md left as it is; figures in bench/results/${stamp}.json`);
+    return;
+  }
   writeFileSync("bench/results/latest.json", JSON.stringify(results, null, 2));
   writeReport("docs/benchmarks.md", results);
   log(`wrote docs/benchmarks.md and bench/results/${stamp}.json`);

@@ -98,12 +98,16 @@ export const REPLICA_PATHS = {
 };
 
 export async function postJson(baseUrl, path, body) {
-  const response = await fetch(baseUrl + path, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
+  let response;
+  let text;
+  // Preparing thousands of checkouts 64 at a time is a burst admission control may refuse (503
+  // OVERLOADED, answered before any database work): wait its Retry-After and send again, as a client would.
+  for (let attempt = 1; ; attempt++) {
+    response = await fetch(baseUrl + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    text = await response.text();
+    if (response.status !== 503 || !text.includes('"OVERLOADED"') || attempt === 20) break;
+    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get("retry-after") ?? 1) * 1000));
+  }
   let json = null;
   try {
     json = JSON.parse(text);

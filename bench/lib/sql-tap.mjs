@@ -35,6 +35,8 @@ pg.Client.prototype.query = function tappedQuery(config, values, callback) {
     at: Date.now(),
     client: this.benchClientId,
     text: typeof config === "string" ? config : config.text,
+    // Set for a named prepared statement (planned once per connection); unnamed ones are planned on every run.
+    name: (typeof config === "object" && config.name) || undefined,
     params: (typeof config === "object" && config.values) || values || [],
   };
   const done = (error, result) =>

@@ -1,17 +1,17 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { calculateCommission } from "../commissions/calculate.js";
 import type { Ctx } from "../ctx.js";
-import type { Db } from "../db/client.js";
 import { isUniqueViolation } from "../db/errors.js";
-import { withTransaction } from "../db/transaction.js";
 import { validationError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { funnelUpsellUrl } from "../funnels/enter.js";
 import { completionRows, type CompletionPlan } from "./completion-rows.js";
 import { chooseCrm, isSettingOn } from "./crm-choice.js";
 import { checkoutExpired, checkoutNotFound, idempotencyConflict } from "./errors.js";
-import { recordInCrm } from "./record-in-crm.js";
+import { claimCrmRecording, crmClaimsStaleBefore, recordInCrm, requestInProgress, WAIT_FOR_CRM_CLAIM_MS } from "./record-in-crm.js";
+import type { CrmProviderType } from "../providers/types.js";
 import type { CheckoutClaims, CompleteBody, CompleteLineItem, CompleteResponse, SalesAttribution } from "./schemas.js";
-import { findCompletionCandidates, findOrderOfCheckout, lockOpenCheckout, saveCompletion } from "./store.js";
+import { findCompletionCandidates, findOrderOfCheckout, saveCompletion } from "./store.js";
 import { verifyPayment } from "./verify-payment.js";
 
 /**
@@ -19,25 +19,27 @@ import { verifyPayment } from "./verify-payment.js";
  * (CONTRACT §7, before the expiry check per §33), refuses an expired checkout (§26), verifies the
  * payment at the provider (§19, verify-payment.ts), records the order in the CRM when asked
  * (record-in-crm.ts), then writes the completion in one statement (completion-rows.ts). With CRM
- * recording (rules 1-2) the CRM is called first, in a transaction holding the checkout's row lock.
- * The claim on the checkout row decides concurrent duplicates; the losers return the winner's result.
+ * recording (rules 1-2) the CRM is called first, under a claim on the checkout that holds no
+ * database connection. The checkout row decides concurrent duplicates; the losers return the
+ * winner's result.
  * When a live funnel of the brand takes the order, the answer also carries `upsellUrl`, its upsell
  * session's page (issue 19, docs/funnels.md); a repeat gets the same session.
  */
 export async function completeCheckout({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<CompleteResponse> {
-  const result = await completeOrder({ ctx, input });
-  const upsellUrl = await funnelUpsellUrl(ctx, result);
+  const { result, brandHasLiveFunnel } = await completeOrder({ ctx, input });
+  // The read that found the checkout said whether its brand has a live funnel: most have none, and pay no query here.
+  const upsellUrl = brandHasLiveFunnel ? await funnelUpsellUrl(ctx, result) : null;
   return upsellUrl ? { ...result, upsellUrl } : result;
 }
 
-async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<CompleteResponse> {
+async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<{ result: CompleteResponse; brandHasLiveFunnel: boolean }> {
   checkCommissionRate(input.salesAttribution);
   const crmProvider = chooseCrm(input);
   const candidates = await findCompletionCandidates(ctx.db, input.orderId, crmProvider);
   if (candidates.length === 0) throw checkoutNotFound();
 
   const done = candidates.find((c) => c.order?.transactionId === input.transactionId && c.order.provider === input.provider);
-  if (done?.order) return replayOrConflict(done.order, input);
+  if (done?.order) return { result: replayOrConflict(done.order, input), brandHasLiveFunnel: done.brandHasLiveFunnel };
   const open = candidates.filter((c) => c.checkout.status !== "completed");
   if (open.length === 0) throw idempotencyConflict();
   const now = ctx.clock.now();
@@ -68,35 +70,44 @@ async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }):
     crm: crmProvider ? { provider: crmProvider, canRecord: canRecordInCrm } : null,
     now,
   };
-  /** Writes the completion when the checkout is still open (CONTRACT §7); null when another completion won. */
-  const save = async (db: Db, crmOrderId: string | null): Promise<CompleteResponse | null> => {
-    const { response, completion } = completionRows(plan, crmOrderId);
-    return (await saveCompletion(db, completion)) ? response : null;
-  };
+  const recordWith = crmProvider && canRecordInCrm ? { crm: crmProvider, failOnCrmError } : null;
+  return { result: await writeCompletion(ctx, plan, recordWith), brandHasLiveFunnel: candidate.brandHasLiveFunnel };
+}
 
-  let result: CompleteResponse | null;
-  try {
-    result =
-      crmProvider && canRecordInCrm
-        ? // The CRM is called once, by the completion holding the checkout's row lock.
-          await withTransaction(ctx.db, async (tx) => {
-            if (!(await lockOpenCheckout(tx, checkout.id))) return null;
-            return save(tx, await recordInCrm(ctx, tx, crmProvider, checkout.brandId, failOnCrmError, input, plan.lineItems));
-          })
-        : await save(ctx.db, null);
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    result = null;
+/**
+ * Writes the completion once (CONTRACT §7): the first completion of the checkout writes it, a
+ * concurrent or later one answers with its result. With CRM recording (rules 1-2) the completion
+ * first claims the checkout's recording and calls the CRM holding no database connection
+ * (record-in-crm.ts); its write clears the claim. Meanwhile a duplicate waits for that write (10 s
+ * at most, then 409 in progress); a completion that is not to record waits for it too, so the
+ * order is never written without the CRM order being recorded for it.
+ */
+async function writeCompletion(ctx: Ctx, plan: CompletionPlan, recordWith: { crm: CrmProviderType; failOnCrmError: boolean } | null): Promise<CompleteResponse> {
+  const checkout = plan.candidate.checkout;
+  const deadline = Date.now() + WAIT_FOR_CRM_CLAIM_MS;
+  for (let pause = 25; ; pause = Math.min(pause * 2, 400)) {
+    const claim = recordWith ? await claimCrmRecording(ctx, checkout.id, true) : null;
+    if (!recordWith || claim) {
+      const crmOrderId = claim ? await recordInCrm(ctx, claim, recordWith!.crm, checkout.brandId, recordWith!.failOnCrmError, plan.input, plan.lineItems) : null;
+      const { response, completion } = completionRows(plan, crmOrderId);
+      let saved = false;
+      try {
+        saved = await saveCompletion(ctx.db, completion, claim?.holder ?? null, crmClaimsStaleBefore(ctx));
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+      if (saved) {
+        faultPoint(ctx.config, "complete.after-commit");
+        return response;
+      }
+    }
+    // Completed by a concurrent completion: answer with its result (CONTRACT §7).
+    const winner = await findOrderOfCheckout(ctx.db, checkout.id);
+    if (winner) return replayOrConflict(winner, plan.input);
+    // Still open: another completion holds the CRM claim (or ours was taken over after it went stale).
+    if (Date.now() + pause > deadline) throw requestInProgress();
+    await sleep(pause);
   }
-  if (result) {
-    faultPoint(ctx.config, "complete.after-commit");
-    return result;
-  }
-
-  // Lost the race to a concurrent completion of this checkout: answer with its result (CONTRACT §7).
-  const winner = await findOrderOfCheckout(ctx.db, checkout.id);
-  if (!winner) throw idempotencyConflict();
-  return replayOrConflict(winner, input);
 }
 
 /** A percentage is a fraction (0.10 = 10 %): a rate above 1 would pay more than the order. */

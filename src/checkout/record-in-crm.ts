@@ -1,17 +1,52 @@
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
+import { conflict } from "../lib/errors.js";
+import { newId } from "../lib/ids.js";
 import type { CrmProviderType, CrmRecordInput } from "../providers/types.js";
 import { crmFailed } from "./errors.js";
 import type { CompleteBody, CompleteLineItem } from "./schemas.js";
+import { claimCheckoutCrm, releaseCheckoutCrm } from "./store.js";
+
+/** A CRM claim older than this belongs to a request that died (crash, kill): another may take it over. */
+export const ABANDONED_CRM_CLAIM_MS = 60_000;
+/** How long a request finding the recording claimed by another waits for it before answering 409. */
+export const WAIT_FOR_CRM_CLAIM_MS = 10_000;
+
+export const requestInProgress = () => conflict("Request in progress", "REQUEST_IN_PROGRESS");
+
+/** The right to record a checkout's order in its CRM, held from the claim to the write that clears it. */
+export interface CrmClaim {
+  checkoutId: string;
+  holder: string;
+}
+
+/** Claims taken before this moment are abandoned (ABANDONED_CRM_CLAIM_MS). */
+export const crmClaimsStaleBefore = (ctx: Ctx) => new Date(ctx.clock.now() - ABANDONED_CRM_CLAIM_MS);
 
 /**
- * Records the order in the CRM inside the completion's transaction, so it happens once, for the
- * winner. A savepoint keeps a failed CRM call from aborting the order. Without failOnCrmError a
- * failure is logged and the order completes without `crmOrderId`.
+ * Claims the recording of a checkout's order in its CRM, so that of concurrent completions (or
+ * administration retries) one calls the CRM, outside any transaction: a slow CRM holds no pool
+ * connection. A claim left by a request that died is taken over after ABANDONED_CRM_CLAIM_MS; the
+ * CRM adapters look the sale up before recording it, so the new holder finds what the dead one
+ * recorded instead of making a second CRM order. `openOnly`: only while the checkout is not completed.
+ */
+export async function claimCrmRecording(ctx: Ctx, checkoutId: string, openOnly: boolean): Promise<CrmClaim | null> {
+  const holder = newId("crm");
+  const held = await claimCheckoutCrm(ctx.db, { checkoutId, holder, at: new Date(ctx.clock.now()), staleBefore: crmClaimsStaleBefore(ctx), openOnly });
+  return held ? { checkoutId, holder } : null;
+}
+
+/** Gives the claim up (with `db`, which may be the transaction that records its outcome). */
+export const releaseCrmClaim = (db: Db, claim: CrmClaim) => releaseCheckoutCrm(db, claim.checkoutId, claim.holder);
+
+/**
+ * Records a completing order in the CRM, under the caller's claim. Without failOnCrmError a failure is
+ * logged and the order completes without `crmOrderId` (the completion's write then clears the claim);
+ * with it the claim is given up and the completion fails with 502.
  */
 export async function recordInCrm(
   ctx: Ctx,
-  tx: Db,
+  claim: CrmClaim,
   crm: CrmProviderType,
   brandId: string,
   failOnCrmError: boolean,
@@ -19,7 +54,7 @@ export async function recordInCrm(
   lineItems: CompleteLineItem[],
 ): Promise<string | null> {
   try {
-    return await recordOrderInCrm(ctx, tx, crm, brandId, {
+    return await recordOrderInCrm(ctx, crm, brandId, {
       orderId: input.orderId,
       amountCents: input.amount,
       currency: input.currency.toUpperCase(),
@@ -32,19 +67,19 @@ export async function recordInCrm(
     });
   } catch (error) {
     ctx.log.warn({ crm, err: error instanceof Error ? error.message : String(error) }, "CRM recording failed");
-    if (failOnCrmError) throw crmFailed(crm);
-    return null;
+    if (!failOnCrmError) return null;
+    await releaseCrmClaim(ctx.db, claim);
+    throw crmFailed(crm);
   }
 }
 
 /**
- * One CRM recording of an order in a savepoint of `tx` (a failure leaves the outer transaction
- * usable). Throws when the CRM fails; completion and the administration retry both use it.
+ * One CRM recording of an order, holding no database connection while the CRM answers (the caller
+ * holds the checkout's CRM claim). Throws when the CRM fails; completion and the administration
+ * retry both use it.
  */
-export async function recordOrderInCrm(ctx: Ctx, tx: Db, crm: CrmProviderType, brandId: string, input: CrmRecordInput): Promise<string> {
-  return tx.transaction(async (savepoint) => {
-    const { adapter, call } = await ctx.providers.crm(crm, brandId, savepoint as unknown as Db);
-    const { crmOrderId } = await adapter.recordOrder(input, { ...call, log: ctx.log });
-    return crmOrderId;
-  });
+export async function recordOrderInCrm(ctx: Ctx, crm: CrmProviderType, brandId: string, input: CrmRecordInput): Promise<string> {
+  const { adapter, call } = await ctx.providers.crm(crm, brandId);
+  const { crmOrderId } = await adapter.recordOrder(input, { ...call, log: ctx.log });
+  return crmOrderId;
 }

@@ -1,6 +1,6 @@
-import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, ne, or, sql, type Table } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { hotStatement, rowsAsJson, runHot, insertRowsSql } from "../db/hot.js";
+import { hotStatement, rowsAsJson, runHot, insertRowsSql, selectColumns } from "../db/hot.js";
 import { brands, checkouts, commissions, orderLineItems, orders, outboxEvents, providerSettings, shortLinks } from "../db/schema/index.js";
 import type { EventPayloads } from "../webhooks/events.js";
 
@@ -126,49 +126,104 @@ export async function saveInitializedCheckout(
 }
 
 /**
- * Complete's one read: every checkout for the orderId (several brands may share one), each with its
- * organization, its order when completed, and the `failOnCrmError` setting of the CRM in question.
+ * Complete's read, with `failOnCrmError` read as the given expression. Every other table is reached
+ * through a subquery on its key, so the plan a connection keeps is index lookups whatever the tables
+ * held when it was made: as a join, a plan made while orders was empty hashed a sequential scan of
+ * orders into every later completion (docs/performance.md); an EXISTS may likewise be planned as a
+ * hash of every live funnel, a scalar subquery with LIMIT not.
  */
-export async function findCompletionCandidates(db: Db, orderId: string, crmProvider: string | null) {
-  const statement = prepared(db, "checkout_completion_candidates", (d) =>
-    d
-      .select({
-        checkout: checkouts,
-        organizationId: brands.organizationId,
-        order: { transactionId: orders.transactionId, provider: orders.provider, amountCents: orders.amountCents, result: orders.result },
-        failOnCrmError: sql<unknown>`(select ${providerSettings.publicValues}->'failOnCrmError' from ${providerSettings} where ${providerSettings.brandId} = ${checkouts.brandId} and ${providerSettings.provider} = ${sql.placeholder("crmProvider")})`,
-      })
-      .from(checkouts)
-      .innerJoin(brands, eq(brands.id, checkouts.brandId))
-      .leftJoin(orders, eq(orders.checkoutId, checkouts.id))
-      .where(eq(checkouts.orderId, sql.placeholder("orderId")))
-      .orderBy(sql`${checkouts.updatedAt} desc`)
-      .prepare("checkout_completion_candidates"),
-  );
-  return statement.execute({ orderId, crmProvider });
-}
-export type CompletionCandidate = Awaited<ReturnType<typeof findCompletionCandidates>>[number];
+const completionCandidatesSql = (failOnCrmError: string) =>
+  `select ${selectColumns(checkouts, "c")},
+     (select b.organization_id from brands b where b.id = c.brand_id) as "organizationId",
+     o.transaction_id as "orderTransactionId", o.provider as "orderProvider", o.amount_cents as "orderAmountCents", o.result as "orderResult",
+     ${failOnCrmError} as "failOnCrmError",
+     coalesce((select true from funnels f where f.brand_id = c.brand_id and f.status = 'live' and f.deleted_at is null limit 1), false) as "brandHasLiveFunnel"
+   from checkouts c
+   left join lateral (select transaction_id, provider, amount_cents, result from orders where orders.checkout_id = c.id limit 1) o on true
+   where c.order_id = $1`;
 
-const SAVE_COMPLETION = hotStatement(
-  "checkout_save_completion",
-  `with claimed as (
-     update checkouts set status = 'completed', completed_at = $2, updated_at = $2
-     where id = $1 and status <> 'completed' returning id
+// Two statements, so that no plan depends on a parameter's value: with one, `ps.provider = $2` was
+// null for most completions, PostgreSQL found each plan made for the values cheaper than the generic
+// plan, and planned the read anew on every completion (0.2 of its 0.3 ms of CPU).
+const COMPLETION_CANDIDATES = hotStatement("checkout_completion_candidates", completionCandidatesSql("null"));
+const COMPLETION_CANDIDATES_WITH_CRM = hotStatement(
+  "checkout_completion_candidates_crm",
+  completionCandidatesSql(`(select ps.public_values->'failOnCrmError' from provider_settings ps where ps.brand_id = c.brand_id and ps.provider = $2)`),
+);
+
+export interface CompletionCandidate {
+  checkout: CheckoutRow;
+  organizationId: string;
+  /** The order this checkout completed into, when it is completed. */
+  order: { transactionId: string; provider: string; amountCents: number; result: Record<string, unknown> } | null;
+  /** The `failOnCrmError` setting of the CRM in question (as stored: true, "true", …). */
+  failOnCrmError: unknown;
+  /** Whether the checkout's brand has a live funnel: a completion looks for one only then (src/funnels/enter.ts). */
+  brandHasLiveFunnel: boolean;
+}
+
+/**
+ * Complete's one read: every checkout for the orderId (several brands may share one, newest first), each with its
+ * organization, its order when completed, the `failOnCrmError` setting of the CRM in question and
+ * whether its brand has a live funnel.
+ */
+export async function findCompletionCandidates(db: Db, orderId: string, crmProvider: string | null): Promise<CompletionCandidate[]> {
+  const rows = await runHot<
+    CheckoutRow & {
+      organizationId: string;
+      orderTransactionId: string | null;
+      orderProvider: string;
+      orderAmountCents: number;
+      orderResult: Record<string, unknown>;
+      failOnCrmError: unknown;
+      brandHasLiveFunnel: boolean;
+    }
+  >(db, crmProvider === null ? COMPLETION_CANDIDATES : COMPLETION_CANDIDATES_WITH_CRM, crmProvider === null ? [orderId] : [orderId, crmProvider]);
+  // Newest first, sorted here: a Sort node costs its set-up on every run, for the one row there usually is.
+  return rows
+    .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime())
+    .map(({ organizationId, orderTransactionId, orderProvider, orderAmountCents, orderResult, failOnCrmError, brandHasLiveFunnel, ...checkout }) => ({
+      checkout,
+      organizationId,
+      order: orderTransactionId === null ? null : { transactionId: orderTransactionId, provider: orderProvider, amountCents: orderAmountCents, result: orderResult },
+      failOnCrmError,
+      brandHasLiveFunnel,
+    }));
+}
+
+/**
+ * The completion's statement, with the line items' and the commission's inserts only when it has
+ * them: each insert in a statement costs its table and indexes opened and its plan node set up on
+ * every run, rows or not. $1-$6 always; $7 the line items, then the commission.
+ */
+function saveCompletionSql({ items, commission }: { items: boolean; commission: boolean }): string {
+  const optional: string[] = [];
+  const insertAfterOrder = (table: Table, name: string) =>
+    optional.push(`, ${name} as (
+     ${insertRowsSql(table, `$${7 + optional.length}`)}
+     where exists (select 1 from saved_order)
+   )`);
+  if (items) insertAfterOrder(orderLineItems, "saved_items");
+  if (commission) insertAfterOrder(commissions, "saved_commission");
+  return `with claimed as (
+     update checkouts set status = 'completed', completed_at = $2, updated_at = $2, crm_claim = null, crm_claimed_at = null
+     where id = $1 and status <> 'completed' and (crm_claim is not distinct from $3 or crm_claimed_at < $4) returning id
    ), saved_order as (
-     ${insertRowsSql(orders, "$3")}
+     ${insertRowsSql(orders, "$5")}
      where exists (select 1 from claimed) returning id
-   ), saved_items as (
-     ${insertRowsSql(orderLineItems, "$4")}
-     where exists (select 1 from saved_order)
-   ), saved_commission as (
-     ${insertRowsSql(commissions, "$5")}
-     where exists (select 1 from saved_order)
    ), saved_events as (
      ${insertRowsSql(outboxEvents, "$6")}
      where exists (select 1 from saved_order)
-   )
-   select id from saved_order`,
-);
+   )${optional.join("")}
+   select id from saved_order`;
+}
+
+const SAVE_COMPLETION = {
+  plain: hotStatement("checkout_save_completion", saveCompletionSql({ items: false, commission: false })),
+  items: hotStatement("checkout_save_completion_items", saveCompletionSql({ items: true, commission: false })),
+  commission: hotStatement("checkout_save_completion_commission", saveCompletionSql({ items: false, commission: true })),
+  both: hotStatement("checkout_save_completion_items_commission", saveCompletionSql({ items: true, commission: true })),
+};
 
 export interface Completion {
   checkoutId: string;
@@ -182,32 +237,57 @@ export interface Completion {
 /**
  * Marks the checkout completed and writes the order, its line items, the commission and the outbox
  * events: one statement, so all or nothing without a transaction. Only when the checkout was not
- * completed yet: false means another completion got there first (CONTRACT §7). Concurrent
- * duplicates queue on the checkout's row lock; a unique violation can still reach the caller.
+ * completed yet and no one else holds its CRM claim: `crmClaim` is the caller's own (null without
+ * one), and a claim taken before `staleBefore` belongs to a request that died. The checkout's claim
+ * is cleared with it. False means it was not written: another completion got there first (CONTRACT
+ * §7), or is still recording in its CRM. Concurrent duplicates queue on the checkout's row lock; a
+ * unique violation can still reach the caller.
  */
-export async function saveCompletion(db: Db, completion: Completion): Promise<boolean> {
-  const rows = await runHot<{ id: string }>(db, SAVE_COMPLETION, [
+export async function saveCompletion(db: Db, completion: Completion, crmClaim: string | null, staleBefore: Date): Promise<boolean> {
+  const items = completion.lineItems.length > 0;
+  const commission = completion.commission !== null;
+  const statement = items ? (commission ? SAVE_COMPLETION.both : SAVE_COMPLETION.items) : commission ? SAVE_COMPLETION.commission : SAVE_COMPLETION.plain;
+  const rows = await runHot<{ id: string }>(db, statement, [
     completion.checkoutId,
     completion.at,
+    crmClaim,
+    staleBefore,
     rowsAsJson(orders, [completion.order]),
-    rowsAsJson(orderLineItems, completion.lineItems),
-    rowsAsJson(commissions, completion.commission ? [completion.commission] : []),
     rowsAsJson(outboxEvents, completion.events),
+    ...(items ? [rowsAsJson(orderLineItems, completion.lineItems)] : []),
+    ...(completion.commission ? [rowsAsJson(commissions, [completion.commission])] : []),
   ]);
   return rows.length === 1;
 }
 
 /**
- * Locks the checkout while it is not completed, for a completion that must call a CRM before it
- * writes (inside the caller's transaction). False when it is completed already.
+ * Claims the recording of the checkout's order in its CRM for `holder` (src/checkout/record-in-crm.ts)
+ * while no one else holds a claim taken since `staleBefore`; `openOnly`: only while the checkout is
+ * not completed (a completion; the administration's retry records completed ones). One statement on
+ * the checkout's row, so of concurrent claimants one wins and the others see its claim, or its
+ * completion.
  */
-export async function lockOpenCheckout(tx: Db, checkoutId: string): Promise<boolean> {
-  const rows = await tx
-    .select({ id: checkouts.id })
-    .from(checkouts)
-    .where(and(eq(checkouts.id, checkoutId), ne(checkouts.status, "completed")))
-    .for("update");
+export async function claimCheckoutCrm(db: Db, claim: { checkoutId: string; holder: string; at: Date; staleBefore: Date; openOnly: boolean }): Promise<boolean> {
+  const rows = await db
+    .update(checkouts)
+    .set({ crmClaim: claim.holder, crmClaimedAt: claim.at })
+    .where(
+      and(
+        eq(checkouts.id, claim.checkoutId),
+        claim.openOnly ? ne(checkouts.status, "completed") : undefined,
+        or(isNull(checkouts.crmClaim), lt(checkouts.crmClaimedAt, claim.staleBefore)),
+      ),
+    )
+    .returning({ id: checkouts.id });
   return rows.length === 1;
+}
+
+/** Gives the claim up, when `holder` still holds it (a completion's write clears it itself). */
+export async function releaseCheckoutCrm(db: Db, checkoutId: string, holder: string): Promise<void> {
+  await db
+    .update(checkouts)
+    .set({ crmClaim: null, crmClaimedAt: null })
+    .where(and(eq(checkouts.id, checkoutId), eq(checkouts.crmClaim, holder)));
 }
 
 /** The order a checkout completed into, for replays and conflicts (CONTRACT §7). */

@@ -8,7 +8,7 @@ import { originalOrderOf, saveNewSession, type OriginalOrder } from "../upsell/s
 import { assignVariant } from "./assign.js";
 import { dayOf } from "./counters.js";
 import { chooseFunnel, type OrderFacts } from "./trigger.js";
-import { bumpFunnelStats, claimFunnelEntry, findFunnelEntry, orderBrandHasLiveFunnel, hasEarlierOrder, lineItemsOf, liveFunnelsOfBrand, type FunnelWithVersion } from "./store.js";
+import { bumpFunnelStats, claimFunnelEntry, findFunnelEntry, hasEarlierOrder, lineItemsOf, liveFunnelsOfBrand, type FunnelWithVersion } from "./store.js";
 
 /** The UTC day a counter belongs to. */
 
@@ -97,13 +97,13 @@ async function existingSession(ctx: Ctx, orderRef: string): Promise<FunnelSessio
 }
 
 /**
- * After a hosted checkout's completion: the upsell page of the funnel the order enters, if any.
- * The first live funnel of the brand (by priority) whose trigger matches; an order that already has
- * a funnel session gets it again. Never fails the completion: a problem here only means no upsell.
+ * After a hosted checkout's completion whose brand has a live funnel (complete's read tells): the
+ * upsell page of the funnel the order enters, if any. The first live funnel of the brand (by
+ * priority) whose trigger matches; an order that already has a funnel session gets it again. Never
+ * fails the completion: a problem here only means no upsell.
  */
 export async function funnelUpsellUrl(ctx: Ctx, completed: { orderId: string; transactionId: string }): Promise<string | null> {
   try {
-    if (!(await orderBrandHasLiveFunnel(ctx.db, completed))) return null;
     const order = await originalOrderOf(ctx.db, completed);
     if (!order) return null;
     const live = await liveFunnelsOfBrand(ctx.db, order.brandId);

@@ -67,16 +67,6 @@ export async function findFunnelVersion(db: Db, funnelId: string, version: numbe
   return row ?? null;
 }
 
-/** Whether the brand of this completed order has a live funnel: the one query a completion pays when none has. */
-export async function orderBrandHasLiveFunnel(db: Db, completed: { orderId: string; transactionId: string }): Promise<boolean> {
-  const result = await db.execute<{ live: boolean }>(sql`
-    select exists (
-      select 1 from funnels f join orders o on o.brand_id = f.brand_id
-      where o.order_id = ${completed.orderId} and o.transaction_id = ${completed.transactionId} and o.kind = 'checkout'
-        and f.status = 'live' and f.deleted_at is null
-    ) as live`);
-  return Boolean((result as unknown as { rows: { live: boolean }[] }).rows[0]?.live);
-}
 
 export async function lineItemsOf(db: Db, orderRef: string): Promise<{ id: string; name: string | null }[]> {
   return db.select({ id: orderLineItems.itemId, name: orderLineItems.name }).from(orderLineItems).where(eq(orderLineItems.orderRef, orderRef));

@@ -5,18 +5,22 @@ import { claimDue } from "../jobs/lease.js";
 
 export type MailRow = typeof mailOutbox.$inferSelect;
 
-export async function insertMail(tx: Db, row: typeof mailOutbox.$inferInsert): Promise<void> {
-  await tx.insert(mailOutbox).values(row);
+export async function insertMails(tx: Db, rows: (typeof mailOutbox.$inferInsert)[]): Promise<void> {
+  if (rows.length > 0) await tx.insert(mailOutbox).values(rows);
 }
 
-/** Claims the next due mail for `leaseMs` (FOR UPDATE SKIP LOCKED: several processes never take one twice). */
-export async function claimDueMail(db: Db, now: number, leaseMs: number): Promise<MailRow | undefined> {
-  const [row] = await claimDue(db, mailOutbox, { now, leaseMs, limit: 1 });
-  return row;
+/** Claims up to `limit` due mails for `leaseMs` (FOR UPDATE SKIP LOCKED: several processes never take one twice). */
+export async function claimDueMails(db: Db, now: number, leaseMs: number, limit: number): Promise<MailRow[]> {
+  return claimDue(db, mailOutbox, { now, leaseMs, limit });
 }
 
 export async function updateMail(db: Db, id: string, change: Partial<Pick<MailRow, "status" | "sentAt" | "lastError" | "nextAttemptAt">>): Promise<void> {
   await db.update(mailOutbox).set(change).where(eq(mailOutbox.id, id));
+}
+
+/** Marks claimed mails `logged` (kept, not sent: no SMTP_URL), in one statement. */
+export async function markMailsLogged(db: Db, ids: string[], at: Date): Promise<void> {
+  if (ids.length > 0) await db.update(mailOutbox).set({ status: "logged", sentAt: at }).where(inArray(mailOutbox.id, ids));
 }
 
 /**

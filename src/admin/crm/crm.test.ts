@@ -117,6 +117,18 @@ describe("POST /api/admin/crm-retry", () => {
     expect(audits[0]).toMatchObject({ success: true, actorId: owner.userId, organizationId: expect.any(String) });
   });
 
+  it("records an order once when two retries run at the same time", async () => {
+    const orderId = await skippedOrder();
+    const answers = (await Promise.all([retry(owner.session, orderId), retry(owner.session, orderId)])).map((res) => {
+      expect(res.statusCode, res.body).toBe(200);
+      return json(res);
+    });
+    expect(answers.map((a) => a.alreadyRecorded).sort()).toEqual([false, true]);
+    expect(answers[0]!.crmOrderId).toBe(answers[1]!.crmOrderId);
+    expect(await crmRecords(orderId)).toHaveLength(1);
+    expect(await retryAudits((await orderRow(orderId)).id)).toHaveLength(1);
+  });
+
   it("records an order whose recording failed", async () => {
     const orderId = await skippedOrder();
     await t.deps.database.db.update(orders).set({ crmStatus: "failed" }).where(eq(orders.orderId, orderId));

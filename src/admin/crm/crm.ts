@@ -1,10 +1,11 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Ctx } from "../../ctx.js";
 import { brands, orderLineItems, orders } from "../../db/schema/index.js";
 import { withTransaction } from "../../db/transaction.js";
 import { assertRole, brandOfScope } from "../../http/auth.js";
 import { recordAudit } from "../../audit/record.js";
-import { recordOrderInCrm } from "../../checkout/record-in-crm.js";
+import { claimCrmRecording, recordOrderInCrm, releaseCrmClaim, requestInProgress, WAIT_FOR_CRM_CLAIM_MS, type CrmClaim } from "../../checkout/record-in-crm.js";
 import { crmFailed } from "../../checkout/errors.js";
 import { AppError, notFound, validationError } from "../../lib/errors.js";
 import { isCrmProvider } from "../../providers/catalog.js";
@@ -33,50 +34,85 @@ export async function testCrm({ ctx, input }: { ctx: Ctx; input: TestCrmBody }):
 /**
  * POST /api/admin/crm-retry: records in its CRM an order of the session's organization whose
  * recording failed or was skipped. Idempotent: an order recorded already answers its crmOrderId.
- * The order row is locked for the call, so two retries record it once.
+ * The CRM is called under the CRM claim on the order's checkout (src/checkout/record-in-crm.ts),
+ * holding no database connection; the order is marked recorded, the claim cleared and the retry
+ * audited in one short transaction after. Concurrent retries record it once: the others wait for
+ * the claim's holder (10 s at most, then 409 in progress) and answer `alreadyRecorded`.
  */
 export async function retryCrm({ ctx, input }: { ctx: Ctx; input: CrmRetryBody }): Promise<CrmRetryReply> {
   const scope = assertRole(ctx, "admin");
-  const outcome = await withTransaction(ctx.db, async (tx) => {
-    // Tenancy: only orders of the session's organization; the session's brand first when the orderId repeats.
-    const [order] = await tx
-      .select({ order: orders })
-      .from(orders)
-      .innerJoin(brands, eq(brands.id, orders.brandId))
-      .where(and(eq(orders.orderId, input.orderId), eq(orders.kind, "checkout"), eq(brands.organizationId, scope.organizationId)))
-      .orderBy(sql`${orders.brandId} = ${scope.brandId ?? ""} desc`, desc(orders.createdAt))
-      .limit(1)
-      .for("update", { of: orders });
-    if (!order) throw notFound("Order not found");
-    const row = order.order;
-    const crm = row.crmProvider;
-    if (!crm || !isCrmProvider(crm)) throw validationError("Invalid request: the order was not to be recorded in a CRM", "orderId");
+  const deadline = Date.now() + WAIT_FOR_CRM_CLAIM_MS;
+  for (let pause = 25; ; pause = Math.min(pause * 2, 400)) {
+    const row = await findOrderToRecord(ctx, scope, input.orderId);
+    const crm = row.crmProvider as CrmProviderType;
     if (row.crmStatus === "recorded" && row.crmOrderId) {
-      return { ok: true as const, reply: { success: true as const, orderId: row.orderId, crmProvider: crm, crmOrderId: row.crmOrderId, crmStatus: "recorded" as const, alreadyRecorded: true } };
+      return { success: true, orderId: row.orderId, crmProvider: crm, crmOrderId: row.crmOrderId, crmStatus: "recorded", alreadyRecorded: true };
     }
-    const customer = (row.customer ?? {}) as { firstName?: string; lastName?: string; phone?: string };
     if (!row.billingAddress) throw validationError("CRM recording needs customer and billingAddress", "billingAddress");
-    const items = await tx.select().from(orderLineItems).where(eq(orderLineItems.orderRef, row.id));
-
-    let crmOrderId: string;
-    try {
-      crmOrderId = await recordOrderInCrm(ctx, tx, crm as CrmProviderType, row.brandId, {
-        orderId: row.orderId,
-        amountCents: row.amountCents,
-        currency: row.currency,
-        customer: { email: row.customerEmail, firstName: customer.firstName, lastName: customer.lastName, phone: customer.phone },
-        billingAddress: row.billingAddress as unknown as AddressInput,
-        shippingAddress: (row.shippingAddress as unknown as AddressInput | null) ?? null,
-        lineItems: items.map((i) => ({ id: i.itemId, name: i.name ?? undefined, quantity: i.quantity, unitPrice: i.unitPriceCents })),
-        campaignId: row.crmCampaignId ?? undefined,
-        transactionId: row.transactionId,
-      });
-    } catch (error) {
-      if (error instanceof AppError) throw error;
-      ctx.log.warn({ crm, err: error instanceof Error ? error.message : String(error) }, "CRM retry failed");
-      return { ok: false as const, crm, brandId: row.brandId, orderRef: row.id };
+    const claim = await claimCrmRecording(ctx, row.checkoutId!, false);
+    if (!claim) {
+      if (Date.now() + pause > deadline) throw requestInProgress();
+      await sleep(pause);
+      continue;
     }
+    try {
+      // Read again under the claim: a retry that held it before may have recorded the order.
+      const current = await findOrderToRecord(ctx, scope, input.orderId);
+      if (current.crmStatus === "recorded") continue;
+      return await recordClaimed(ctx, scope, current, claim);
+    } finally {
+      await releaseCrmClaim(ctx.db, claim);
+    }
+  }
+}
+
+type OrderRow = typeof orders.$inferSelect;
+
+/** The checkout order to record, with tenancy: only the session's organization, its brand first when the orderId repeats. */
+async function findOrderToRecord(ctx: Ctx, scope: { organizationId: string; brandId?: string | null }, orderId: string): Promise<OrderRow> {
+  const [found] = await ctx.db
+    .select({ order: orders })
+    .from(orders)
+    .innerJoin(brands, eq(brands.id, orders.brandId))
+    .where(and(eq(orders.orderId, orderId), eq(orders.kind, "checkout"), eq(brands.organizationId, scope.organizationId)))
+    .orderBy(sql`${orders.brandId} = ${scope.brandId ?? ""} desc`, desc(orders.createdAt))
+    .limit(1);
+  if (!found) throw notFound("Order not found");
+  const crm = found.order.crmProvider;
+  if (!crm || !isCrmProvider(crm)) throw validationError("Invalid request: the order was not to be recorded in a CRM", "orderId");
+  return found.order;
+}
+
+/** The CRM call (no connection held) and its outcome: recorded, claim cleared and audited together; a failure audited on its own. */
+async function recordClaimed(ctx: Ctx, scope: { organizationId: string }, row: OrderRow, claim: CrmClaim): Promise<CrmRetryReply> {
+  const crm = row.crmProvider as CrmProviderType;
+  const customer = (row.customer ?? {}) as { firstName?: string; lastName?: string; phone?: string };
+  const items = await ctx.db.select().from(orderLineItems).where(eq(orderLineItems.orderRef, row.id));
+  let crmOrderId: string;
+  try {
+    crmOrderId = await recordOrderInCrm(ctx, crm, row.brandId, {
+      orderId: row.orderId,
+      amountCents: row.amountCents,
+      currency: row.currency,
+      customer: { email: row.customerEmail, firstName: customer.firstName, lastName: customer.lastName, phone: customer.phone },
+      billingAddress: row.billingAddress as unknown as AddressInput,
+      shippingAddress: (row.shippingAddress as unknown as AddressInput | null) ?? null,
+      lineItems: items.map((i) => ({ id: i.itemId, name: i.name ?? undefined, quantity: i.quantity, unitPrice: i.unitPriceCents })),
+      campaignId: row.crmCampaignId ?? undefined,
+      transactionId: row.transactionId,
+    });
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    ctx.log.warn({ crm, err: error instanceof Error ? error.message : String(error) }, "CRM retry failed");
+    // The failed attempt is audited on its own: nothing changed, but the attempt did not happen silently.
+    await withTransaction(ctx.db, (tx) =>
+      recordAudit(tx, ctx, { action: "crm.retry", resourceType: "order", resourceId: row.id, success: false, organizationId: scope.organizationId, brandId: row.brandId, details: { orderId: row.orderId, crmProvider: crm } }),
+    );
+    throw crmFailed(crm);
+  }
+  await withTransaction(ctx.db, async (tx) => {
     await tx.update(orders).set({ crmOrderId, crmStatus: "recorded" }).where(eq(orders.id, row.id));
+    await releaseCrmClaim(tx, claim);
     await recordAudit(tx, ctx, {
       action: "crm.retry",
       resourceType: "order",
@@ -86,12 +122,6 @@ export async function retryCrm({ ctx, input }: { ctx: Ctx; input: CrmRetryBody }
       brandId: row.brandId,
       details: { orderId: row.orderId, crmProvider: crm, crmOrderId, previousStatus: row.crmStatus },
     });
-    return { ok: true as const, reply: { success: true as const, orderId: row.orderId, crmProvider: crm, crmOrderId, crmStatus: "recorded" as const, alreadyRecorded: false } };
   });
-  if (outcome.ok) return outcome.reply;
-  // The failed attempt is audited on its own: the change (none) rolled back, the attempt did not happen silently.
-  await withTransaction(ctx.db, (tx) =>
-    recordAudit(tx, ctx, { action: "crm.retry", resourceType: "order", resourceId: outcome.orderRef, success: false, organizationId: scope.organizationId, brandId: outcome.brandId, details: { orderId: input.orderId, crmProvider: outcome.crm } }),
-  );
-  throw crmFailed(outcome.crm);
+  return { success: true, orderId: row.orderId, crmProvider: crm, crmOrderId, crmStatus: "recorded", alreadyRecorded: false };
 }

@@ -32,6 +32,14 @@ export const checkouts = pgTable(
     completedAt: at("completed_at"),
     /** The provider's latest word on the payment, from its notifications (src/webhooks/incoming). */
     paymentStatus: text("payment_status").$type<"succeeded" | "failed" | "refunded">(),
+    /**
+     * Who is recording the checkout's order in its CRM (src/checkout/record-in-crm.ts): a completion
+     * or the administration's retry holds this claim while it calls the CRM, with no transaction open;
+     * the write that follows clears it. Null while no one is.
+     */
+    crmClaim: text("crm_claim"),
+    /** When crmClaim was taken: an older claim belongs to a request that died and may be taken over. */
+    crmClaimedAt: at("crm_claimed_at"),
   },
   (t) => [uniqueIndex("checkouts_brand_order_key").on(t.brandId, t.orderId), index("checkouts_order_idx").on(t.orderId)],
 );

@@ -24,7 +24,6 @@ export const outboxEvents = pgTable(
   },
   (t) => [
     index("outbox_events_pending_idx").on(t.createdAt).where(sql`dispatched_at is null`),
-    index("outbox_events_brand_idx").on(t.brandId, t.createdAt),
     // Keep in step with RECEIPT_EVENTS (src/receipts/receipts.ts).
     index("outbox_events_receipt_idx").on(t.createdAt).where(sql`receipt_at is null and type in ('order.confirmed', 'upsell.accepted', 'refund.succeeded')`),
     index("outbox_events_checkout_idx").on(t.checkoutId),

@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import { sendJson, startHttpFake, takeFailure, type FakeFailure, type FakeRequest } from "../../lib/testing/fake-http.js";
 
 /** An order as the fake CRM keeps it; amounts in cents. */
@@ -24,7 +25,8 @@ export interface FakeCrmAOrder {
  * (4000000000000002 is declined 800 "Card declined", 4000000000009995 "Insufficient funds"),
  * `new_upsell` on a paid order (one paid with 4000000000000341 declines them), `order_refund` up to
  * what is left (600 beyond; an order paid with 4000000000005126 declines them, 800; refunds, declined
- * ones too, are kept on the order with their notes). `failNext` makes the next call answer 500 or garbage.
+ * ones too, are kept on the order with their notes). `failNext` makes the next call answer 500 or garbage;
+ * `delayMs` makes every answer wait.
  */
 export interface FakeOrderCrmA {
   baseUrl: string;
@@ -33,6 +35,8 @@ export interface FakeOrderCrmA {
   requests: (FakeRequest & { json: Record<string, unknown> })[];
   orders: Map<string, FakeCrmAOrder>;
   failNext: FakeFailure;
+  /** Every answer waits this long (a slow CRM); the request is recorded when it arrives. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -45,7 +49,7 @@ const declined = (reason: string) => ({ response_code: "800", error_found: "1", 
 export async function startFakeOrderCrmA(username = "api-user", password = "crm-a-password-1234"): Promise<FakeOrderCrmA> {
   let counter = 0;
   const orders = new Map<string, FakeCrmAOrder>();
-  const fake: FakeOrderCrmA = { baseUrl: "", username, password, requests: [], orders, failNext: null, close: async () => {} };
+  const fake: FakeOrderCrmA = { baseUrl: "", username, password, requests: [], orders, failNext: null, delayMs: 0, close: async () => {} };
   const newOrder = (json: Record<string, unknown>, fields: Partial<FakeCrmAOrder>) => {
     const order: FakeCrmAOrder = {
       order_id: String(50_000 + ++counter),
@@ -72,6 +76,10 @@ export async function startFakeOrderCrmA(username = "api-user", password = "crm-
       /* recorded as empty */
     }
     fake.requests.push({ ...request, json });
+    if (fake.delayMs > 0) setTimeout(() => answer(request, json, response), fake.delayMs);
+    else answer(request, json, response);
+  });
+  function answer(request: FakeRequest, json: Record<string, unknown>, response: ServerResponse) {
     const mode = takeFailure(fake);
     if (mode) {
       if (mode === "500") return sendJson(response, 500, { error: "down" });
@@ -131,7 +139,7 @@ export async function startFakeOrderCrmA(username = "api-user", password = "crm-
       default:
         sendJson(response, 404, {});
     }
-  });
+  }
   fake.baseUrl = server.baseUrl;
   fake.close = server.close;
   return fake;

@@ -1,0 +1,149 @@
+// Issue 20: a completion recording its order in a slow CRM holds no database connection while the CRM
+// answers (record-in-crm.ts), and still records each order once: concurrent duplicates wait for the
+// first, a claim left by a request that died is taken over and finds the CRM order it made.
+import { eq } from "drizzle-orm";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
+import { registerOwner } from "../../test/support/admin.js";
+import { orderClaims, signToken } from "../../test/support/checkout.js";
+import { call } from "../../test/support/identity.js";
+import { address, AMOUNT, PAY_BY_PROVIDER, post } from "../../test/support/provider-payments.js";
+import { checkouts, orders } from "../db/schema/index.js";
+import { startFakeOrderCrmA, type FakeOrderCrmA } from "../providers/order-crm-a/fake-server.js";
+
+const SLOW_MS = 2_000;
+
+let t: TestApp;
+let crm: FakeOrderCrmA;
+let brandId: string;
+beforeAll(async () => {
+  [t, crm] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeOrderCrmA()]);
+  const owner = await registerOwner(t);
+  brandId = owner.brandId;
+  const settings = { apiUsername: crm.username, apiPassword: crm.password, campaignId: "camp-9", baseUrl: crm.baseUrl };
+  const saved = await call(t, "POST", "/api/admin/settings", { session: owner.session, body: { provider: "order_crm_a", settings } });
+  expect(saved.statusCode, saved.body).toBe(200);
+});
+afterAll(async () => {
+  await t.close();
+  await crm.close();
+});
+
+/** A demo vault_gateway_b payment of the owner's brand, ready to complete with recording in order_crm_a. */
+async function paidOrder() {
+  const claims = orderClaims({ amount: AMOUNT, currency: "USD", brandId, provider: "vault_gateway_b" });
+  const orderId = claims.orderId as string;
+  const init = await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider: "vault_gateway_b" });
+  expect(init.statusCode, init.body).toBe(200);
+  const paid = await PAY_BY_PROVIDER.vault_gateway_b(t, orderId);
+  const body = {
+    orderId,
+    transactionId: paid.transactionId,
+    provider: "vault_gateway_b",
+    customerEmail: "ada@example.com",
+    customerName: "Ada Lovelace",
+    amount: AMOUNT,
+    currency: "USD",
+    customer: { firstName: "Ada", lastName: "Lovelace" },
+    billingAddress: address,
+    recordInCrm: true,
+    crmProvider: "order_crm_a",
+  };
+  return { orderId, transactionId: paid.transactionId, body };
+}
+
+const complete = (body: unknown) => post(t, "/api/checkout/complete", body);
+const crmOrdersOf = (orderId: string) => [...crm.orders.values()].filter((o) => o.external_order_id === orderId);
+const orderRow = async (orderId: string) => (await t.deps.database.db.select().from(orders).where(eq(orders.orderId, orderId)))[0];
+const setClaim = (orderId: string, claim: string | null, at: Date | null) =>
+  t.deps.database.db.update(checkouts).set({ crmClaim: claim, crmClaimedAt: at }).where(eq(checkouts.orderId, orderId));
+
+describe("a slow CRM", () => {
+  it("holds no pool connection while it answers: other routes are served during the recordings", async () => {
+    // More recordings in flight than the pool has connections (5 in tests; PGlite has one).
+    const paid = [];
+    for (let i = 0; i < 8; i++) paid.push(await paidOrder());
+    const sent = crm.requests.length;
+    crm.delayMs = SLOW_MS;
+    let answered = 0;
+    const completions = paid.map(({ body }) =>
+      complete(body).then((response) => {
+        answered++;
+        return response;
+      }),
+    );
+    try {
+      while (crm.requests.length < sent + paid.length) await sleep(10);
+
+      // All eight wait on the CRM now. Another buyer starts and the probe answers.
+      const started = performance.now();
+      const claims = orderClaims({ amount: AMOUNT, currency: "USD", provider: "vault_gateway_b" });
+      const init = await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider: "vault_gateway_b" });
+      expect(init.statusCode, init.body).toBe(200);
+      expect((await t.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
+      const elapsed = performance.now() - started;
+      expect(answered).toBe(0);
+      expect(elapsed).toBeLessThan(1_000);
+      if (t.deps.database.poolQueue) expect(t.deps.database.poolQueue().waiting).toBe(0);
+    } finally {
+      crm.delayMs = 0;
+    }
+    for (const [i, response] of (await Promise.all(completions)).entries()) {
+      expect(response.statusCode, response.body).toBe(200);
+      const { crmOrderId } = json(response);
+      expect(crmOrderId).toBeTruthy();
+      expect(crmOrdersOf(paid[i]!.orderId).map((o) => o.order_id)).toEqual([crmOrderId]);
+      expect(await orderRow(paid[i]!.orderId)).toMatchObject({ crmStatus: "recorded", crmOrderId });
+    }
+  });
+
+  it("records concurrent duplicates of a completion once; they all answer its result", async () => {
+    const { orderId, body } = await paidOrder();
+    crm.delayMs = 300;
+    try {
+      const results = await Promise.all(Array.from({ length: 5 }, () => complete(body)));
+      for (const res of results) expect(res.statusCode, res.body).toBe(200);
+      expect(new Set(results.map((r) => r.body)).size).toBe(1);
+      expect(crmOrdersOf(orderId)).toHaveLength(1);
+      expect(crm.requests.filter((r) => r.path === "/api/v1/new_order" && r.json.externalOrderId === orderId)).toHaveLength(1);
+    } finally {
+      crm.delayMs = 0;
+    }
+  });
+
+  it("waits while another request holds the claim, then records the order itself when that one gave up", async () => {
+    const { orderId, body } = await paidOrder();
+    await setClaim(orderId, "crm_other", new Date(t.clock.now()));
+    let done = false;
+    const completion = complete(body).then((res) => ((done = true), res));
+    await sleep(300);
+    expect(done).toBe(false);
+    expect(crmOrdersOf(orderId)).toHaveLength(0);
+    await setClaim(orderId, null, null);
+    const res = await completion;
+    expect(res.statusCode, res.body).toBe(200);
+    expect(crmOrdersOf(orderId).map((o) => o.order_id)).toEqual([json(res).crmOrderId]);
+  });
+
+  it("takes over a claim left by a request that died a minute ago, finding the CRM order it made instead of making another", async () => {
+    const { orderId, transactionId, body } = await paidOrder();
+    // The dead request had recorded the sale at the CRM (our order id and transaction in its notes), then died before writing the order.
+    const made = await fetch(`${crm.baseUrl}/api/v1/new_order`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Basic ${Buffer.from(`${crm.username}:${crm.password}`).toString("base64")}` },
+      body: JSON.stringify({ creditCardType: "offline", externalOrderId: orderId, notes: `transaction ${transactionId}`, total: "10.00", currency: "USD" }),
+    });
+    const crmOrderId = ((await made.json()) as { order_id: string }).order_id;
+    await setClaim(orderId, "crm_dead", new Date(t.clock.now() - 61_000));
+
+    const res = await complete(body);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res).crmOrderId).toBe(crmOrderId);
+    expect(crmOrdersOf(orderId)).toHaveLength(1);
+    expect(await orderRow(orderId)).toMatchObject({ crmStatus: "recorded", crmOrderId });
+    const [checkout] = await t.deps.database.db.select().from(checkouts).where(eq(checkouts.orderId, orderId));
+    expect(checkout).toMatchObject({ status: "completed", crmClaim: null, crmClaimedAt: null });
+  });
+});
