@@ -8,7 +8,8 @@ import { funnelUpsellUrl } from "../funnels/enter.js";
 import { completionRows, type CompletionPlan } from "./completion-rows.js";
 import { chooseCrm, isSettingOn } from "./crm-choice.js";
 import { checkoutExpired, checkoutNotFound, idempotencyConflict } from "./errors.js";
-import { claimCrmRecording, crmClaimsStaleBefore, recordInCrm, requestInProgress, WAIT_FOR_CRM_CLAIM_MS } from "./record-in-crm.js";
+import { inProgress, WAIT_FOR_FIRST_MS } from "../payments/charge-once.js";
+import { claimCrmRecording, crmClaimsStaleBefore, recordInCrm } from "./record-in-crm.js";
 import type { CrmProviderType } from "../providers/types.js";
 import type { CheckoutClaims, CompleteBody, CompleteLineItem, CompleteResponse, SalesAttribution } from "./schemas.js";
 import { findCompletionCandidates, findOrderOfCheckout, saveCompletion } from "./store.js";
@@ -84,7 +85,7 @@ async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }):
  */
 async function writeCompletion(ctx: Ctx, plan: CompletionPlan, recordWith: { crm: CrmProviderType; failOnCrmError: boolean } | null): Promise<CompleteResponse> {
   const checkout = plan.candidate.checkout;
-  const deadline = Date.now() + WAIT_FOR_CRM_CLAIM_MS;
+  const deadline = Date.now() + WAIT_FOR_FIRST_MS;
   for (let pause = 25; ; pause = Math.min(pause * 2, 400)) {
     const claim = recordWith ? await claimCrmRecording(ctx, checkout.id, true) : null;
     if (!recordWith || claim) {
@@ -105,7 +106,7 @@ async function writeCompletion(ctx: Ctx, plan: CompletionPlan, recordWith: { crm
     const winner = await findOrderOfCheckout(ctx.db, checkout.id);
     if (winner) return replayOrConflict(winner, plan.input);
     // Still open: another completion holds the CRM claim (or ours was taken over after it went stale).
-    if (Date.now() + pause > deadline) throw requestInProgress();
+    if (Date.now() + pause > deadline) throw inProgress();
     await sleep(pause);
   }
 }

@@ -1,18 +1,11 @@
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
-import { conflict } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
+import { ABANDONED_CLAIM_MS } from "../payments/charge-once.js";
 import type { CrmProviderType, CrmRecordInput } from "../providers/types.js";
 import { crmFailed } from "./errors.js";
 import type { CompleteBody, CompleteLineItem } from "./schemas.js";
 import { claimCheckoutCrm, releaseCheckoutCrm } from "./store.js";
-
-/** A CRM claim older than this belongs to a request that died (crash, kill): another may take it over. */
-export const ABANDONED_CRM_CLAIM_MS = 60_000;
-/** How long a request finding the recording claimed by another waits for it before answering 409. */
-export const WAIT_FOR_CRM_CLAIM_MS = 10_000;
-
-export const requestInProgress = () => conflict("Request in progress", "REQUEST_IN_PROGRESS");
 
 /** The right to record a checkout's order in its CRM, held from the claim to the write that clears it. */
 export interface CrmClaim {
@@ -20,13 +13,16 @@ export interface CrmClaim {
   holder: string;
 }
 
-/** Claims taken before this moment are abandoned (ABANDONED_CRM_CLAIM_MS). */
-export const crmClaimsStaleBefore = (ctx: Ctx) => new Date(ctx.clock.now() - ABANDONED_CRM_CLAIM_MS);
+// The card charge's claim rules (src/payments/charge-once.ts): a claim older than ABANDONED_CLAIM_MS
+// belongs to a request that died and may be taken over; a request finding the recording claimed by
+// another waits WAIT_FOR_FIRST_MS for it, then answers 409 in progress (inProgress).
+/** Claims taken before this moment are abandoned. */
+export const crmClaimsStaleBefore = (ctx: Ctx) => new Date(ctx.clock.now() - ABANDONED_CLAIM_MS);
 
 /**
  * Claims the recording of a checkout's order in its CRM, so that of concurrent completions (or
  * administration retries) one calls the CRM, outside any transaction: a slow CRM holds no pool
- * connection. A claim left by a request that died is taken over after ABANDONED_CRM_CLAIM_MS; the
+ * connection. A claim left by a request that died is taken over after ABANDONED_CLAIM_MS; the
  * CRM adapters look the sale up before recording it, so the new holder finds what the dead one
  * recorded instead of making a second CRM order. `openOnly`: only while the checkout is not completed.
  */

@@ -5,7 +5,8 @@ import { brands, orderLineItems, orders } from "../../db/schema/index.js";
 import { withTransaction } from "../../db/transaction.js";
 import { assertRole, brandOfScope } from "../../http/auth.js";
 import { recordAudit } from "../../audit/record.js";
-import { claimCrmRecording, recordOrderInCrm, releaseCrmClaim, requestInProgress, WAIT_FOR_CRM_CLAIM_MS, type CrmClaim } from "../../checkout/record-in-crm.js";
+import { claimCrmRecording, recordOrderInCrm, releaseCrmClaim, type CrmClaim } from "../../checkout/record-in-crm.js";
+import { inProgress, WAIT_FOR_FIRST_MS } from "../../payments/charge-once.js";
 import { crmFailed } from "../../checkout/errors.js";
 import { AppError, notFound, validationError } from "../../lib/errors.js";
 import { isCrmProvider } from "../../providers/catalog.js";
@@ -41,7 +42,7 @@ export async function testCrm({ ctx, input }: { ctx: Ctx; input: TestCrmBody }):
  */
 export async function retryCrm({ ctx, input }: { ctx: Ctx; input: CrmRetryBody }): Promise<CrmRetryReply> {
   const scope = assertRole(ctx, "admin");
-  const deadline = Date.now() + WAIT_FOR_CRM_CLAIM_MS;
+  const deadline = Date.now() + WAIT_FOR_FIRST_MS;
   for (let pause = 25; ; pause = Math.min(pause * 2, 400)) {
     const row = await findOrderToRecord(ctx, scope, input.orderId);
     const crm = row.crmProvider as CrmProviderType;
@@ -51,7 +52,7 @@ export async function retryCrm({ ctx, input }: { ctx: Ctx; input: CrmRetryBody }
     if (!row.billingAddress) throw validationError("CRM recording needs customer and billingAddress", "billingAddress");
     const claim = await claimCrmRecording(ctx, row.checkoutId!, false);
     if (!claim) {
-      if (Date.now() + pause > deadline) throw requestInProgress();
+      if (Date.now() + pause > deadline) throw inProgress();
       await sleep(pause);
       continue;
     }
