@@ -69,7 +69,13 @@ export async function measuredRun({ pids, ...fireOptions }) {
     for (const [role, list] of Object.entries(pids())) for (const [pid, ms] of snapshotCpu(list)) (latest[role] ??= new Map()).set(pid, ms);
   };
   const sampler = setInterval(sample, 250);
-  const { result, overrun, elapsedS, extra = {} } = await (fireOptions.fire ?? fire)(fireOptions).finally(() => clearInterval(sampler));
+  // BENCH_PROFILE_DIR: the servers profile this run (bench/lib/profile-on-signal.mjs).
+  const profile = () => process.env.BENCH_PROFILE_DIR && roles.server?.forEach((pid) => process.kill(pid, "SIGWINCH"));
+  profile();
+  const { result, overrun, elapsedS, extra = {} } = await (fireOptions.fire ?? fire)(fireOptions).finally(() => {
+    clearInterval(sampler);
+    profile();
+  });
   const self = process.cpuUsage(selfBefore);
   const busy = machineBusyMs() - busyBefore;
   sample();

@@ -16,8 +16,11 @@ export async function startNodeServer({ script, args = [], env, logFile, nodeArg
   const fd = openSync(logFile, "w");
   // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": profile the servers under test (docs/performance.md).
   const extraArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  // BENCH_PROFILE_DIR=/tmp/prof: a profile of each measured run only (profile-on-signal.mjs, measuredRun).
+  const profileDir = process.env.BENCH_PROFILE_DIR;
+  if (profileDir) extraArgs.push(`--import=${new URL("./profile-on-signal.mjs", import.meta.url).href}`);
   const child = spawn(process.execPath, [...extraArgs, ...nodeArgs, script, ...args], {
-    env: { PATH: process.env.PATH ?? "", PORT: "0", ...env },
+    env: { PATH: process.env.PATH ?? "", PORT: "0", ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}), ...env },
     stdio: ["ignore", fd, fd],
   });
   closeSync(fd);

@@ -23,5 +23,7 @@ export function serviceEnv({ url, dataDir }) {
     ALLOW_UNSAFE: "payment_mode_test,registration_open,smtp_unset",
     // Stopped between runs, never behind a load balancer: no drain to wait for.
     SHUTDOWN_DRAIN_SECONDS: "0",
+    // Admission thresholds to try (docs/operations.md "Overload"): passed on from the runner's environment.
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith("ADMISSION_"))),
   };
 }
