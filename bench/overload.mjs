@@ -1,10 +1,10 @@
 // The overload leg of `npm run bench` (issue 20): one instance on PostgreSQL; its capacity measured
-// first (whole buyer flows, closed loop, 50 connections), then buyers arriving open-loop at 1.5× and
-// 2× that capacity. Reports per rate: goodput (whole flows completed per second, against capacity),
+// first (whole buyer flows, closed loop, 50 connections), then buyers arriving open-loop at 0.8×, 1.5×
+// and 2× that capacity. Reports per rate: goodput (whole flows completed per second, against capacity),
 // the share of requests refused with 503 OVERLOADED and how fast they were refused, the p99 of
 // admitted requests, and refusals after the first step (a started buyer refused: should be none).
 //
-//   node bench/overload.mjs [--quick]          (after `npm run build`; run.mjs calls benchOverload)
+//   node bench/overload.mjs [--quick] [--duration S] [--factors 0.8,1.5,2]   (after `npm run build`; run.mjs calls benchOverload)
 import http from "node:http";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -19,7 +19,8 @@ import { postgresPids, startNodeServer } from "./lib/proc.mjs";
 import { log } from "./lib/scenario.mjs";
 import { TOKEN_SECRET, serviceEnv } from "./lib/service-env.mjs";
 
-export const OVERLOAD_FACTORS = [1.5, 2];
+// 0.8×: below capacity admission must refuse nothing; 1.5× and 2×: the issue's overload.
+export const OVERLOAD_FACTORS = [0.8, 1.5, 2];
 // The issue's targets for the leg.
 export const OVERLOAD_TARGET = { goodputShare: 0.9, admittedP99: 250, refusedP99: 50 };
 
@@ -94,7 +95,7 @@ export async function benchOverload({ postgresUrl, options }) {
     const capacityFlowsPerS = capacity.flowsPerS;
     log(`overload: capacity ${capacityFlowsPerS.toFixed(0)} flows/s (closed loop, 50 connections, request p99 ${capacity.p99} ms, failed steps ${capacity.failedAt})`);
     const rates = [];
-    for (const factor of OVERLOAD_FACTORS) {
+    for (const factor of options.factors ?? OVERLOAD_FACTORS) {
       const run = await openLoop({ url: service.baseUrl, rate: capacityFlowsPerS * factor, durationS: options.durationS, secret: TOKEN_SECRET });
       rates.push({ factor, ...run, goodputShare: run.goodputFlowsPerS / capacityFlowsPerS });
       log(`overload ${factor}×: ${describeOverload(rates.at(-1))}`);
@@ -112,9 +113,9 @@ export function describeOverload(r) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { quick: { type: "boolean", default: false }, duration: { type: "string" } } });
+  const { values } = parseArgs({ options: { quick: { type: "boolean", default: false }, duration: { type: "string" }, factors: { type: "string" } } });
   const postgresUrl = await findPostgres();
   if (!postgresUrl) throw new Error("no PostgreSQL answered (DATABASE_URL or 127.0.0.1:5432)");
-  const result = await benchOverload({ postgresUrl, options: { quick: values.quick, durationS: Number(values.duration ?? (values.quick ? 3 : 10)) } });
+  const result = await benchOverload({ postgresUrl, options: { quick: values.quick, durationS: Number(values.duration ?? (values.quick ? 3 : 10)), factors: values.factors?.split(",").map(Number) } });
   console.log(JSON.stringify(result, null, 2));
 }

@@ -20,8 +20,11 @@ export interface AdmissionSettings {
 // The loop measure is off unless set: on a host whose cores are shared (PGlite, which runs the
 // database on the loop; a busy CI machine) the loop is late for reasons other than this instance's
 // requests, and it refused normal traffic there. 200 and 1 000 ms suit an instance with its own cores.
+// New checkouts at 25 ms of pool wait: measured at 1.5× and 2× capacity (docs/operations.md
+// "Overload"), 100 ms let a standing queue form (admitted p99 480-540 ms); 25 ms keeps it short
+// (admitted p99 150-170 ms) and carries as many flows.
 export const ADMISSION_DEFAULTS: AdmissionSettings = {
-  newCheckout: { poolWaitMs: 100, loopDelayMs: 0 },
+  newCheckout: { poolWaitMs: 25, loopDelayMs: 0 },
   started: { poolWaitMs: 1_000, loopDelayMs: 0 },
   retryAfterSeconds: 1,
 };

@@ -46,7 +46,7 @@ function metric(text: string, name: string): number {
 
 describe.runIf(testEngine === "postgres")("admission by the database pool's queue", () => {
   it("refuses new checkouts at once while the pool is held busy, still admits a started payment, and sheds nothing once the queue is gone", async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({ env: { ADMISSION_NEW_POOL_WAIT_MS: "100" } });
     const [first, second] = [await initialized(), await initialized()];
     const pool = t.deps.database.pool!;
     // Every connection of the app's pool (5 in tests) held by real work that takes its time.

@@ -22,8 +22,8 @@ export interface TestApp {
 }
 
 /**
- * Builds the real app on a fresh database. Rate limits are high unless a test sets them, so only
- * the rate-limit tests meet them. `env` overrides any CONTRACT.md variable.
+ * Builds the real app on a fresh database. Rate limits and admission thresholds are high unless a
+ * test sets them, so only the rate-limit and admission tests meet them. `env` overrides any CONTRACT.md variable.
  */
 export async function buildTestApp(options: { env?: Record<string, string>; clock?: ManualClock; jobs?: "background" | "manual" | "off" } = {}): Promise<TestApp> {
   const database = await freshDatabaseUrl();
@@ -32,6 +32,8 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
     ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
     RATE_LIMIT_ANONYMOUS: "100000",
     RATE_LIMIT_AUTHENTICATED: "100000",
+    // Tests share a busy machine and a pool of 5: only the admission tests meet its refusals.
+    ADMISSION_NEW_POOL_WAIT_MS: "1000",
     PUBLIC_BASE_URL: "http://checkout.test",
     LOG_LEVEL: "info",
     ...options.env,
