@@ -4,28 +4,35 @@ import { queueMails, type OutgoingMail } from "../identity/mail.js";
 import type { Job } from "../jobs/runner.js";
 import type { EventPayloads } from "../webhooks/events.js";
 import { renderReceipt, type Receipt } from "./render.js";
-import { chargeForReceipt, claimReceiptEvents, markReceiptsHandled, receiptBrands } from "./store.js";
+import { chargeKeyOf, claimReceiptEvents, markReceiptsHandled, receiptAddresses, receiptBrands, type ChargeKey } from "./store.js";
 
 const BATCH = 50;
 
+type ReceiptEventRow = { brandId: string; type: string; payload: unknown };
+
+/** The charge an upsell or refund receipt follows: its buyer's address is on the order row. */
+function chargeOf(event: ReceiptEventRow): ChargeKey | null {
+  if (event.type === "order.confirmed") return null;
+  const data = event.payload as EventPayloads["upsell.accepted"] | EventPayloads["refund.succeeded"];
+  return { brandId: event.brandId, transactionId: data.transactionId, orderId: data.orderId };
+}
+
 /** The receipt an event calls for, and the buyer it goes to; null when no buyer address is known. */
-async function receiptOf(tx: Db, event: { brandId: string; type: string; payload: unknown }): Promise<{ to: string; receipt: Receipt } | null> {
+function receiptOf(event: ReceiptEventRow, addresses: Map<string, string>): { to: string; receipt: Receipt } | null {
   if (event.type === "order.confirmed") {
     const data = event.payload as EventPayloads["order.confirmed"];
     const lines = data.lineItems.map((item) => ({ name: item.name ?? item.id, quantity: item.quantity, unitPrice: item.unitPrice }));
     return { to: data.customerEmail, receipt: { kind: "order", orderId: data.orderId, customerName: data.customerName, amount: data.amount, currency: data.currency, lines } };
   }
+  const to = addresses.get(chargeKeyOf(chargeOf(event)!));
+  if (!to) return null;
   if (event.type === "upsell.accepted") {
     const data = event.payload as EventPayloads["upsell.accepted"];
-    const charge = await chargeForReceipt(tx, event.brandId, data.transactionId, data.orderId);
-    if (!charge) return null;
     const lines = [{ name: data.offerName, quantity: 1, unitPrice: data.amount }];
-    return { to: charge.customerEmail, receipt: { kind: "upsell", orderId: data.orderId, originalOrderId: data.originalOrderId, amount: data.amount, currency: data.currency, lines } };
+    return { to, receipt: { kind: "upsell", orderId: data.orderId, originalOrderId: data.originalOrderId, amount: data.amount, currency: data.currency, lines } };
   }
   const data = event.payload as EventPayloads["refund.succeeded"];
-  const charge = await chargeForReceipt(tx, event.brandId, data.transactionId, data.orderId);
-  if (!charge) return null;
-  return { to: charge.customerEmail, receipt: { kind: "refund", orderId: data.orderId, amount: data.amount, currency: data.currency, refundedTotal: data.refundedTotal } };
+  return { to, receipt: { kind: "refund", orderId: data.orderId, amount: data.amount, currency: data.currency, refundedTotal: data.refundedTotal } };
 }
 
 /**
@@ -39,11 +46,14 @@ export async function queueReceipts(db: Db, now: number): Promise<{ queued: numb
     const events = await claimReceiptEvents(tx, BATCH);
     if (events.length === 0) return { queued: 0, more: false };
     const brands = await receiptBrands(tx, [...new Set(events.map((e) => e.brandId))]);
+    const sent = events.filter((event) => brands.get(event.brandId)?.receiptsEnabled);
+    // The buyers' addresses of the batch's upsells and refunds in one statement (one per event was a
+    // statement per accepted upsell).
+    const addresses = await receiptAddresses(tx, sent.map(chargeOf).filter((key) => key !== null));
     const mails: OutgoingMail[] = [];
-    for (const event of events) {
-      const brand = brands.get(event.brandId);
-      if (!brand?.receiptsEnabled) continue;
-      const due = await receiptOf(tx, event);
+    for (const event of sent) {
+      const brand = brands.get(event.brandId)!;
+      const due = receiptOf(event, addresses);
       if (!due) continue;
       const mail = renderReceipt({ name: brand.name, logoUrl: brand.style?.logoUrl, color: brand.style?.color, supportEmail: brand.supportEmail }, due.receipt);
       mails.push({ to: due.to, ...mail, fromName: brand.name, replyTo: brand.supportEmail ?? undefined });

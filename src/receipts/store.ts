@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { brands, orders, outboxEvents } from "../db/schema/index.js";
 
@@ -29,12 +29,20 @@ export async function receiptBrands(tx: Db, ids: string[]) {
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-/** The order row of one charge (its buyer's address, and an upsell's item), by the ids its events carry. */
-export async function chargeForReceipt(tx: Db, brandId: string, transactionId: string, orderId: string) {
-  const [row] = await tx
-    .select({ customerEmail: orders.customerEmail, kind: orders.kind, parentOrderId: orders.parentOrderId })
+export interface ChargeKey {
+  brandId: string;
+  transactionId: string;
+  orderId: string;
+}
+
+export const chargeKeyOf = (key: ChargeKey): string => `${key.brandId}\n${key.transactionId}\n${key.orderId}`;
+
+/** The buyer's address of each charge, by the ids its events carry (chargeKeyOf), for a whole batch in one statement. */
+export async function receiptAddresses(tx: Db, keys: ChargeKey[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await tx
+    .select({ brandId: orders.brandId, transactionId: orders.transactionId, orderId: orders.orderId, customerEmail: orders.customerEmail })
     .from(orders)
-    .where(and(eq(orders.brandId, brandId), eq(orders.transactionId, transactionId), eq(orders.orderId, orderId)))
-    .limit(1);
-  return row;
+    .where(sql`(${orders.brandId}, ${orders.transactionId}, ${orders.orderId}) in (${sql.join(keys.map((k) => sql`(${k.brandId}, ${k.transactionId}, ${k.orderId})`), sql`, `)})`);
+  return new Map(rows.map((row) => [chargeKeyOf({ ...row, transactionId: row.transactionId ?? "" }), row.customerEmail]));
 }
