@@ -8,6 +8,7 @@ import { fastifyTrustProxy } from "./config/trust-proxy.js";
 import { registerContentEncoding } from "./http/content-encoding.js";
 import { registerErrorHandling, renderFrameworkError } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
+import { requestLineLogger } from "./lib/logger.js";
 import { AdmissionControl, registerAdmission } from "./http/admission.js";
 import { registerNoStoreForCookies } from "./http/no-store.js";
 import { registerRateLimit, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
@@ -107,10 +108,11 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   // Issue 20: beyond capacity, new checkouts are refused at once (503 OVERLOADED) before anything else runs.
   const admission = new AdmissionControl({ settings: deps.config.admission, poolQueue: deps.database.poolQueue, registry: metrics.registry });
   registerAdmission(app, admission, deps.config.admission.retryAfterSeconds);
+  const requestLine = requestLineLogger(deps.log);
   app.addHook("onResponse", async (request, reply) => {
     // The route pattern, not the raw URL: paths can carry checkout tokens.
     // client: request.ip, the address TRUST_PROXY resolves (what rate limits and audit use).
-    request.log.info({ method: request.method, route: request.routeOptions.url ?? "(unknown)", status: reply.statusCode, ms: Math.round(reply.elapsedTime), client: request.ip }, "request");
+    requestLine.info({ requestId: request.id, method: request.method, route: request.routeOptions.url ?? "(unknown)", status: reply.statusCode, ms: Math.round(reply.elapsedTime), client: request.ip }, "request");
   });
 
   await app.register(swagger, {

@@ -19,38 +19,30 @@ export type OfferResultRow = typeof upsellOfferResults.$inferSelect;
  * §8); with a brand, only that brand's orders (an API key sees only its brand's, §34); with a
  * transaction id, only the order it paid (a completion's).
  */
-export async function originalOrderOf(db: Db, where: { orderId: string; paymentMethodToken?: string; brandId?: string; transactionId?: string }) {
-  const conditions = [eq(orders.orderId, where.orderId), eq(orders.kind, "checkout")];
-  if (where.paymentMethodToken !== undefined) conditions.push(eq(orders.paymentMethodToken, where.paymentMethodToken));
-  if (where.brandId !== undefined) conditions.push(eq(orders.brandId, where.brandId));
-  if (where.transactionId !== undefined) conditions.push(eq(orders.transactionId, where.transactionId));
-  const [row] = await db
-    .select({
-      id: orders.id,
-      brandId: orders.brandId,
-      orderId: orders.orderId,
-      checkoutId: orders.checkoutId,
-      provider: orders.provider,
-      currency: orders.currency,
-      amountCents: orders.amountCents,
-      paymentMethodToken: orders.paymentMethodToken,
-      customerName: orders.customerName,
-      customerEmail: orders.customerEmail,
-      billingAddress: orders.billingAddress,
-      shippingAddress: orders.shippingAddress,
-      createdAt: orders.createdAt,
-      paidInDemo: orders.paidInDemo,
-      successUrl: checkouts.successUrl,
-      webhookUrl: checkouts.webhookUrl,
-    })
-    .from(orders)
-    .leftJoin(checkouts, eq(checkouts.id, orders.checkoutId))
-    .where(and(...conditions))
-    .orderBy(desc(orders.createdAt))
-    .limit(1);
+const ORIGINAL_ORDER = hotStatement(
+  "upsell_original_order",
+  `select o.id as "id", o.brand_id as "brandId", o.order_id as "orderId", o.checkout_id as "checkoutId", o.provider as "provider",
+     o.currency as "currency", o.amount_cents as "amountCents", o.payment_method_token as "paymentMethodToken",
+     o.customer_name as "customerName", o.customer_email as "customerEmail", o.billing_address as "billingAddress",
+     o.shipping_address as "shippingAddress", o.created_at as "createdAt", o.paid_in_demo as "paidInDemo",
+     c.success_url as "successUrl", c.webhook_url as "webhookUrl"
+   from orders o left join checkouts c on c.id = o.checkout_id
+   where o.order_id = $1 and o.kind = 'checkout'
+     and ($2::text is null or o.payment_method_token = $2) and ($3::text is null or o.brand_id = $3) and ($4::text is null or o.transaction_id = $4)
+   order by o.created_at desc
+   limit 1`,
+);
+
+type OrderRow = typeof orders.$inferSelect;
+export type OriginalOrder = Pick<
+  OrderRow,
+  "id" | "brandId" | "orderId" | "checkoutId" | "provider" | "currency" | "amountCents" | "paymentMethodToken" | "customerName" | "customerEmail" | "billingAddress" | "shippingAddress" | "createdAt" | "paidInDemo"
+> & { successUrl: string | null; webhookUrl: string | null };
+
+export async function originalOrderOf(db: Db, where: { orderId: string; paymentMethodToken?: string; brandId?: string; transactionId?: string }): Promise<OriginalOrder | null> {
+  const [row] = await runHot<OriginalOrder>(db, ORIGINAL_ORDER, [where.orderId, where.paymentMethodToken ?? null, where.brandId ?? null, where.transactionId ?? null]);
   return row ?? null;
 }
-export type OriginalOrder = NonNullable<Awaited<ReturnType<typeof originalOrderOf>>>;
 
 export async function findSession(db: Db, id: string): Promise<UpsellSessionRow | null> {
   const [row] = await db.select().from(upsellSessions).where(eq(upsellSessions.id, id));
