@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { calculateCommission } from "../commissions/calculate.js";
 import type { Ctx } from "../ctx.js";
 import { isUniqueViolation } from "../db/errors.js";
@@ -8,7 +7,7 @@ import { funnelUpsellUrl } from "../funnels/enter.js";
 import { completionRows, type CompletionPlan } from "./completion-rows.js";
 import { chooseCrm, isSettingOn } from "./crm-choice.js";
 import { checkoutExpired, checkoutNotFound, idempotencyConflict } from "./errors.js";
-import { inProgress, WAIT_FOR_FIRST_MS } from "../payments/charge-once.js";
+import { claimOrWait } from "../payments/charge-once.js";
 import { claimCrmRecording, crmClaimsStaleBefore, recordInCrm } from "./record-in-crm.js";
 import type { CrmProviderType } from "../providers/types.js";
 import type { CheckoutClaims, CompleteBody, CompleteLineItem, CompleteResponse, SalesAttribution } from "./schemas.js";
@@ -79,16 +78,16 @@ async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }):
  * Writes the completion once (CONTRACT §7): the first completion of the checkout writes it, a
  * concurrent or later one answers with its result. With CRM recording (rules 1-2) the completion
  * first claims the checkout's recording and calls the CRM holding no database connection
- * (record-in-crm.ts); its write clears the claim. Meanwhile a duplicate waits for that write (10 s
- * at most, then 409 in progress); a completion that is not to record waits for it too, so the
- * order is never written without the CRM order being recorded for it.
+ * (record-in-crm.ts); its write clears the claim. Meanwhile a duplicate waits for that write
+ * (claimOrWait: 10 s at most, then 409 in progress); a completion that is not to record waits for
+ * it too, so the order is never written without the CRM order being recorded for it.
  */
 async function writeCompletion(ctx: Ctx, plan: CompletionPlan, recordWith: { crm: CrmProviderType; failOnCrmError: boolean } | null): Promise<CompleteResponse> {
   const checkout = plan.candidate.checkout;
-  const deadline = Date.now() + WAIT_FOR_FIRST_MS;
-  for (let pause = 25; ; pause = Math.min(pause * 2, 400)) {
-    const claim = recordWith ? await claimCrmRecording(ctx, checkout.id, true) : null;
-    if (!recordWith || claim) {
+  return claimOrWait(ctx, {
+    claim: async () => {
+      const claim = recordWith ? await claimCrmRecording(ctx, checkout.id, true) : null;
+      if (recordWith && !claim) return null;
       const crmOrderId = claim ? await recordInCrm(ctx, claim, recordWith!.crm, checkout.brandId, recordWith!.failOnCrmError, plan.input, plan.lineItems) : null;
       const { response, completion } = completionRows(plan, crmOrderId);
       let saved = false;
@@ -97,18 +96,17 @@ async function writeCompletion(ctx: Ctx, plan: CompletionPlan, recordWith: { crm
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
       }
-      if (saved) {
-        faultPoint(ctx.config, "complete.after-commit");
-        return response;
-      }
-    }
-    // Completed by a concurrent completion: answer with its result (CONTRACT §7).
-    const winner = await findOrderOfCheckout(ctx.db, checkout.id);
-    if (winner) return replayOrConflict(winner, plan.input);
-    // Still open: another completion holds the CRM claim (or ours was taken over after it went stale).
-    if (Date.now() + pause > deadline) throw inProgress();
-    await sleep(pause);
-  }
+      if (!saved) return null;
+      faultPoint(ctx.config, "complete.after-commit");
+      return { answer: response };
+    },
+    read: async () => {
+      // Completed by a concurrent completion: answer with its result (CONTRACT §7).
+      const winner = await findOrderOfCheckout(ctx.db, checkout.id);
+      // Still open: another completion holds the CRM claim (or ours was taken over after it went stale).
+      return winner ? { answer: replayOrConflict(winner, plan.input) } : "running";
+    },
+  });
 }
 
 /** A percentage is a fraction (0.10 = 10 %): a rate above 1 would pay more than the order. */

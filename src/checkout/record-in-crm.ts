@@ -15,7 +15,7 @@ export interface CrmClaim {
 
 // The card charge's claim rules (src/payments/charge-once.ts): a claim older than ABANDONED_CLAIM_MS
 // belongs to a request that died and may be taken over; a request finding the recording claimed by
-// another waits WAIT_FOR_FIRST_MS for it, then answers 409 in progress (inProgress).
+// another waits WAIT_FOR_FIRST_MS for it, then answers 409 in progress (claimOrWait).
 /** Claims taken before this moment are abandoned. */
 export const crmClaimsStaleBefore = (ctx: Ctx) => new Date(ctx.clock.now() - ABANDONED_CLAIM_MS);
 

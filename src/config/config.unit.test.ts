@@ -105,6 +105,12 @@ describe("custom domains and integrations", () => {
     expect(config.integrationTimeoutMs).toBe(10_000);
   });
 
+  it("a repeat waits 10 s for the request holding its claim unless WAIT_FOR_FIRST_MS says otherwise", () => {
+    expect(loadConfig(base).waitForFirstMs).toBe(10_000);
+    expect(loadConfig({ ...base, WAIT_FOR_FIRST_MS: "250" }).waitForFirstMs).toBe(250);
+    expect(() => loadConfig({ ...base, WAIT_FOR_FIRST_MS: "-1" })).toThrow(/WAIT_FOR_FIRST_MS must be an integer >= 0/);
+  });
+
   it("takes DNS_SERVERS as host[:port] list", () => {
     expect(loadConfig({ ...base, DNS_SERVERS: "1.1.1.1, 127.0.0.1:5353,[::1]:53,2001:db8::1" }).dnsServers).toEqual(["1.1.1.1", "127.0.0.1:5353", "[::1]:53", "2001:db8::1"]);
   });

@@ -57,6 +57,8 @@ export interface Config {
   dnsServers: string[] | null;
   /** How long a call to the hosting platform or a marketing integration may take (CONTRACT: 10 s). */
   integrationTimeoutMs: number;
+  /** WAIT_FOR_FIRST_MS: how long an identical repeat waits for the request holding its claim (claimOrWait) before 409 in progress. */
+  waitForFirstMs: number;
   session: { idleMinutes: number; maxHours: number };
   /** RETENTION_DAYS: delivered webhooks, dispatched outbox events and sent mails older than this are deleted. */
   retentionDays: number;
@@ -308,6 +310,7 @@ export function loadConfig(env: Env = process.env): Config {
     declineWindowSeconds: integer(env, "DECLINE_WINDOW_SECONDS", 600, 1),
     dnsServers,
     integrationTimeoutMs: integer(env, "INTEGRATION_TIMEOUT_MS", 10_000, 1),
+    waitForFirstMs: integer(env, "WAIT_FOR_FIRST_MS", 10_000),
     session: { idleMinutes: integer(env, "SESSION_IDLE_MINUTES", 30, 1), maxHours: integer(env, "SESSION_MAX_HOURS", 12, 1) },
     retentionDays: integer(env, "RETENTION_DAYS", 30, 1),
     migrateOnStart: boolean(env, "MIGRATE_ON_START", true),

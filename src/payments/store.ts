@@ -66,7 +66,7 @@ export async function insertDecline(tx: Db, decline: typeof paymentDeclines.$inf
 
 export type OrderChargeRow = typeof orderCharges.$inferSelect;
 export type OrderChargeKey = Pick<OrderChargeRow, "brandId" | "orderId">;
-type Claim = OrderChargeKey & Pick<OrderChargeRow, "provider" | "requestHash" | "providerKey" | "createdAt">;
+export type OrderChargeClaim = OrderChargeKey & Pick<OrderChargeRow, "provider" | "requestHash" | "providerKey" | "createdAt">;
 
 const whereCharge = ({ brandId, orderId }: OrderChargeKey) => and(eq(orderCharges.brandId, brandId), eq(orderCharges.orderId, orderId));
 const whereHeld = (id: OrderChargeKey, providerKey: string) => and(whereCharge(id), eq(orderCharges.providerKey, providerKey), eq(orderCharges.state, "charging"));
@@ -124,7 +124,7 @@ export async function openOrderCharge(
 }
 
 /** Inserts a `charging` claim; false when the order already has one (ON CONFLICT: one winner across processes). */
-export async function claimOrderCharge(db: Db, claim: Claim): Promise<boolean> {
+export async function claimOrderCharge(db: Db, claim: OrderChargeClaim): Promise<boolean> {
   const rows = await db.insert(orderCharges).values({ ...claim, state: "charging" }).onConflictDoNothing().returning({ orderId: orderCharges.orderId });
   return rows.length === 1;
 }
@@ -135,7 +135,7 @@ export async function findOrderCharge(db: Db, id: OrderChargeKey): Promise<Order
 }
 
 /** Takes over an abandoned claim, if it is still the one read (created at `seenAt`): one winner. */
-export async function takeOverOrderCharge(db: Db, claim: Claim, seenAt: Date): Promise<boolean> {
+export async function takeOverOrderCharge(db: Db, claim: OrderChargeClaim, seenAt: Date): Promise<boolean> {
   const rows = await db
     .update(orderCharges)
     .set({ provider: claim.provider, requestHash: claim.requestHash, providerKey: claim.providerKey, createdAt: claim.createdAt })

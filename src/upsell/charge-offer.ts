@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
@@ -6,7 +5,7 @@ import { funnelEventFields } from "../funnels/counters.js";
 import { AppError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
-import { ABANDONED_CLAIM_MS, inProgress, WAIT_FOR_FIRST_MS } from "../payments/charge-once.js";
+import { ABANDONED_CLAIM_MS, claimOrWait } from "../payments/charge-once.js";
 import { paymentFailed, recordDecline } from "../payments/declines.js";
 import { ProviderError, type ChargeOutcome, type PaymentProviderType } from "../providers/types.js";
 import { outboxRows } from "../webhooks/events.js";
@@ -37,26 +36,30 @@ export interface OfferCharge {
  * in one statement (one winner across processes), then the provider is called with the claim's key,
  * then the answer is saved in one statement, only over this claim and the session as read (saveDecided).
  * A repeat of the offer's charge waits for the claim's answer (replayed when accepted; a refusal
- * leaves the offer open, and the repeat charges again) up to WAIT_FOR_FIRST_MS, then 409 in progress.
+ * leaves the offer open, and the repeat charges again) up to WAIT_FOR_FIRST_MS, then 409 in progress
+ * (claimOrWait).
  * A claim older than ABANDONED_CLAIM_MS belongs to a request that died: the next charge of the same
  * kind takes it over and sends the same key, so a provider that charged answers that charge again.
  */
 export async function chargeOfferOnce(ctx: Ctx, attempt: OfferCharge): Promise<AcceptOfferResponse> {
   const { session, offer } = attempt.decided;
-  const waitUntil = Date.now() + WAIT_FOR_FIRST_MS;
-  for (let pause = 25; ; pause = Math.min(pause * 2, 400)) {
-    const now = ctx.clock.now();
-    const abandonedBefore = new Date(now - ABANDONED_CLAIM_MS);
-    const claim = await claimOffer(ctx.db, session.id, offer.id, attempt.chargeKey, new Date(now), abandonedBefore);
-    if (claim) return chargeClaimed(ctx, attempt, claim);
-    const row = await findOfferResult(ctx.db, session.id, offer.id);
-    if (row?.decision === "accepted" && row.result) return row.result as AcceptOfferResponse;
-    if (row?.decision === "declined") throw offerAlreadyAnswered();
-    // An abandoned claim this request could not take over is another kind of charge's: no use waiting.
-    if (Date.now() + pause > waitUntil || (row?.decision === "pending" && row.createdAt < abandonedBefore)) throw inProgress();
-    // `pending`: another request charges the offer. `refused`: it was refused, this request claims it next.
-    if (row?.decision === "pending") await sleep(pause);
-  }
+  let abandonedBefore: Date; // this turn's: a claim older was the claim statement's to take over
+  return claimOrWait(ctx, {
+    claim: async () => {
+      const now = ctx.clock.now();
+      abandonedBefore = new Date(now - ABANDONED_CLAIM_MS);
+      const claim = await claimOffer(ctx.db, session.id, offer.id, attempt.chargeKey, new Date(now), abandonedBefore);
+      return claim && { answer: await chargeClaimed(ctx, attempt, claim) };
+    },
+    read: async () => {
+      const row = await findOfferResult(ctx.db, session.id, offer.id);
+      if (row?.decision === "accepted" && row.result) return { answer: row.result as AcceptOfferResponse };
+      if (row?.decision === "declined") throw offerAlreadyAnswered();
+      // An abandoned claim this request could not take over is another kind of charge's: no use waiting.
+      if (row?.decision === "pending") return row.createdAt < abandonedBefore ? "stuck" : "running";
+      return "released"; // refused: this request claims it next
+    },
+  });
 }
 
 /** The claim's charge and its answer: accepted (saved with the claim), refused (402), or unknown (502). */

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Ctx } from "../../ctx.js";
 import { brands, orderLineItems, orders } from "../../db/schema/index.js";
@@ -6,7 +5,7 @@ import { withTransaction } from "../../db/transaction.js";
 import { assertRole, brandOfScope } from "../../http/auth.js";
 import { recordAudit } from "../../audit/record.js";
 import { claimCrmRecording, recordOrderInCrm, releaseCrmClaim, type CrmClaim } from "../../checkout/record-in-crm.js";
-import { inProgress, WAIT_FOR_FIRST_MS } from "../../payments/charge-once.js";
+import { claimOrWait } from "../../payments/charge-once.js";
 import { crmFailed } from "../../checkout/errors.js";
 import { AppError, notFound, validationError } from "../../lib/errors.js";
 import { isCrmProvider } from "../../providers/catalog.js";
@@ -38,36 +37,43 @@ export async function testCrm({ ctx, input }: { ctx: Ctx; input: TestCrmBody }):
  * The CRM is called under the CRM claim on the order's checkout (src/checkout/record-in-crm.ts),
  * holding no database connection; the order is marked recorded, the claim cleared and the retry
  * audited in one short transaction after. Concurrent retries record it once: the others wait for
- * the claim's holder (10 s at most, then 409 in progress) and answer `alreadyRecorded`.
+ * the claim's holder (claimOrWait: 10 s at most, then 409 in progress) and answer `alreadyRecorded`.
  */
 export async function retryCrm({ ctx, input }: { ctx: Ctx; input: CrmRetryBody }): Promise<CrmRetryReply> {
   const scope = assertRole(ctx, "admin");
-  const deadline = Date.now() + WAIT_FOR_FIRST_MS;
-  for (let pause = 25; ; pause = Math.min(pause * 2, 400)) {
-    const row = await findOrderToRecord(ctx, scope, input.orderId);
-    const crm = row.crmProvider as CrmProviderType;
-    if (row.crmStatus === "recorded" && row.crmOrderId) {
-      return { success: true, orderId: row.orderId, crmProvider: crm, crmOrderId: row.crmOrderId, crmStatus: "recorded", alreadyRecorded: true };
-    }
-    if (!row.billingAddress) throw validationError("CRM recording needs customer and billingAddress", "billingAddress");
-    const claim = await claimCrmRecording(ctx, row.checkoutId!, false);
-    if (!claim) {
-      if (Date.now() + pause > deadline) throw inProgress();
-      await sleep(pause);
-      continue;
-    }
-    try {
-      // Read again under the claim: a retry that held it before may have recorded the order.
+  const order = await findOrderToRecord(ctx, scope, input.orderId);
+  if (isRecorded(order)) return alreadyRecorded(order);
+  if (!order.billingAddress) throw validationError("CRM recording needs customer and billingAddress", "billingAddress");
+  return claimOrWait(ctx, {
+    claim: async () => {
+      const claim = await claimCrmRecording(ctx, order.checkoutId!, false);
+      if (!claim) return null;
+      try {
+        // Read again under the claim: a retry that held it before may have recorded the order.
+        const current = await findOrderToRecord(ctx, scope, input.orderId);
+        return { answer: isRecorded(current) ? alreadyRecorded(current) : await recordClaimed(ctx, scope, current, claim) };
+      } finally {
+        await releaseCrmClaim(ctx.db, claim);
+      }
+    },
+    read: async () => {
       const current = await findOrderToRecord(ctx, scope, input.orderId);
-      if (current.crmStatus === "recorded") continue;
-      return await recordClaimed(ctx, scope, current, claim);
-    } finally {
-      await releaseCrmClaim(ctx.db, claim);
-    }
-  }
+      return isRecorded(current) ? { answer: alreadyRecorded(current) } : "running";
+    },
+  });
 }
 
 type OrderRow = typeof orders.$inferSelect;
+
+const isRecorded = (row: OrderRow) => row.crmStatus === "recorded" && Boolean(row.crmOrderId);
+const alreadyRecorded = (row: OrderRow): CrmRetryReply => ({
+  success: true,
+  orderId: row.orderId,
+  crmProvider: row.crmProvider!,
+  crmOrderId: row.crmOrderId!,
+  crmStatus: "recorded",
+  alreadyRecorded: true,
+});
 
 /** The checkout order to record, with tenancy: only the session's organization, its brand first when the orderId repeats. */
 async function findOrderToRecord(ctx: Ctx, scope: { organizationId: string; brandId?: string | null }, orderId: string): Promise<OrderRow> {
