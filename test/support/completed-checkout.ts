@@ -63,11 +63,8 @@ export async function completeCheckoutViaApi(t: TestApp, options: CheckoutOption
   return { orderId, provider, transactionId, paymentMethodToken: json(done).paymentMethodToken as string, upsellUrl: json(done).upsellUrl as string | undefined };
 }
 
-export interface Offer {
-  id: string;
-  name: string;
-  price: number;
-}
+/** An upsell offer as create-session takes it (downsell, image and the rest as the test needs). */
+export type Offer = { id: string; name: string; price: number } & Record<string, unknown>;
 
 /**
  * An upsell session of `offers` on a completed checkout, created as the merchant's server does
