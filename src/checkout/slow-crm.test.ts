@@ -2,18 +2,16 @@
 // answers (record-in-crm.ts), and still records each order once: concurrent duplicates wait for the
 // first, a claim left by a request that died is taken over and finds the CRM order it made.
 import { eq } from "drizzle-orm";
-import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { registerOwner } from "../../test/support/admin.js";
-import { orderClaims, signToken } from "../../test/support/checkout.js";
 import { call } from "../../test/support/identity.js";
-import { address, AMOUNT, PAY_BY_PROVIDER, post } from "../../test/support/provider-payments.js";
+import { CRM_BUYER, paidCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { post } from "../../test/support/provider-payments.js";
+import { expectServedWhileProviderIsSlow } from "../../test/support/slow-provider.js";
 import { checkouts, orders } from "../db/schema/index.js";
 import { startFakeOrderCrmA, type FakeOrderCrmA } from "../providers/order-crm-a/fake-server.js";
-
-const SLOW_MS = 2_000;
 
 let t: TestApp;
 let crm: FakeOrderCrmA;
@@ -33,25 +31,8 @@ afterAll(async () => {
 
 /** A demo vault_gateway_b payment of the owner's brand, ready to complete with recording in order_crm_a. */
 async function paidOrder() {
-  const claims = orderClaims({ amount: AMOUNT, currency: "USD", brandId, provider: "vault_gateway_b" });
-  const orderId = claims.orderId as string;
-  const init = await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider: "vault_gateway_b" });
-  expect(init.statusCode, init.body).toBe(200);
-  const paid = await PAY_BY_PROVIDER.vault_gateway_b(t, orderId);
-  const body = {
-    orderId,
-    transactionId: paid.transactionId,
-    provider: "vault_gateway_b",
-    customerEmail: "ada@example.com",
-    customerName: "Ada Lovelace",
-    amount: AMOUNT,
-    currency: "USD",
-    customer: { firstName: "Ada", lastName: "Lovelace" },
-    billingAddress: address,
-    recordInCrm: true,
-    crmProvider: "order_crm_a",
-  };
-  return { orderId, transactionId: paid.transactionId, body };
+  const paid = await paidCheckoutViaApi(t, { claims: { brandId, provider: "vault_gateway_b" }, complete: { ...CRM_BUYER, recordInCrm: true, crmProvider: "order_crm_a" } });
+  return { orderId: paid.orderId, transactionId: paid.transactionId, body: paid.completion };
 }
 
 const complete = (body: unknown) => post(t, "/api/checkout/complete", body);
@@ -62,35 +43,11 @@ const setClaim = (orderId: string, claim: string | null, at: Date | null) =>
 
 describe("a slow CRM", () => {
   it("holds no pool connection while it answers: other routes are served during the recordings", async () => {
-    // More recordings in flight than the pool has connections (5 in tests; PGlite has one).
+    // More recordings in flight than the pool has connections.
     const paid = [];
     for (let i = 0; i < 8; i++) paid.push(await paidOrder());
-    const sent = crm.requests.length;
-    crm.delayMs = SLOW_MS;
-    let answered = 0;
-    const completions = paid.map(({ body }) =>
-      complete(body).then((response) => {
-        answered++;
-        return response;
-      }),
-    );
-    try {
-      while (crm.requests.length < sent + paid.length) await sleep(10);
-
-      // All eight wait on the CRM now. Another buyer starts and the probe answers.
-      const started = performance.now();
-      const claims = orderClaims({ amount: AMOUNT, currency: "USD", provider: "vault_gateway_b" });
-      const init = await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider: "vault_gateway_b" });
-      expect(init.statusCode, init.body).toBe(200);
-      expect((await t.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
-      const elapsed = performance.now() - started;
-      expect(answered).toBe(0);
-      expect(elapsed).toBeLessThan(1_000);
-      if (t.deps.database.poolQueue) expect(t.deps.database.poolQueue().waiting).toBe(0);
-    } finally {
-      crm.delayMs = 0;
-    }
-    for (const [i, response] of (await Promise.all(completions)).entries()) {
+    const responses = await expectServedWhileProviderIsSlow(t, crm, paid.map(({ body }) => () => complete(body)));
+    for (const [i, response] of responses.entries()) {
       expect(response.statusCode, response.body).toBe(200);
       const { crmOrderId } = json(response);
       expect(crmOrderId).toBeTruthy();

@@ -7,9 +7,8 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCall, registerOwner, type Registered } from "../../test/support/admin.js";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
-import { post } from "../../test/support/checkout.js";
 import { bulkCommissions, commissionedOrder, commissionOf, newSalesperson, portalOf } from "../../test/support/commissions.js";
-import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { acceptedUpsell, completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { notifyChargebacks, notifyHostedStore, notifyIntentGateway, notifyStandardWebhooks, setDisputeSecrets } from "../../test/support/disputes.js";
 import { startReceiver, type Receiver } from "../../test/support/webhook-receiver.js";
 import { auditLogs, disputes, incomingWebhookEvents, orders, outboxEvents, refunds } from "../db/schema/index.js";
@@ -375,16 +374,7 @@ describe.each(STANDARD_CASES)("$provider: dispute events (Standard Webhooks)", (
 
 it("a chargeback of an upsell charge disputes that charge: shown in its checkout order's detail", async () => {
   const done = await completeCheckoutViaApi(t, { provider: "vault_gateway_b", claims: { brandId: shop.brandId } });
-  const session = await post(t, "/api/upsell/create-session", {
-    orderId: `${done.orderId}-up`,
-    originalOrderId: done.orderId,
-    customerEmail: "ada@example.com",
-    paymentMethodToken: done.paymentMethodToken,
-    provider: "vault_gateway_b",
-    offers: [{ id: "care", name: "Care plan", price: 1500 }],
-  });
-  const accepted = await post(t, "/api/upsell/accept", { sessionId: json(session).sessionId, offerId: "care" });
-  expect(accepted.statusCode, accepted.body).toBe(200);
+  await acceptedUpsell(t, done);
   const [upsell] = await db().select().from(orders).where(eq(orders.orderId, `${done.orderId}-up`));
   await notifyChargebacks(t, "vault_gateway_b", evt(), [{ id: "cb_upsell", transaction_id: upsell!.transactionId, amount: "15.00", reason: "Fraud" }]);
   const [checkout] = await db().select().from(orders).where(and(eq(orders.orderId, done.orderId), eq(orders.kind, "checkout")));

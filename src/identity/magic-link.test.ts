@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { mailOutbox, memberships, users } from "../db/schema/index.js";
-import { auditActions, call, cookieOf, PASSWORD, registerUser, sessionOf, uniqueEmail } from "../../test/support/identity.js";
+import { auditActions, call, cookieOf, PASSWORD, registerUser, registerWithTwoFactor, sessionOf, uniqueEmail } from "../../test/support/identity.js";
 import { startSmtpServer, type ReceivedMail, type TestSmtp } from "../../test/support/smtp.js";
 import { totpCode } from "./totp.js";
 
@@ -128,17 +128,14 @@ describe("POST /api/auth/magic-link", () => {
   });
 
   it("leaves a 2FA user pending, not logged in", async () => {
-    const user = await registerUser(t);
-    const { secret } = json(await call(t, "GET", "/api/auth/2fa/setup", { session: user.session }));
-    await call(t, "POST", "/api/auth/2fa/confirm", { session: user.session, body: { secret, token: totpCode(secret, t.clock.now()) } });
-    t.clock.advance(30_000);
+    const user = await registerWithTwoFactor(t);
     await request(user.email);
     const link = linkIn((await mailFor(user.email))[0]);
     const res = await call(t, "GET", link);
     expect(res.headers.location).toBe(`/login?step=2fa&userId=${user.userId}`);
     expect(cookieOf(res, "admin_session")).toBeUndefined();
     const pending = cookieOf(res, "admin_pending_login")!.value;
-    const verified = await call(t, "POST", "/api/auth/2fa/verify", { pending, body: { userId: user.userId, token: totpCode(secret, t.clock.now()) } });
+    const verified = await call(t, "POST", "/api/auth/2fa/verify", { pending, body: { userId: user.userId, token: totpCode(user.secret, t.clock.now()) } });
     expect(verified.statusCode).toBe(200);
     const [row] = await t.deps.database.db.select().from(users).where(eq(users.id, user.userId));
     expect(row.totpEnabled).toBe(true);

@@ -6,8 +6,7 @@ import { OAuth2Server } from "oauth2-mock-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { socialAccounts, users } from "../db/schema/index.js";
-import { auditActions, call, cookieOf, registerUser, sessionOf, uniqueEmail } from "../../test/support/identity.js";
-import { totpCode } from "./totp.js";
+import { auditActions, call, cookieOf, registerUser, registerWithTwoFactor, sessionOf, uniqueEmail } from "../../test/support/identity.js";
 
 let idp: OAuth2Server;
 let t: TestApp;
@@ -100,10 +99,7 @@ describe("social sign-in", () => {
   });
 
   it("leaves a 2FA user pending", async () => {
-    const user = await registerUser(t);
-    const { secret } = json(await call(t, "GET", "/api/auth/2fa/setup", { session: user.session }));
-    await call(t, "POST", "/api/auth/2fa/confirm", { session: user.session, body: { secret, token: totpCode(secret, t.clock.now()) } });
-    t.clock.advance(30_000);
+    const user = await registerWithTwoFactor(t);
     profile = { sub: `sub-2fa-${user.email}`, email: user.email, email_verified: true };
     const { callback } = await signIn();
     expect(callback.headers.location).toBe(`/login?step=2fa&userId=${user.userId}`);

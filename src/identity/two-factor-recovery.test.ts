@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { twoFactorRecoveryCodes, users } from "../db/schema/index.js";
-import { auditActions, call, PASSWORD, pendingOf, registerUser, sessionOf } from "../../test/support/identity.js";
+import { auditActions, call, PASSWORD, pendingOf, registerUser, registerWithTwoFactor, sessionOf } from "../../test/support/identity.js";
 import { totpCode } from "./totp.js";
 import { claimRecoveryCode } from "./two-factor-recovery.js";
 
@@ -15,15 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** A registered user with 2FA on: the secret and the recovery codes of the confirm answer. */
-async function withTwoFactor() {
-  const user = await registerUser(t);
-  const { secret } = json(await call(t, "GET", "/api/auth/2fa/setup", { session: user.session }));
-  const confirm = await call(t, "POST", "/api/auth/2fa/confirm", { session: user.session, body: { secret, token: totpCode(secret, t.clock.now()) } });
-  expect(confirm.statusCode).toBe(200);
-  t.clock.advance(30_000);
-  return { ...user, secret, session: sessionOf(confirm), codes: json(confirm).recoveryCodes as string[] };
-}
+const withTwoFactor = () => registerWithTwoFactor(t);
 
 async function pendingLogin(email: string) {
   const res = await call(t, "POST", "/api/admin/auth", { body: { email, password: PASSWORD } });
@@ -36,19 +28,19 @@ const wrongTotp = (secret: string) => (totpCode(secret, t.clock.now()) === "0000
 describe("recovery codes", () => {
   it("confirm answers ten distinct codes once; only their keyed hashes are stored", async () => {
     const user = await withTwoFactor();
-    expect(user.codes).toHaveLength(10);
-    expect(new Set(user.codes).size).toBe(10);
-    for (const code of user.codes) expect(code).toMatch(/^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);
+    expect(user.recoveryCodes).toHaveLength(10);
+    expect(new Set(user.recoveryCodes).size).toBe(10);
+    for (const code of user.recoveryCodes) expect(code).toMatch(/^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);
     const rows = await t.deps.database.db.select().from(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, user.userId));
     expect(rows).toHaveLength(10);
     const stored = JSON.stringify(rows);
-    for (const code of user.codes) expect(stored).not.toContain(code.replaceAll("-", ""));
+    for (const code of user.recoveryCodes) expect(stored).not.toContain(code.replaceAll("-", ""));
     expect(json(await call(t, "GET", "/api/auth/2fa/setup", { session: user.session }))).toEqual({ enabled: true, recoveryCodesLeft: 10 });
   });
 
   it("a recovery code signs in once (any case, with or without dashes); a second use is refused", async () => {
     const user = await withTwoFactor();
-    const code = user.codes[3];
+    const code = user.recoveryCodes[3];
     const res = await verify(user.userId, ` ${code.toUpperCase().replaceAll("-", " ")} `, await pendingLogin(user.email));
     expect(res.statusCode).toBe(200);
     expect(json(await call(t, "GET", "/api/admin/auth", { session: sessionOf(res) })).session.userId).toBe(user.userId);
@@ -61,14 +53,14 @@ describe("recovery codes", () => {
     expect(audit.find((a) => a.action === "user.login" && a.success && (a.details as any)?.secondFactor === "recovery_code")).toBeDefined();
     // Another user's code is no code for this user.
     const other = await withTwoFactor();
-    expect((await verify(user.userId, other.codes[0], await pendingLogin(user.email))).statusCode).toBe(401);
+    expect((await verify(user.userId, other.recoveryCodes[0], await pendingLogin(user.email))).statusCode).toBe(401);
   });
 
   it("the same code claimed five times at once is used once", async () => {
     // A user has one pending login at a time, so the race is on the code itself.
     const user = await withTwoFactor();
     const ctx = { config: t.deps.config, clock: t.deps.clock };
-    const claims = await Promise.all(Array.from({ length: 5 }, () => claimRecoveryCode(t.deps.database.db, ctx, user.userId, user.codes[5]!)));
+    const claims = await Promise.all(Array.from({ length: 5 }, () => claimRecoveryCode(t.deps.database.db, ctx, user.userId, user.recoveryCodes[5]!)));
     expect(claims.filter(Boolean)).toHaveLength(1);
   });
 
@@ -78,21 +70,21 @@ describe("recovery codes", () => {
     for (let i = 0; i < 4; i++) expect((await verify(user.userId, `aaaa-bbbb-ccc${i + 2}`, pending)).statusCode).toBe(401);
     expect((await verify(user.userId, wrongTotp(user.secret), pending)).statusCode).toBe(401);
     // The pending login is over: even a good recovery code is refused, and it stays unused.
-    expect((await verify(user.userId, user.codes[0], pending)).statusCode).toBe(401);
-    expect((await verify(user.userId, user.codes[0], await pendingLogin(user.email))).statusCode).toBe(200);
+    expect((await verify(user.userId, user.recoveryCodes[0], pending)).statusCode).toBe(401);
+    expect((await verify(user.userId, user.recoveryCodes[0], await pendingLogin(user.email))).statusCode).toBe(200);
   });
 
   it("regenerating needs a current TOTP code; the old codes stop working", async () => {
     const user = await withTwoFactor();
-    const refused = await call(t, "POST", "/api/auth/2fa/recovery-codes", { session: user.session, body: { token: user.codes[0] } });
+    const refused = await call(t, "POST", "/api/auth/2fa/recovery-codes", { session: user.session, body: { token: user.recoveryCodes[0] } });
     expect(refused.statusCode).toBe(401);
     expect(json(refused).error).toBe("Invalid code");
     const res = await call(t, "POST", "/api/auth/2fa/recovery-codes", { session: user.session, body: { token: totpCode(user.secret, t.clock.now()) } });
     expect(res.statusCode).toBe(200);
     const fresh = json(res).recoveryCodes as string[];
     expect(fresh).toHaveLength(10);
-    expect(fresh.some((c) => user.codes.includes(c))).toBe(false);
-    expect((await verify(user.userId, user.codes[1], await pendingLogin(user.email))).statusCode).toBe(401);
+    expect(fresh.some((c) => user.recoveryCodes.includes(c))).toBe(false);
+    expect((await verify(user.userId, user.recoveryCodes[1], await pendingLogin(user.email))).statusCode).toBe(401);
     expect((await verify(user.userId, fresh[0], await pendingLogin(user.email))).statusCode).toBe(200);
     expect((await auditActions(t, user.userId)).filter((a) => a.action === "two_factor.recovery_codes_generate").map((a) => a.success)).toEqual([false, true]);
   });
@@ -121,7 +113,7 @@ describe("turning 2FA off", () => {
 
   it("with a recovery code (used up by it)", async () => {
     const user = await withTwoFactor();
-    const res = await call(t, "POST", "/api/auth/2fa/disable", { session: user.session, body: { token: user.codes[9] } });
+    const res = await call(t, "POST", "/api/auth/2fa/disable", { session: user.session, body: { token: user.recoveryCodes[9] } });
     expect(res.statusCode).toBe(200);
     expect((await call(t, "POST", "/api/admin/auth", { body: { email: user.email, password: PASSWORD } })).json().requires2FA).toBeUndefined();
   });

@@ -4,8 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCall, addUser, registerOwner, type Registered } from "../../test/support/admin.js";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
-import { post } from "../../test/support/checkout.js";
-import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { acceptedUpsell, CARE_PLAN, completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { AMOUNT } from "../../test/support/provider-payments.js";
 import { orderCsv } from "./export.js";
 
@@ -56,16 +55,7 @@ describe("GET /api/admin/orders/export.csv", () => {
     for (const name of HOSTILE) orderIds.push((await paidOrder(shop.brandId, name)).orderId);
     const first = await paidOrder(shop.brandId, "Ada Lovelace", "ada.l@example.com");
     orderIds.push(first.orderId);
-    upsellOrderId = `${first.orderId}-up`;
-    const session = await post(t, "/api/upsell/create-session", {
-      orderId: upsellOrderId,
-      originalOrderId: first.orderId,
-      customerEmail: "ada.l@example.com",
-      paymentMethodToken: first.paymentMethodToken,
-      provider: first.provider,
-      offers: [{ id: "care", name: "Care plan", price: 1500 }],
-    });
-    expect((await post(t, "/api/upsell/accept", { sessionId: json(session).sessionId, offerId: "care" })).statusCode).toBe(200);
+    ({ upsellOrderId } = await acceptedUpsell(t, first, CARE_PLAN, { customerEmail: "ada.l@example.com" }));
     await paidOrder(rival.brandId, "Rival buyer", "ada.l@example.com");
   });
 

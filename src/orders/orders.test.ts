@@ -5,8 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCall, addUser, registerOwner, type Registered } from "../../test/support/admin.js";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
-import { post } from "../../test/support/checkout.js";
-import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { acceptedUpsell, CARE_PLAN, completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { bearer, createApiKey } from "../../test/support/merchant.js";
 import { AMOUNT } from "../../test/support/provider-payments.js";
 import { startReceiver } from "../../test/support/webhook-receiver.js";
@@ -52,17 +51,7 @@ describe("GET /api/admin/orders", () => {
     linus = await paidOrder(shop.brandId, { email: "linus@kernel.example", name: "Linus T" });
     await paidOrder(rival.brandId, { email: "ada@example.com", name: "Ada Lovelace" });
     // An accepted upsell of grace's order.
-    upsellOrderId = `${grace.orderId}-up`;
-    const session = await post(t, "/api/upsell/create-session", {
-      orderId: upsellOrderId,
-      originalOrderId: grace.orderId,
-      customerEmail: "grace@navy.example",
-      paymentMethodToken: grace.paymentMethodToken,
-      provider: grace.provider,
-      offers: [{ id: "care", name: "Care plan", price: 1500 }],
-    });
-    expect(session.statusCode, session.body).toBe(200);
-    expect((await post(t, "/api/upsell/accept", { sessionId: json(session).sessionId, offerId: "care" })).statusCode).toBe(200);
+    ({ upsellOrderId } = await acceptedUpsell(t, grace, CARE_PLAN, { customerEmail: "grace@navy.example" }));
   });
 
   it("lists the brand's checkout orders newest first, each with its upsells, and no other brand's", async () => {

@@ -5,8 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminCall, addUser, registerOwner, type Registered } from "../../test/support/admin.js";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
-import { post } from "../../test/support/checkout.js";
-import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { acceptedUpsell, completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { call } from "../../test/support/identity.js";
 import { bearer, createApiKey } from "../../test/support/merchant.js";
 import { AMOUNT } from "../../test/support/provider-payments.js";
@@ -118,15 +117,7 @@ describe("POST /api/admin/orders/:id/refunds", () => {
 
   it("refunds an upsell charge named by `charge`, apart from the order's own payment", async () => {
     const order = await paidOrder("vault_gateway_b");
-    const session = await post(t, "/api/upsell/create-session", {
-      orderId: `${order.orderId}-up`,
-      originalOrderId: order.orderId,
-      customerEmail: "ada@example.com",
-      paymentMethodToken: order.paymentMethodToken,
-      provider: "vault_gateway_b",
-      offers: [{ id: "care", name: "Care plan", price: 1500 }],
-    });
-    expect((await post(t, "/api/upsell/accept", { sessionId: json(session).sessionId, offerId: "care" })).statusCode).toBe(200);
+    await acceptedUpsell(t, order);
     const res = await refund(order.id, { charge: `${order.orderId}-up`, reason: "requested_by_customer" });
     expect(json(res).refund).toMatchObject({ orderId: `${order.orderId}-up`, amount: 1500, status: "succeeded" });
     const shown = await detail(order.id);

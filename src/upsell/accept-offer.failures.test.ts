@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { post } from "../../test/support/checkout.js";
-import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { completeCheckoutViaApi, createUpsellSession } from "../../test/support/completed-checkout.js";
 import { demoProviderRecords, paymentDeclines } from "../db/schema/index.js";
 
 let t: TestApp;
@@ -17,17 +17,7 @@ const db = () => t.deps.database.db;
 
 /** A checkout completed through the public API with `cardNumber`, then an upsell session on it. */
 async function upsellSession(cardNumber: string) {
-  const { orderId, provider, paymentMethodToken } = await completeCheckoutViaApi(t, { cardNumber });
-  const res = await post(t, "/api/upsell/create-session", {
-    orderId: `${orderId}-up`,
-    originalOrderId: orderId,
-    customerEmail: "ada@example.com",
-    paymentMethodToken,
-    provider,
-    offers: [{ id: "a", name: "Offer a", price: 1500 }],
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return { sessionId: json(res).sessionId as string, upsellOrderId: `${orderId}-up` };
+  return createUpsellSession(t, await completeCheckoutViaApi(t, { cardNumber }), [{ id: "a", name: "Offer a", price: 1500 }]);
 }
 
 const accept = (sessionId: string, offerId: string) => post(t, "/api/upsell/accept", { sessionId, offerId });

@@ -5,7 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { post } from "../../test/support/checkout.js";
-import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { completeCheckoutViaApi, createUpsellSession, type Offer } from "../../test/support/completed-checkout.js";
 import { demoProviderRecords, orderLineItems, orders, outboxEvents, upsellOfferResults, upsellSessions } from "../db/schema/index.js";
 import { offerStatsOfBrand } from "./store.js";
 import { PAYMENT_PROVIDERS, type PaymentProviderType } from "../providers/types.js";
@@ -24,20 +24,11 @@ const offer = (id: string, price = 1500, extra: Record<string, unknown> = {}) =>
 const DEFAULT_OFFERS = [offer("a", 1500, { downsell: offer("a-down", 700) }), offer("b", 2500)];
 
 /** A completed checkout and an upsell session on it. */
-async function upsellSession(options: { provider?: PaymentProviderType; cardNumber?: string; offers?: unknown[] } = {}) {
+async function upsellSession(options: { provider?: PaymentProviderType; cardNumber?: string; offers?: Offer[] } = {}) {
   const original = await completedCheckout(options.provider, options.cardNumber);
-  const res = await post(t, "/api/upsell/create-session", {
-    orderId: `${original.orderId}-up`,
-    originalOrderId: original.orderId,
-    customerEmail: "ada@example.com",
-    paymentMethodToken: original.paymentMethodToken,
-    provider: original.provider,
-    offers: options.offers ?? DEFAULT_OFFERS,
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  const sessionId = json(res).sessionId as string;
-  const [row] = await db().select().from(upsellSessions).where(eq(upsellSessions.id, sessionId));
-  return { ...original, sessionId, upsellOrderId: `${original.orderId}-up`, brandId: row!.brandId };
+  const session = await createUpsellSession(t, original, options.offers ?? DEFAULT_OFFERS);
+  const [row] = await db().select().from(upsellSessions).where(eq(upsellSessions.id, session.sessionId));
+  return { ...original, ...session, brandId: row!.brandId };
 }
 
 const accept = (sessionId: string, offerId: string, extra: Record<string, unknown> = {}) => post(t, "/api/upsell/accept", { sessionId, offerId, ...extra });

@@ -3,23 +3,21 @@
 // (CONTRACT §7): concurrent accepts, a decline during the charge, a request that died holding the
 // offer's claim (before or after the provider charged), a provider failure. Against the real vault
 // gateway adapter and its fake server at the network boundary; the dead request's case in demo mode.
-import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { registerOwner } from "../../test/support/admin.js";
-import { orderClaims, signToken } from "../../test/support/checkout.js";
-import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { completeCheckoutViaApi, createUpsellSession } from "../../test/support/completed-checkout.js";
 import { call } from "../../test/support/identity.js";
 import { bearer, createApiKey } from "../../test/support/merchant.js";
-import { card, post } from "../../test/support/provider-payments.js";
+import { post } from "../../test/support/provider-payments.js";
+import { expectServedWhileProviderIsSlow } from "../../test/support/slow-provider.js";
 import { DEFAULT_BRAND_ID, demoProviderRecords, orders, outboxEvents, upsellOfferResults } from "../db/schema/index.js";
 import { ABANDONED_CLAIM_MS } from "../payments/charge-once.js";
 import { startFakeVaultGateway, type FakeVaultGateway } from "../providers/vault-gateway-a/fake-server.js";
 
-const AMOUNT = 1050;
-const SLOW_MS = 2_000;
+const OFFER_A = { id: "a", name: "Offer a", price: 1500 };
 
 let t: TestApp;
 let fake: FakeVaultGateway;
@@ -41,21 +39,8 @@ const db = () => t.deps.database.db;
 
 /** A checkout paid at the gateway and completed, then an upsell session on it (sent with the brand's key, CONTRACT §35). */
 async function sessionAtGateway(): Promise<{ sessionId: string; upsellOrderId: string }> {
-  const claims = orderClaims({ amount: AMOUNT, currency: "USD", brandId });
-  const orderId = claims.orderId as string;
-  expect((await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider: "vault_gateway_a" })).statusCode).toBe(200);
-  const paid = await post(t, "/api/providers/vault_gateway_a/process-payment", { orderId, amount: AMOUNT, currency: "USD", ...card() });
-  expect(paid.statusCode, paid.body).toBe(200);
-  const done = await post(t, "/api/checkout/complete", { orderId, transactionId: json(paid).transactionId, provider: "vault_gateway_a", customerEmail: "ada@example.com", customerName: "Ada", amount: AMOUNT, currency: "USD" });
-  expect(done.statusCode, done.body).toBe(200);
-  const created = await post(
-    t,
-    "/api/upsell/create-session",
-    { orderId: `${orderId}-up`, originalOrderId: orderId, customerEmail: "ada@example.com", paymentMethodToken: json(done).paymentMethodToken, provider: "vault_gateway_a", offers: [{ id: "a", name: "Offer a", price: 1500 }, { id: "b", name: "Offer b", price: 700 }] },
-    { headers: bearer(apiKey) },
-  );
-  expect(created.statusCode, created.body).toBe(200);
-  return { sessionId: json(created).sessionId as string, upsellOrderId: `${orderId}-up` };
+  const done = await completeCheckoutViaApi(t, { provider: "vault_gateway_a", claims: { brandId } });
+  return createUpsellSession(t, done, [OFFER_A, { id: "b", name: "Offer b", price: 700 }], { headers: bearer(apiKey) });
 }
 
 const accept = (sessionId: string, offerId = "a") => post(t, "/api/upsell/accept", { sessionId, offerId });
@@ -71,33 +56,10 @@ async function gatewayReceived(before: number, count: number): Promise<void> {
 
 describe("an upsell charge at a slow provider", () => {
   it("holds no pool connection while the provider answers: other routes are served, and every accept charges once", async () => {
-    // More accepts in flight than the pool has connections (5 in tests; PGlite has one).
+    // More accepts in flight than the pool has connections.
     const sessions: { sessionId: string; upsellOrderId: string }[] = [];
     for (let i = 0; i < 8; i++) sessions.push(await sessionAtGateway());
-    const sent = fake.requests.length;
-    fake.delayMs = SLOW_MS;
-    let answered = 0;
-    const accepts = sessions.map((s) =>
-      accept(s.sessionId).then((response) => {
-        answered++;
-        return response;
-      }),
-    );
-    try {
-      await gatewayReceived(sent, sessions.length);
-      // All eight wait on the gateway now. Another buyer starts a checkout, the probes answer.
-      const started = performance.now();
-      const other = await post(t, "/api/checkout/initialize", { token: await signToken(t, orderClaims({ amount: AMOUNT, currency: "USD", provider: "vault_gateway_b" })), provider: "vault_gateway_b" });
-      expect(other.statusCode, other.body).toBe(200);
-      expect((await t.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
-      const elapsed = performance.now() - started;
-      expect(answered).toBe(0);
-      expect(elapsed).toBeLessThan(SLOW_MS / 2);
-      if (t.deps.database.poolQueue) expect(t.deps.database.poolQueue().waiting).toBe(0);
-    } finally {
-      fake.delayMs = 0;
-    }
-    const responses = await Promise.all(accepts);
+    const responses = await expectServedWhileProviderIsSlow(t, fake, sessions.map((s) => () => accept(s.sessionId)));
     for (const [i, response] of responses.entries()) {
       expect(response.statusCode, response.body).toBe(200);
       expect(json(response)).toMatchObject({ success: true, offerAccepted: "a", amountCharged: 1500 });
@@ -165,12 +127,11 @@ describe("an upsell charge at a slow provider", () => {
 describe("a request that died holding the offer's claim", () => {
   /** A demo-mode session, and the state a process killed after claiming offer a leaves: the claim, still pending. */
   async function claimLeftBehind() {
-    const { orderId, provider, paymentMethodToken } = await completeCheckoutViaApi(t, { claims: { provider: "vault_gateway_b" } });
-    const created = await post(t, "/api/upsell/create-session", { orderId: `${orderId}-up`, originalOrderId: orderId, customerEmail: "ada@example.com", paymentMethodToken, provider, offers: [{ id: "a", name: "Offer a", price: 1500 }] });
-    const sessionId = json(created).sessionId as string;
+    const done = await completeCheckoutViaApi(t, { claims: { provider: "vault_gateway_b" } });
+    const { sessionId, upsellOrderId } = await createUpsellSession(t, done, [OFFER_A]);
     const chargeKey = `upsell:${sessionId}:a`;
     await db().insert(upsellOfferResults).values({ sessionId, offerId: "a", decision: "pending", chargeKey, createdAt: new Date(t.clock.now()) });
-    return { sessionId, upsellOrderId: `${orderId}-up`, paymentMethodToken, originalOrderId: orderId, chargeKey };
+    return { sessionId, upsellOrderId, paymentMethodToken: done.paymentMethodToken, originalOrderId: done.orderId, chargeKey };
   }
   const chargesAtDemoProvider = (orderId: string) => db().select().from(demoProviderRecords).where(eq(demoProviderRecords.orderId, orderId));
 

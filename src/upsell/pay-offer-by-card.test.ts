@@ -6,7 +6,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { post } from "../../test/support/checkout.js";
-import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { completeCheckoutViaApi, createUpsellSession } from "../../test/support/completed-checkout.js";
 import { demoProviderRecords, orders, outboxEvents, paymentDeclines } from "../db/schema/index.js";
 
 let t: TestApp;
@@ -22,20 +22,10 @@ const GOOD_CARD = { cardNumber: "4242 4242 4242 4242", cardExpMonth: "12", cardE
 
 /** A checkout paid with `cardNumber`, then an upsell session with two offers on it. */
 async function upsellSession(cardNumber = SAVED_DECLINES) {
-  const { orderId, provider, paymentMethodToken } = await completeCheckoutViaApi(t, { cardNumber });
-  const res = await post(t, "/api/upsell/create-session", {
-    orderId: `${orderId}-up`,
-    originalOrderId: orderId,
-    customerEmail: "ada@example.com",
-    paymentMethodToken,
-    provider,
-    offers: [
-      { id: "a", name: "Offer a", price: 1500 },
-      { id: "b", name: "Offer b", price: 700 },
-    ],
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return { sessionId: json(res).sessionId as string, upsellOrderId: `${orderId}-up` };
+  return createUpsellSession(t, await completeCheckoutViaApi(t, { cardNumber }), [
+    { id: "a", name: "Offer a", price: 1500 },
+    { id: "b", name: "Offer b", price: 700 },
+  ]);
 }
 
 const accept = (sessionId: string, offerId: string) => post(t, "/api/upsell/accept", { sessionId, offerId });
@@ -129,22 +119,18 @@ describe("POST /api/upsell/pay-with-card", () => {
   });
 
   it("a provider whose card call cannot charge an amount (cart_gateway) answers 400 naming the provider, nothing charged", async () => {
-    const { orderId, provider, paymentMethodToken } = await completeCheckoutViaApi(t, { provider: "cart_gateway", cardNumber: SAVED_DECLINES });
-    const created = await post(t, "/api/upsell/create-session", { orderId: `${orderId}-up`, originalOrderId: orderId, customerEmail: "ada@example.com", paymentMethodToken, provider, offers: [{ id: "a", name: "A", price: 900 }] });
-    const sessionId = json(created).sessionId as string;
+    const { sessionId, upsellOrderId } = await createUpsellSession(t, await completeCheckoutViaApi(t, { provider: "cart_gateway", cardNumber: SAVED_DECLINES }), [{ id: "a", name: "A", price: 900 }]);
     expect((await accept(sessionId, "a")).statusCode).toBe(402);
     const res = await payByCard(sessionId, "a");
     expect(res.statusCode).toBe(400);
     expect(json(res)).toEqual({ error: "Invalid request: upsells of cart_gateway cannot be paid with another card", code: "VALIDATION_ERROR", details: "provider" });
-    expect(await succeededCharges(`${orderId}-up`)).toHaveLength(0);
+    expect(await succeededCharges(upsellOrderId)).toHaveLength(0);
   });
 
   it("counts toward the decline limit: past it, 429 before any provider call", async () => {
     const limited = await buildTestApp({ env: { DECLINE_LIMIT: "2" } });
     try {
-      const { orderId, provider, paymentMethodToken } = await completeCheckoutViaApi(limited, { cardNumber: SAVED_DECLINES });
-      const created = await post(limited, "/api/upsell/create-session", { orderId: `${orderId}-up`, originalOrderId: orderId, customerEmail: "ada@example.com", paymentMethodToken, provider, offers: [{ id: "a", name: "A", price: 900 }] });
-      const sessionId = json(created).sessionId as string;
+      const { sessionId } = await createUpsellSession(limited, await completeCheckoutViaApi(limited, { cardNumber: SAVED_DECLINES }), [{ id: "a", name: "A", price: 900 }]);
       expect((await post(limited, "/api/upsell/accept", { sessionId, offerId: "a" })).statusCode).toBe(402);
       expect((await post(limited, "/api/upsell/pay-with-card", { sessionId, offerId: "a", ...GOOD_CARD, cardNumber: "4000000000000002" })).statusCode).toBe(402);
       const res = await post(limited, "/api/upsell/pay-with-card", { sessionId, offerId: "a", ...GOOD_CARD });

@@ -3,10 +3,10 @@
 // Used by the cluster tests and by `npm run soak`; `npm run bench` can use it the same way
 // (startCluster + client.request, or cluster.urls for a load generator). Needs `npm run build`.
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import net from "node:net";
 import pg from "pg";
 import { SignJWT } from "jose";
+import { createDatabase as createTestDatabase } from "../support/database.js";
 
 /** One service process of the cluster. */
 export interface Instance {
@@ -89,24 +89,7 @@ export function clusterSkipReason(): string | null {
 }
 
 /** A new, empty database next to `baseUrl`'s; `drop` removes it (forcing out any connection). */
-export async function createDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `cluster_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: baseUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
+export const createDatabase = (baseUrl: string) => createTestDatabase(baseUrl, "cluster");
 
 export interface Answer {
   status: number;

@@ -1,9 +1,9 @@
 // Exactly once under fire (CONTRACT §7): 50 concurrent duplicates of `complete`, of an upsell
 // `accept` and of an action link, spread round-robin over two real processes on one PostgreSQL and
 // one Redis → one order, one charge, one commission and one set of outbox events each.
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clusterSkipReason, completeBody, paidCheckout, startCluster, type Cluster } from "./cluster.js";
+import { describe, expect, it } from "vitest";
+import { clusterSkipReason, completeBody, paidCheckout } from "./cluster.js";
+import { clusterSuite } from "./suite.js";
 
 const skip = clusterSkipReason();
 if (skip) console.warn(`test/cluster/exactly-once: ${skip}`);
@@ -11,20 +11,11 @@ if (skip) console.warn(`test/cluster/exactly-once: ${skip}`);
 const DUPLICATES = 50;
 
 describe.skipIf(skip !== null)("exactly once across two instances", () => {
-  let cluster: Cluster;
-  let db: pg.Client;
-  beforeAll(async () => {
-    cluster = await startCluster({ instances: 2 });
-    db = new pg.Client({ connectionString: cluster.databaseUrl });
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db?.end();
-    await cluster?.stop();
-  });
-  const count = async (query: string, values: unknown[]) => Number((await db.query(query, values)).rows[0].n);
+  const suite = clusterSuite({ instances: 2 });
+  const count = async (query: string, values: unknown[]) => Number((await suite.db.query(query, values)).rows[0].n);
 
   it("50 duplicates each of complete, accept and an action link: one order, charge, commission and event set each", async () => {
+    const { cluster, db } = suite;
     const orderId = `fire-${Date.now()}`;
     const { transactionId } = await paidCheckout(cluster.client, orderId);
     const salesAttribution = { salespersonId: "sp_fire", salespersonName: "Sam", commissionRate: 0.1 };

@@ -2,28 +2,19 @@
 // provider's answer and our commit (FAULT_POINT=refund.after-provider). The refund stays pending;
 // once its grace has passed the refund reconciler of a live instance asks the provider again with
 // the same idempotency key and settles it: one refund at the provider, one event, the total right.
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { callOver, registerOwnerOver } from "../support/live-service.js";
-import { clusterSkipReason, completeBody, paidCheckout, startCluster, type Cluster } from "./cluster.js";
+import { clusterSkipReason, completeBody, paidCheckout } from "./cluster.js";
+import { clusterSuite } from "./suite.js";
 
 const skip = clusterSkipReason();
 if (skip) console.warn(`test/cluster/refund-kill-point: ${skip}`);
 
 describe.skipIf(skip !== null)("SIGKILL after the provider refunded", () => {
-  let cluster: Cluster;
-  let db: pg.Client;
-  beforeAll(async () => {
-    cluster = await startCluster({ instances: 1 });
-    db = new pg.Client({ connectionString: cluster.databaseUrl });
-    await db.connect();
-  });
-  afterAll(async () => {
-    await db?.end();
-    await cluster?.stop();
-  });
+  const suite = clusterSuite({ instances: 1 });
 
   it("leaves the refund pending, and the reconciler settles it once from the provider's answer", async () => {
+    const { cluster, db } = suite;
     const base = cluster.urls[0]!;
     const session = await registerOwnerOver(base); // the first owner adopts the default brand, which the checkouts use
     const orderId = `refund-kill-${Date.now()}`;

@@ -4,9 +4,8 @@
 // and every completion answered 500 until the deploy finished.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, json, type TestApp } from "../support/app.js";
-import { post } from "../support/checkout.js";
-import { completeCheckoutViaApi } from "../support/completed-checkout.js";
+import { buildTestApp, type TestApp } from "../support/app.js";
+import { acceptedUpsell, completeCheckoutViaApi } from "../support/completed-checkout.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -20,17 +19,7 @@ afterAll(() => t.close());
 describe("a column this code does not know yet", () => {
   it("completion, create-session and accept still write their rows, the new column at its default", async () => {
     const done = await completeCheckoutViaApi(t);
-    const session = await post(t, "/api/upsell/create-session", {
-      orderId: `${done.orderId}-up`,
-      originalOrderId: done.orderId,
-      customerEmail: "ada@example.com",
-      paymentMethodToken: done.paymentMethodToken,
-      provider: done.provider,
-      offers: [{ id: "a", name: "Offer a", price: 500 }],
-    });
-    expect(session.statusCode, session.body).toBe(200);
-    const accepted = await post(t, "/api/upsell/accept", { sessionId: json(session).sessionId, offerId: "a" });
-    expect(accepted.statusCode, accepted.body).toBe(200);
+    await acceptedUpsell(t, done, { id: "a", name: "Offer a", price: 500 });
     const rows = await t.deps.database.db.execute(sql`select added_by_a_later_release as v from orders where order_id in (${done.orderId}, ${`${done.orderId}-up`})`);
     expect((rows as unknown as { rows: { v: number }[] }).rows.map((r) => r.v)).toEqual([7, 7]);
   });

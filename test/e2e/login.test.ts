@@ -1,9 +1,8 @@
 // Browser: a merchant registers at /login, lands in /admin, logs out and in, turns on 2FA with a
 // code computed from the key the page shows, logs out, and logs in again through the 2FA step;
 // the audit log page lists what happened. Also the social sign-in error of an unconfigured provider.
-import { Secret, TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NO_CHROMIUM, screenshot, startStack, type Stack } from "./support.js";
+import { NO_CHROMIUM, screenshot, startStack, totpCodeAt, type Stack } from "./support.js";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -13,9 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
 });
-
-/** RFC 6238 as CONTRACT §10 fixes it: SHA-1, 6 digits, 30 s. */
-const codeAt = (secret: string, timestamp: number) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: 30 }).generate({ timestamp });
 
 describe.skipIf(NO_CHROMIUM)("login and 2FA in Chromium", () => {
   it("register → log out → log in → 2FA on → log out → log in with the code", async () => {
@@ -48,7 +44,7 @@ describe.skipIf(NO_CHROMIUM)("login and 2FA in Chromium", () => {
       const secret = (await page.getByTestId("totp-secret").textContent())!;
       expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
       expect(await page.getByAltText("QR code for your authenticator app").getAttribute("src")).toMatch(/^data:image\/png;base64,/);
-      await page.getByLabel("Code from the app").fill(codeAt(secret, Date.now()));
+      await page.getByLabel("Code from the app").fill(totpCodeAt(secret, Date.now()));
       await page.getByRole("button", { name: "Turn on" }).click();
       await page.getByTestId("2fa-enabled").waitFor();
 
@@ -62,7 +58,7 @@ describe.skipIf(NO_CHROMIUM)("login and 2FA in Chromium", () => {
       await page.getByRole("button", { name: "Verify" }).click();
       await page.getByTestId("login-error").filter({ hasText: "Invalid code" }).waitFor();
       // The next 30 s step's code: a code is accepted once, and the one used to turn 2FA on may still be current.
-      await page.getByLabel("Authentication code").fill(codeAt(secret, Date.now() + 30_000));
+      await page.getByLabel("Authentication code").fill(totpCodeAt(secret, Date.now() + 30_000));
       await page.getByRole("button", { name: "Verify" }).click();
       await page.getByRole("heading", { name: "Dashboard" }).waitFor();
 

@@ -2,9 +2,8 @@
 // lasting payment link, a buyer opens and pays it, the merchant disables it and it shows "no longer
 // available"; 2FA is turned on, its recovery codes saved, and a recovery code signs in; the audit
 // log shows names and one record's details.
-import { Secret, TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NO_CHROMIUM, payOnCheckoutPage, registerInBrowser, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
+import { NO_CHROMIUM, payOnCheckoutPage, registerInBrowser, screenshot, seriousViolations, startStack, totpCodeAt, type Stack } from "./support.js";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -14,8 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
 });
-
-const codeAt = (secret: string, timestamp: number) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: 30 }).generate({ timestamp });
 
 describe.skipIf(NO_CHROMIUM)("merchant pages in Chromium", () => {
   it("a payment link without any salesperson: made, opened, paid, disabled", async () => {
@@ -77,7 +74,7 @@ describe.skipIf(NO_CHROMIUM)("merchant pages in Chromium", () => {
       // Visiting again keeps the same key (a scanned code stays valid).
       await page.reload();
       expect(await page.getByTestId("totp-secret").textContent()).toBe(secret);
-      await page.getByLabel("Code from the app").fill(codeAt(secret, Date.now()));
+      await page.getByLabel("Code from the app").fill(totpCodeAt(secret, Date.now()));
       await page.getByRole("button", { name: "Turn on" }).click();
       await page.getByTestId("recovery-codes").waitFor();
       const codes = await page.getByTestId("recovery-codes").locator("li").allTextContents();

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
+import { Secret, TOTP } from "otpauth";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { signCheckoutToken } from "../../src/checkout/token.js";
 import { startServer, type StartedServer } from "../support/process.js";
@@ -55,6 +56,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync("test-results/e2e", { recursive: true });
   await page.screenshot({ path: `test-results/e2e/${name}.png`, fullPage: true });
 }
+
+/** The authenticator app's code at `timestamp`: RFC 6238 as CONTRACT §10 fixes it (SHA-1, 6 digits, 30 s), computed apart from the service's own code. */
+export const totpCodeAt = (secret: string, timestamp: number) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: "SHA1", digits: 6, period: 30 }).generate({ timestamp });
 
 /** A checkout token as a merchant's server signs it (HS256 with CHECKOUT_TOKEN_SECRET). */
 export async function checkoutToken(claims: Record<string, unknown>, options: { now?: number; lifetimeSeconds?: number } = {}): Promise<string> {

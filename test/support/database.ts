@@ -14,17 +14,22 @@ export async function freshDatabaseUrl(): Promise<{ url: string; drop(): Promise
   if (testEngine === "pglite") return { url: "memory://", drop: async () => {} };
   const base = process.env.DATABASE_URL;
   if (!base) throw new Error("TEST_DB=postgres needs DATABASE_URL");
-  const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: base });
+  return createDatabase(base, "test");
+}
+
+/** A new, empty PostgreSQL database next to `baseUrl`'s, named `<prefix>_…`; `drop` removes it (forcing out any connection). */
+export async function createDatabase(baseUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
   await admin.query(`create database ${name}`);
   await admin.end();
-  const url = new URL(base);
+  const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     drop: async () => {
-      const client = new pg.Client({ connectionString: base });
+      const client = new pg.Client({ connectionString: baseUrl });
       await client.connect();
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();

@@ -4,6 +4,7 @@ import { eq } from "drizzle-orm";
 import type { TestApp } from "./app.js";
 import { auditLogs, users } from "../../src/db/schema/index.js";
 import { PENDING_LOGIN_COOKIE, SESSION_COOKIE } from "../../src/identity/policy.js";
+import { totpCode } from "../../src/identity/totp.js";
 
 /** PUBLIC_BASE_URL of buildTestApp: the same-origin `Origin`. */
 export const ORIGIN = "http://checkout.test";
@@ -58,6 +59,19 @@ export async function registerUser(t: TestApp, overrides: Partial<{ name: string
   if (res.statusCode !== 200) throw new Error(`register failed ${res.statusCode} ${res.body}`);
   const [user] = await t.deps.database.db.select().from(users).where(eq(users.email, body.email.toLowerCase()));
   return { ...body, session: sessionOf(res), userId: user.id };
+}
+
+/**
+ * A registered user who turned 2FA on: setup, then confirm with the current code. The clock then
+ * moves on a step, since the confirm code's step counts as used. Confirm's session and recovery codes.
+ */
+export async function registerWithTwoFactor(t: TestApp) {
+  const user = await registerUser(t);
+  const secret = (await call(t, "GET", "/api/auth/2fa/setup", { session: user.session })).json().secret as string;
+  const confirm = await call(t, "POST", "/api/auth/2fa/confirm", { session: user.session, body: { secret, token: totpCode(secret, t.clock.now()) } });
+  if (confirm.statusCode !== 200) throw new Error(`2FA confirm failed ${confirm.statusCode} ${confirm.body}`);
+  t.clock.advance(30_000);
+  return { ...user, secret, session: sessionOf(confirm), recoveryCodes: confirm.json().recoveryCodes as string[] };
 }
 
 export async function auditActions(t: TestApp, userId?: string) {

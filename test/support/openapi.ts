@@ -1,12 +1,18 @@
 // Checks on the generated OpenAPI document (not a test file itself).
 import { expect } from "vitest";
-import { json, type TestApp } from "./app.js";
+import { buildTestApp, json } from "./app.js";
 
 /** An operation as a route file should document it: input kind and the error statuses it can answer. */
 export type DocumentedOperation = [method: string, path: string, input: "body" | "query" | "none", errors: string[]];
 
-export async function openApiDocument(t: TestApp): Promise<Record<string, any>> {
-  return json(await t.app.inject({ method: "GET", url: "/openapi.json" }));
+/** The generated /openapi.json of a test app built and closed for it (the document depends on no data). */
+export async function openApiDocument(): Promise<Record<string, any>> {
+  const t = await buildTestApp();
+  try {
+    return json(await t.app.inject({ method: "GET", url: "/openapi.json" }));
+  } finally {
+    await t.close();
+  }
 }
 
 /** The operation exists with tags, its request schema, a 200 and each of its error statuses. */

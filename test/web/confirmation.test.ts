@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../support/app.js";
 import { createBrand, post } from "../support/checkout.js";
-import { completeCheckoutViaApi } from "../support/completed-checkout.js";
+import { completeCheckoutViaApi, createUpsellSession } from "../support/completed-checkout.js";
 import { brands } from "../../src/db/schema/index.js";
 
 let t: TestApp;
@@ -54,18 +54,10 @@ describe("GET /api/checkout/confirmation", () => {
 
   it("with the upsell session id: the original order and each accepted upsell; a session of another order is 404", async () => {
     const paid = await completeCheckoutViaApi(t);
-    const created = await post(t, "/api/upsell/create-session", {
-      orderId: `${paid.orderId}-up`,
-      originalOrderId: paid.orderId,
-      customerEmail: "ada@example.com",
-      paymentMethodToken: paid.paymentMethodToken,
-      provider: paid.provider,
-      offers: [
-        { id: "a", name: "Extra lamp", price: 1500 },
-        { id: "b", name: "Gift wrap", price: 250 },
-      ],
-    });
-    const sessionId = json(created).sessionId as string;
+    const { sessionId } = await createUpsellSession(t, paid, [
+      { id: "a", name: "Extra lamp", price: 1500 },
+      { id: "b", name: "Gift wrap", price: 250 },
+    ]);
     expect((await post(t, "/api/upsell/accept", { sessionId, offerId: "a" })).statusCode).toBe(200);
     // Upsells are listed in the order they were charged (the test clock stands still otherwise).
     t.clock.advance(1000);

@@ -3,9 +3,9 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
-import { orderClaims, signToken } from "../../../test/support/checkout.js";
+import { paidCheckoutViaApi } from "../../../test/support/completed-checkout.js";
 import { call, registerUser } from "../../../test/support/identity.js";
-import { address, AMOUNT, PAY_BY_PROVIDER, post } from "../../../test/support/provider-payments.js";
+import { address, post } from "../../../test/support/provider-payments.js";
 import { auditLogs, demoProviderRecords, memberships, orders, sessions } from "../../db/schema/index.js";
 import { sha256 } from "../../lib/crypto.js";
 
@@ -37,30 +37,15 @@ async function asMember() {
 
 /** A demo checkout of the owner's brand completed asking order_crm_b to record it, without billingAddress at completion (so: skipped). */
 async function skippedOrder(): Promise<string> {
-  const claims = orderClaims({ amount: AMOUNT, currency: "USD", brandId });
-  const orderId = claims.orderId as string;
-  const init = await post(t, "/api/checkout/initialize", {
-    token: await signToken(t, claims),
-    provider: "vault_gateway_b",
-    customer: { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" },
-    billingAddress: address,
+  const paid = await paidCheckoutViaApi(t, {
+    claims: { brandId },
+    initialize: { customer: { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" }, billingAddress: address },
+    complete: { recordInCrm: true, crmProvider: "order_crm_b" },
   });
-  expect(init.statusCode, init.body).toBe(200);
-  const paid = await PAY_BY_PROVIDER.vault_gateway_b(t, orderId);
-  const done = await post(t, "/api/checkout/complete", {
-    orderId,
-    transactionId: paid.transactionId,
-    provider: "vault_gateway_b",
-    customerEmail: "ada@example.com",
-    customerName: "Ada Lovelace",
-    amount: AMOUNT,
-    currency: "USD",
-    recordInCrm: true,
-    crmProvider: "order_crm_b",
-  });
+  const done = await post(t, "/api/checkout/complete", paid.completion);
   expect(done.statusCode, done.body).toBe(200);
   expect(json(done).crmOrderId).toBeUndefined();
-  return orderId;
+  return paid.orderId;
 }
 
 describe("POST /api/admin/test-crm", () => {

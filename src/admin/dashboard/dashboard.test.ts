@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
 import { addUser, adminCall, registerOwner, type Registered } from "../../../test/support/admin.js";
 import { post } from "../../../test/support/checkout.js";
-import { completeCheckoutViaApi } from "../../../test/support/completed-checkout.js";
+import { completeCheckoutViaApi, createUpsellSession } from "../../../test/support/completed-checkout.js";
 import { asc, eq } from "drizzle-orm";
 import { AMOUNT } from "../../../test/support/provider-payments.js";
 import { orders } from "../../db/schema/index.js";
@@ -23,19 +23,10 @@ beforeAll(async () => {
   t.clock.advance(10 * DAY);
   await completeCheckoutViaApi(t);
   const done = await completeCheckoutViaApi(t);
-  const session = await post(t, "/api/upsell/create-session", {
-    orderId: `${done.orderId}-up`,
-    originalOrderId: done.orderId,
-    customerEmail: "ada@example.com",
-    paymentMethodToken: done.paymentMethodToken,
-    provider: done.provider,
-    offers: [
-      { id: "filters", name: "Filters", price: 700 },
-      { id: "mug", name: "Mug", price: 1200 },
-    ],
-  });
-  expect(session.statusCode, session.body).toBe(200);
-  const sessionId = json(session).sessionId as string;
+  const { sessionId } = await createUpsellSession(t, done, [
+    { id: "filters", name: "Filters", price: 700 },
+    { id: "mug", name: "Mug", price: 1200 },
+  ]);
   expect((await post(t, "/api/upsell/accept", { sessionId, offerId: "filters" })).statusCode).toBe(200);
   expect((await post(t, "/api/upsell/decline", { sessionId, offerId: "mug" })).statusCode).toBe(200);
   // Registered now: sessions expire when the clock moves days.

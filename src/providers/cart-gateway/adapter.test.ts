@@ -7,7 +7,8 @@ import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
 import { registerOwner } from "../../../test/support/admin.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
 import { call } from "../../../test/support/identity.js";
-import { address, card, post } from "../../../test/support/provider-payments.js";
+import { completionBody, CRM_BUYER } from "../../../test/support/completed-checkout.js";
+import { card, post } from "../../../test/support/provider-payments.js";
 import { orderCharges, orders, paymentDeclines, refunds } from "../../db/schema/index.js";
 import { startFakeCartGateway, type FakeCartGateway } from "./fake-server.js";
 import { bearer, createApiKey } from "../../../test/support/merchant.js";
@@ -40,18 +41,7 @@ async function initialize() {
 }
 const pay = (cartOrderId: string, orderId: string, cardNumber?: string) => post(t, "/api/providers/cart_gateway/process-payment", { cartOrderId, orderId, ...card(cardNumber) });
 const complete = (orderId: string, transactionId: string) =>
-  post(t, "/api/checkout/complete", {
-    orderId,
-    transactionId,
-    provider: "cart_gateway",
-    customerEmail: "ada@example.com",
-    customerName: "Ada Lovelace",
-    amount: AMOUNT,
-    currency: "USD",
-    customer: { firstName: "Ada", lastName: "Lovelace" },
-    billingAddress: address,
-    recordInCrm: true,
-  });
+  post(t, "/api/checkout/complete", completionBody({ orderId, transactionId, provider: "cart_gateway", amount: AMOUNT }, { ...CRM_BUYER, recordInCrm: true }));
 const ordersOf = (orderId: string) => t.deps.database.db.select().from(orders).where(eq(orders.orderId, orderId));
 
 async function upsell(orderId: string, paymentMethodToken: string) {

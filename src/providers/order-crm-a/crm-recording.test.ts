@@ -5,9 +5,9 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
 import { registerOwner } from "../../../test/support/admin.js";
-import { orderClaims, signToken } from "../../../test/support/checkout.js";
+import { CRM_BUYER, paidCheckoutViaApi } from "../../../test/support/completed-checkout.js";
 import { call } from "../../../test/support/identity.js";
-import { address, AMOUNT, PAY_BY_PROVIDER, post } from "../../../test/support/provider-payments.js";
+import { post } from "../../../test/support/provider-payments.js";
 import { auditLogs, orders } from "../../db/schema/index.js";
 import { startFakeOrderCrmB, type FakeOrderCrmB } from "../order-crm-b/fake-server.js";
 import { startFakeOrderCrmA, type FakeOrderCrmA } from "./fake-server.js";
@@ -60,24 +60,8 @@ const orderRow = async (orderId: string) => (await t.deps.database.db.select().f
 
 /** A demo vault_gateway_b payment (the token names the provider) completed asking `crm` to record it. */
 async function completeWithCrm(crm: string) {
-  const claims = orderClaims({ amount: AMOUNT, currency: "USD", brandId, provider: "vault_gateway_b" });
-  const orderId = claims.orderId as string;
-  expect((await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider: "vault_gateway_b" })).statusCode).toBe(200);
-  const paid = await PAY_BY_PROVIDER.vault_gateway_b(t, orderId);
-  const res = await post(t, "/api/checkout/complete", {
-    orderId,
-    transactionId: paid.transactionId,
-    provider: "vault_gateway_b",
-    customerEmail: "ada@example.com",
-    customerName: "Ada Lovelace",
-    amount: AMOUNT,
-    currency: "USD",
-    customer: { firstName: "Ada", lastName: "Lovelace" },
-    billingAddress: address,
-    recordInCrm: true,
-    crmProvider: crm,
-  });
-  return { orderId, res };
+  const paid = await paidCheckoutViaApi(t, { claims: { brandId, provider: "vault_gateway_b" }, complete: { ...CRM_BUYER, recordInCrm: true, crmProvider: crm } });
+  return { orderId: paid.orderId, res: await post(t, "/api/checkout/complete", paid.completion) };
 }
 
 describe.each(CASES)("$provider CRM recording with settings", (c) => {

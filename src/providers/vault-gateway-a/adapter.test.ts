@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
 import { registerOwner } from "../../../test/support/admin.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
-import { completeCheckoutViaApi } from "../../../test/support/completed-checkout.js";
+import { acceptedUpsell, CARE_PLAN, completeCheckoutViaApi } from "../../../test/support/completed-checkout.js";
 import { call, registerUser } from "../../../test/support/identity.js";
 import { card, post } from "../../../test/support/provider-payments.js";
 import { repeatRefund } from "../../../test/support/refunds.js";
@@ -276,15 +276,7 @@ describe("vault gateway refunds", () => {
   it("an order paid in demo mode, and its upsell, are refunded through the demo adapter after the brand configured the gateway", async () => {
     const owner = await registerOwner(t);
     const paid = await completeCheckoutViaApi(t, { provider: "vault_gateway_a", claims: { brandId: owner.brandId } });
-    const session = await post(t, "/api/upsell/create-session", {
-      orderId: `${paid.orderId}-up`,
-      originalOrderId: paid.orderId,
-      customerEmail: "ada@example.com",
-      paymentMethodToken: paid.paymentMethodToken,
-      provider: "vault_gateway_a",
-      offers: [{ id: "care", name: "Care plan", price: 400 }],
-    });
-    expect((await post(t, "/api/upsell/accept", { sessionId: json(session).sessionId, offerId: "care" })).statusCode).toBe(200);
+    await acceptedUpsell(t, paid, { ...CARE_PLAN, price: 400 });
     const configured = await call(t, "POST", "/api/admin/settings", { session: owner.session, body: { provider: "vault_gateway_a", settings: { securityKey: fake.securityKey, baseUrl: fake.baseUrl } } });
     expect(configured.statusCode).toBe(200);
     const order = await checkoutOrderOf(paid.orderId);
