@@ -45,13 +45,18 @@ const CATEGORIES = [
   ["request log", /node_modules\/(pino|@pinojs\/[^/]+|sonic-boom|pino-std-serializers|fast-redact|thread-stream)\//],
   ["schemas (validation, serialization)", /node_modules\/(ajv|fast-json-stringify|@fastify\/(ajv-compiler|fast-json-stringify-compiler)|fast-uri|secure-json-parse)\//],
   ["Fastify and HTTP", /node_modules\/(fastify|find-my-way|avvio|light-my-request|@fastify\/[^/]+)\/|node:_http|node:http/],
-  ["our code", /\/dist\//],
+  ["our code", /\/dist\/|bench\/replica-server\.mjs/],
   ["Node.js", /^node:/],
 ];
+// The profiler's own work (BENCH_PROFILE_DIR: building the profile when it stops) is not the server's.
+const profilerAt = (id) => {
+  for (let cur = id; cur !== undefined; cur = parent.get(cur)) if (/^node:inspector|profile-on-signal\.mjs/.test(nodes.get(cur).callFrame.url)) return true;
+  return false;
+};
 const busy = new Map();
 for (const [id, t] of timeByNode) {
   const leaf = nodes.get(id).callFrame;
-  if (leaf.functionName === "(idle)") continue;
+  if (leaf.functionName === "(idle)" || profilerAt(id)) continue;
   let category = leaf.functionName === "(garbage collector)" ? "garbage collection" : null;
   let viaNet = false;
   for (let cur = id; !category && cur !== undefined; cur = parent.get(cur)) {
