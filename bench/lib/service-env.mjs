@@ -23,7 +23,8 @@ export function serviceEnv({ url, dataDir }) {
     ALLOW_UNSAFE: "payment_mode_test,registration_open,smtp_unset",
     // Stopped between runs, never behind a load balancer: no drain to wait for.
     SHUTDOWN_DRAIN_SECONDS: "0",
-    // Admission thresholds to try (docs/operations.md "Overload"): passed on from the runner's environment.
-    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith("ADMISSION_"))),
+    // Settings to try, passed on from the runner's environment: admission thresholds (docs/operations.md
+    // "Overload"), WORKERS=off (no background jobs: docs/performance.md, "The background work each order causes").
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith("ADMISSION_") || key === "WORKERS")),
   };
 }
