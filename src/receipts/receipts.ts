@@ -4,14 +4,14 @@ import { queueMails, type OutgoingMail } from "../identity/mail.js";
 import type { Job } from "../jobs/runner.js";
 import type { EventPayloads } from "../webhooks/events.js";
 import { renderReceipt, type Receipt } from "./render.js";
-import { chargeKeyOf, claimReceiptEvents, markReceiptsHandled, receiptAddresses, receiptBrands, type ChargeKey } from "./store.js";
+import { chargeRefKey, claimReceiptEvents, markReceiptsHandled, receiptAddresses, receiptBrands, type ChargeRef } from "./store.js";
 
 const BATCH = 50;
 
 type ReceiptEventRow = { brandId: string; type: string; payload: unknown };
 
 /** The charge an upsell or refund receipt follows: its buyer's address is on the order row. */
-function chargeOf(event: ReceiptEventRow): ChargeKey | null {
+function chargeOf(event: ReceiptEventRow): ChargeRef | null {
   if (event.type === "order.confirmed") return null;
   const data = event.payload as EventPayloads["upsell.accepted"] | EventPayloads["refund.succeeded"];
   return { brandId: event.brandId, transactionId: data.transactionId, orderId: data.orderId };
@@ -24,7 +24,7 @@ function receiptOf(event: ReceiptEventRow, addresses: Map<string, string>): { to
     const lines = data.lineItems.map((item) => ({ name: item.name ?? item.id, quantity: item.quantity, unitPrice: item.unitPrice }));
     return { to: data.customerEmail, receipt: { kind: "order", orderId: data.orderId, customerName: data.customerName, amount: data.amount, currency: data.currency, lines } };
   }
-  const to = addresses.get(chargeKeyOf(chargeOf(event)!));
+  const to = addresses.get(chargeRefKey(chargeOf(event)!));
   if (!to) return null;
   if (event.type === "upsell.accepted") {
     const data = event.payload as EventPayloads["upsell.accepted"];

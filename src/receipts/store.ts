@@ -29,20 +29,21 @@ export async function receiptBrands(tx: Db, ids: string[]) {
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-export interface ChargeKey {
+/** A charge as its events name it (upsell.accepted, refund.succeeded): the order row it made carries the buyer's address. */
+export interface ChargeRef {
   brandId: string;
   transactionId: string;
   orderId: string;
 }
 
-export const chargeKeyOf = (key: ChargeKey): string => `${key.brandId}\n${key.transactionId}\n${key.orderId}`;
+export const chargeRefKey = (key: ChargeRef): string => `${key.brandId}\n${key.transactionId}\n${key.orderId}`;
 
-/** The buyer's address of each charge, by the ids its events carry (chargeKeyOf), for a whole batch in one statement. */
-export async function receiptAddresses(tx: Db, keys: ChargeKey[]): Promise<Map<string, string>> {
+/** The buyer's address of each charge, by the ids its events carry (chargeRefKey), for a whole batch in one statement. */
+export async function receiptAddresses(tx: Db, keys: ChargeRef[]): Promise<Map<string, string>> {
   if (keys.length === 0) return new Map();
   const rows = await tx
     .select({ brandId: orders.brandId, transactionId: orders.transactionId, orderId: orders.orderId, customerEmail: orders.customerEmail })
     .from(orders)
     .where(sql`(${orders.brandId}, ${orders.transactionId}, ${orders.orderId}) in (${sql.join(keys.map((k) => sql`(${k.brandId}, ${k.transactionId}, ${k.orderId})`), sql`, `)})`);
-  return new Map(rows.map((row) => [chargeKeyOf({ ...row, transactionId: row.transactionId ?? "" }), row.customerEmail]));
+  return new Map(rows.map((row) => [chargeRefKey(row), row.customerEmail]));
 }
