@@ -30,6 +30,18 @@ describe("service basics", () => {
     expect(hostile.headers["x-request-id"]).not.toContain("bad id");
   });
 
+  it("logs one line per request with its request id and the route pattern, never the raw path", async () => {
+    const response = await t.app.inject({ method: "GET", url: "/c/secret-short-code-1", headers: { "x-request-id": "log-line-1" } });
+    const lines = t.logs
+      .flatMap((chunk) => chunk.split("\n"))
+      .filter((line) => line.includes('"msg":"request"'))
+      .map((line) => JSON.parse(line));
+    const mine = lines.filter((line) => line.requestId === "log-line-1");
+    expect(mine).toEqual([expect.objectContaining({ level: 30, method: "GET", route: "/c/:code", status: response.statusCode, client: "127.0.0.1" })]);
+    expect(typeof mine[0].ms).toBe("number");
+    expect(t.logs.join("")).not.toContain("secret-short-code-1");
+  });
+
   it("sends X-RateLimit headers with the reset as a Unix timestamp in seconds", async () => {
     const res = await t.app.inject({ method: "GET", url: "/api/nope" });
     expect(Number(res.headers["x-ratelimit-limit"])).toBe(100000);
