@@ -8,10 +8,10 @@ import { POOL_DEFAULTS, type PoolSettings } from "./pool-settings.js";
 import { ADMISSION_DEFAULTS, type AdmissionSettings } from "./admission-settings.js";
 import { parseTrustProxy, type TrustProxy } from "./trust-proxy.js";
 import { parseAllowUnsafe, unsafeSettingsOf, type UnsafeSetting, type UnsafeSettingName } from "./unsafe.js";
+import type { PaymentMode, RegistrationMode } from "./modes.js";
 
+export type { PaymentMode, RegistrationMode };
 export type DatabaseKind = "pglite-file" | "pglite-memory" | "postgres";
-export type RegistrationMode = "open" | "disabled" | "maintenance";
-export type PaymentMode = "test" | "live";
 
 export interface SocialProviderConfig {
   clientId: string;

@@ -1,7 +1,7 @@
 // Settings that are fine for trying the service and unsafe in production (issue 21 item 3). Each is
 // one warning line at start; with NODE_ENV=production the process refuses to start unless
 // ALLOW_UNSAFE names it (docs/configuration.md "Unsafe settings").
-import type { PaymentMode, RegistrationMode } from "./index.js";
+import type { PaymentMode, RegistrationMode } from "./modes.js";
 import type { TrustProxy } from "./trust-proxy.js";
 
 export const UNSAFE_SETTINGS = [

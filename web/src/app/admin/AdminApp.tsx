@@ -16,7 +16,7 @@ import { LinksPage, SalespeoplePage } from "./SalesPages";
 import { SecurityPage } from "./SecurityPage";
 import { TenantsPage, UsersPage } from "./DirectoryPages";
 
-export type AuthState = AuthStateReply;
+type AuthState = AuthStateReply;
 
 /**
  * The administration pages: one entry per page drives both the menu and what is rendered, so a

@@ -1,7 +1,7 @@
 import type { FormEvent } from "react";
 import { api } from "../../shared/api";
 import type { BrandingReply, BrandsReply, OrganizationsReply, ReceiptSettings, UpdateBrandingReply, UsersReply } from "../../shared/api-types";
-import type { AuthState } from "./AdminApp";
+import type { AuthStateReply as AuthState } from "../../shared/api-types";
 import { date, formValues, useAction, useApi } from "./hooks";
 import { ConfirmAction, Failure, Field, Message, Select } from "./ui";
 
