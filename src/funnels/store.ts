@@ -62,12 +62,6 @@ export async function replaceFunnelVersion(tx: Db, funnelId: string, version: nu
   await tx.update(funnelVersions).set(patch).where(and(eq(funnelVersions.funnelId, funnelId), eq(funnelVersions.version, version)));
 }
 
-export async function findFunnelVersion(db: Db, funnelId: string, version: number): Promise<FunnelVersionRow | null> {
-  const [row] = await db.select().from(funnelVersions).where(and(eq(funnelVersions.funnelId, funnelId), eq(funnelVersions.version, version)));
-  return row ?? null;
-}
-
-
 export async function lineItemsOf(db: Db, orderRef: string): Promise<{ id: string; name: string | null }[]> {
   return db.select({ id: orderLineItems.itemId, name: orderLineItems.name }).from(orderLineItems).where(eq(orderLineItems.orderRef, orderRef));
 }

@@ -76,4 +76,3 @@ export function optionalCardOf(body: Partial<CardInput>): CardInput | undefined 
   return cardOf(body as CardInput);
 }
 
-export type AddressBody = Static<typeof Address>;

@@ -4,7 +4,6 @@ import { brands, orders, outboxEvents } from "../db/schema/index.js";
 
 /** The buyer-facing events a receipt follows. Keep in step with outbox_events_receipt_idx. */
 export const RECEIPT_EVENTS = ["order.confirmed", "upsell.accepted", "refund.succeeded"] as const;
-export type ReceiptEvent = (typeof RECEIPT_EVENTS)[number];
 
 /** Up to `limit` events still waiting for their receipt, oldest first, locked until the caller's transaction ends (SKIP LOCKED for other processes). */
 export async function claimReceiptEvents(tx: Db, limit: number) {
