@@ -5,7 +5,7 @@
 export type SessionStatus = "active" | "completed" | "expired";
 export type SessionEvent = "accept" | "decline" | "expire";
 
-/** The transition table: which events each state takes, and the states they can lead to. */
+/** The transition table: which events each state takes, and the states they can lead to (answerOffer checks both). */
 export const SESSION_TRANSITIONS: Record<SessionStatus, Partial<Record<SessionEvent, readonly SessionStatus[]>>> = {
   active: { accept: ["active", "completed"], decline: ["active", "completed"], expire: ["expired"] },
   completed: {},
@@ -50,7 +50,8 @@ export function answerOffer(
   now: number,
 ): TransitionResult {
   if (session.status === "expired" || now >= session.expiresAt) return { ok: false, reason: "session_expired" };
-  if (!SESSION_TRANSITIONS[session.status][event]) return { ok: false, reason: "session_closed" };
+  const allowed = SESSION_TRANSITIONS[session.status][event];
+  if (!allowed) return { ok: false, reason: "session_closed" };
   const step = session.flow.find((s) => s.offerId === offerId);
   if (!step) return { ok: false, reason: "offer_not_found" };
   if (session.answers.accepted.includes(offerId) || session.answers.declined.includes(offerId)) return { ok: false, reason: "already_answered" };
@@ -61,7 +62,10 @@ export function answerOffer(
       ? { accepted: [...session.answers.accepted, offerId], declined: session.answers.declined }
       : { accepted: session.answers.accepted, declined: [...session.answers.declined, offerId] };
   const nextOfferId = currentOffer(session.flow, answers);
-  return { ok: true, status: nextOfferId === null ? "completed" : "active", answers, nextOfferId };
+  const status: SessionStatus = nextOfferId === null ? "completed" : "active";
+  // The table is the rule book: a move it does not list is refused, never taken.
+  if (!allowed.includes(status)) return { ok: false, reason: "session_closed" };
+  return { ok: true, status, answers, nextOfferId };
 }
 
 /** The status to show: an active session past its lifetime reads as expired. */

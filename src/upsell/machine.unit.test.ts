@@ -11,6 +11,16 @@ describe("upsell session machine", () => {
     expect(SESSION_TRANSITIONS.expired).toEqual({});
   });
 
+  it("takes only the moves the table lists: without active -> completed, answering the last offer is refused", () => {
+    const listed = SESSION_TRANSITIONS.active.accept;
+    SESSION_TRANSITIONS.active.accept = ["active"];
+    try {
+      expect(answerOffer({ ...fresh, flow: [{ offerId: "a" }] }, "accept", "a", 0)).toEqual({ ok: false, reason: "session_closed" });
+    } finally {
+      SESSION_TRANSITIONS.active.accept = listed;
+    }
+  });
+
   it("active + accept, more offers left: stays active and names the next offer (the downsell is skipped)", () => {
     const result = answerOffer(fresh, "accept", "a", 0);
     expect(result).toEqual({ ok: true, status: "active", answers: { accepted: ["a"], declined: [] }, nextOfferId: "b" });
