@@ -1,7 +1,7 @@
 import type { Ctx } from "../ctx.js";
 import { assertCountsUnderDeclineLimit, declineWindowStart } from "../payments/declines.js";
 import type { PaymentProviderType } from "../providers/types.js";
-import { decideOn } from "./answer-offer.js";
+import { decideOn } from "./decide-answer.js";
 import { chargeOfferOnce } from "./charge-offer.js";
 import type { AcceptOfferResponse, AnswerOfferBody } from "./schemas.js";
 import { findSessionForAnswer } from "./store.js";

@@ -9,7 +9,7 @@ import { ABANDONED_CLAIM_MS, claimOrWait } from "../payments/charge-once.js";
 import { paymentFailed, recordDecline } from "../payments/declines.js";
 import { ProviderError, type ChargeOutcome, type PaymentProviderType } from "../providers/types.js";
 import { outboxRows } from "../webhooks/events.js";
-import { answerChanges, eventBase, saveDecided, type Decided } from "./answer-offer.js";
+import { answerChanges, eventBase, saveDecided, type Decided } from "./decide-answer.js";
 import { offerAlreadyAnswered } from "./errors.js";
 import type { AcceptOfferResponse } from "./schemas.js";
 import { abandonOfferClaim, claimOffer, findOfferResult, markOfferRefused, type Answer, type OfferClaim } from "./store.js";

@@ -4,7 +4,7 @@ import { randomToken } from "../lib/ids.js";
 import { assertCountsUnderDeclineLimit, declineWindowStart } from "../payments/declines.js";
 import { assertCardAcceptable } from "../providers/demo/cards.js";
 import { cardOf } from "../providers/schemas.js";
-import { decideOn } from "./answer-offer.js";
+import { decideOn } from "./decide-answer.js";
 import { chargeOfferOnce } from "./charge-offer.js";
 import type { AcceptOfferResponse, PayOfferByCardBody } from "./schemas.js";
 import { findSessionForAnswer } from "./store.js";

@@ -1,3 +1,5 @@
+// An answer (accept or decline) to an offer: decided on the session as stored by machine.ts's
+// answerOffer, then saved in one statement written only over the session as it was decided on.
 import type { Db } from "../db/client.js";
 import type { StoredOffer } from "../db/schema/index.js";
 import type { NewEvent } from "../webhooks/events.js";
