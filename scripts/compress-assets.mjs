@@ -1,5 +1,5 @@
 // Writes a brotli (`.br`) and a gzip (`.gz`) copy beside each built text asset, so the server sends
-// them as they are (@fastify/static `preCompressed`, src/web/routes.ts) instead of compressing per
+// them as they are (@fastify/static `preCompressed`, src/pages/routes.ts) instead of compressing per
 // request. Run by web/vite.config.ts after every `vite build`; also runnable alone:
 // `node scripts/compress-assets.mjs [dir]` (default web/dist/assets).
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";

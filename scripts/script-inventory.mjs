@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "web/dist");
 
-/** The payment pages and the HTML they are served from (src/web/routes.ts). */
+/** The payment pages and the HTML they are served from (src/pages/routes.ts). */
 const PAGES = [
   { page: "/checkout/<token>", html: "checkout.html" },
   { page: "/upsell/<sessionId>", html: "index.html" },

@@ -6,7 +6,7 @@ import { defineConfig, type Plugin } from "vite";
 import { compressAssets } from "../scripts/compress-assets.mjs";
 
 // Two entries: the checkout page (the storefront, kept small: test/web/budget.unit.test.ts) and the
-// application (upsell, success, login, admin). Built into web/dist, served by src/web/routes.ts.
+// application (upsell, success, login, admin). Built into web/dist, served by src/pages/routes.ts.
 const root = fileURLToPath(new URL(".", import.meta.url));
 
 /** After the bundle is written: brotli and gzip copies of each asset, served pre-compressed (docs/web.md). */

@@ -10,7 +10,7 @@ import { generateToken } from "./generate-token.js";
 import { getPaymentToken } from "./get-payment-token.js";
 import { initializeCheckout } from "./initialize.js";
 import { resolveShortLink } from "./resolve-short-link.js";
-import { htmlErrorsForBrowsers } from "../web/error-pages.js";
+import { htmlErrorsForBrowsers } from "../pages/error-pages.js";
 import {
   CompleteBody,
   CompleteResponse,

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { WEB_DIST } from "../../src/web/shells.js";
+import { WEB_DIST } from "../../src/pages/shells.js";
 
 const BUDGET_BYTES = 100 * 1024;
 type Chunk = { file: string; css?: string[]; imports?: string[] };

@@ -8,7 +8,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../support/app.js";
 import { orderClaims, signToken } from "../support/checkout.js";
-import { WEB_DIST } from "../../src/web/shells.js";
+import { WEB_DIST } from "../../src/pages/shells.js";
 
 const BUDGET_BYTES = 100 * 1024;
 let t: TestApp;

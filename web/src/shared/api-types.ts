@@ -37,7 +37,7 @@ import type { CompleteHostedCheckoutReply as CompleteHostedCheckoutReplySchema }
 import type { VaultPaymentReply as VaultPaymentReplySchema } from "../../../src/providers/vault-gateway-a/schemas";
 import type { ListsReply as ListsReplySchema, UpdateMappingsReply as UpdateMappingsReplySchema } from "../../../src/marketing/schemas";
 import type { ListSalespeopleReply as ListSalespeopleReplySchema, PortalStateReply as PortalStateReplySchema } from "../../../src/salespeople/schemas";
-import type { ConfirmationReply as ConfirmationReplySchema } from "../../../src/web/schemas";
+import type { ConfirmationReply as ConfirmationReplySchema } from "../../../src/pages/schemas";
 import type { AcceptOfferResponse as AcceptOfferResponseSchema, CurrentOfferResponse as CurrentOfferResponseSchema, DeclineOfferResponse as DeclineOfferResponseSchema } from "../../../src/upsell/schemas";
 import type {
   CreateEndpointReply as CreateEndpointReplySchema,

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 
 /**
  * Where `vite build` writes the front end (web/vite.config.ts). Resolved from this module so it is
- * the same from src/web (tests, tsx) and dist/web (npm start): both sit two levels below the root.
+ * the same from src/pages (tests, tsx) and dist/pages (npm start): both sit two levels below the root.
  */
 export const WEB_DIST = fileURLToPath(new URL("../../web/dist/", import.meta.url));
 
