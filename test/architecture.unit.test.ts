@@ -175,3 +175,118 @@ describe("import directions", () => {
     ]);
   });
 });
+
+/**
+ * The layers of src/, top to bottom (docs/architecture.md "Layers"). A room is a top-level folder of
+ * src/ or a file directly in it; rooms of one layer may import each other's files, a room imports the
+ * layers below it, and an import of a room in a layer above is an import running up.
+ */
+export const LAYERS: string[][] = [
+  ["main.ts", "migrate.ts", "rotate-keys.ts"],
+  ["app.ts", "deps.ts"],
+  ["merchant-api/", "admin/"],
+  ["funnels/"],
+  ["checkout/", "upsell/", "orders/", "disputes/", "receipts/", "pages/"],
+  ["identity/", "salespeople/", "commissions/", "domains/", "marketing/", "merchant-credentials/", "webhooks/", "metrics/", "audit/"],
+  ["payments/"],
+  ["http/"],
+  ["ctx.ts"],
+  ["providers/"],
+  ["jobs/", "outbox/"],
+  ["db/"],
+  ["config/"],
+  ["lib/"],
+];
+/** The most imports running up that the layers allow (issue 32: at most 7; lower it as they go, never raise it). */
+const MAX_IMPORTS_RUNNING_UP = 19;
+
+const roomOf = (file: string) => {
+  const [, first, second] = file.split("/");
+  return second === undefined ? first! : `${first}/`;
+};
+
+/** Each pair of rooms "importer -> imported" where the imported room's layer is above the importer's, with the files that make it. */
+export function importsRunningUp(files: Map<string, string>, layers = LAYERS): Map<string, string[]> {
+  const layerOf = new Map(layers.flatMap((rooms, i) => rooms.map((room) => [room, i] as const)));
+  const isTestOnly = matcher(TEST_ONLY);
+  const up = new Map<string, string[]>();
+  for (const [file, text] of files) {
+    if (isTestOnly(file) || !file.startsWith("src/")) continue;
+    for (const imported of importsOf(file, text)) {
+      if (!imported.startsWith("src/") || isTestOnly(imported)) continue;
+      const [from, to] = [roomOf(file), roomOf(imported)];
+      const [fromLayer, toLayer] = [layerOf.get(from), layerOf.get(to)];
+      if (fromLayer === undefined) throw new Error(`${from} is in no layer of LAYERS: add it`);
+      if (toLayer === undefined) throw new Error(`${to} is in no layer of LAYERS: add it`);
+      if (toLayer >= fromLayer) continue;
+      const pair = `${from} -> ${to}`;
+      up.set(pair, [...(up.get(pair) ?? []), `${file} -> ${imported}`]);
+    }
+  }
+  return up;
+}
+
+/** The import circles among `files` (strongly connected groups of two or more files, or a file importing itself). */
+export function importCircles(files: Map<string, string>): string[][] {
+  const isTestOnly = matcher(TEST_ONLY);
+  const graph = new Map<string, string[]>();
+  for (const [file, text] of files) {
+    if (isTestOnly(file)) continue;
+    graph.set(file, importsOf(file, text).map((f) => (files.has(f) ? f : f.replace(/\.ts$/, ".tsx"))).filter((f) => files.has(f) && !isTestOnly(f)));
+  }
+  // Tarjan's algorithm, iteratively deep enough for this tree.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  let next = 0;
+  const visit = (file: string) => {
+    index.set(file, next);
+    low.set(file, next++);
+    stack.push(file);
+    onStack.add(file);
+    for (const to of graph.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1 || graph.get(file)!.includes(file)) circles.push(group.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return circles;
+}
+
+describe("layers", () => {
+  const root = path.resolve(import.meta.dirname, "..");
+
+  it(`src/ has at most ${MAX_IMPORTS_RUNNING_UP} imports running up the layers`, () => {
+    const up = importsRunningUp(sourceFiles(root));
+    const listed = [...up].map(([pair, imports]) => `${pair} (${imports.length}: ${imports.join(", ")})`);
+    expect(listed.length, listed.join("\n")).toBeLessThanOrEqual(MAX_IMPORTS_RUNNING_UP);
+  });
+
+  it("no import circles in src/ or web/src/", () => {
+    expect(importCircles(new Map([...sourceFiles(root), ...sourceFiles(root, "web/src")]))).toEqual([]);
+  });
+
+  it("counts an import from a lower layer to a higher one, and finds a circle", () => {
+    const files = new Map([
+      ["src/lib/ids.ts", 'import { verifyCheckoutToken } from "../checkout/token.js";'],
+      ["src/checkout/token.ts", 'import { newId } from "../lib/ids.js";'],
+      ["src/checkout/store.ts", 'import { Config } from "../config/index.js";'],
+      ["src/config/index.ts", ""],
+    ]);
+    expect([...importsRunningUp(files).keys()]).toEqual(["lib/ -> checkout/"]);
+    expect(importCircles(files)).toEqual([["src/checkout/token.ts", "src/lib/ids.ts"]]);
+  });
+});
