@@ -35,7 +35,11 @@ import { registerIncomingWebhookRoutes } from "./webhooks/incoming/routes.js";
 import { WebhookWorker } from "./webhooks/worker.js";
 import { MailSender } from "./identity/mail.js";
 import { JobRunner } from "./jobs/runner.js";
-import { housekeepingJob } from "./jobs/housekeeping.js";
+import { DAY_MS, housekeepingJob, type Prune } from "./jobs/housekeeping.js";
+import { purgeExpiredIdempotencyKeys } from "./http/idempotency-store.js";
+import { pruneSentMail } from "./identity/mail-store.js";
+import { forgetOldChargeReplies } from "./payments/store.js";
+import { pruneDeliveredDeliveries, pruneDispatchedEvents } from "./webhooks/store.js";
 import { registerDomainRoutes } from "./domains/routes.js";
 import { registerMarketingRoutes } from "./marketing/routes.js";
 import { registerWebRoutes } from "./pages/routes.js";
@@ -75,6 +79,17 @@ declare module "fastify" {
 }
 
 const BODY_LIMIT = 1024 * 1024;
+
+/** The tables that only grow, each pruned by its feature's own statement, in this order (jobs/housekeeping.ts). */
+export const HOUSEKEEPING_PRUNES: readonly Prune[] = [
+  // Keys carry their own expiry (24 h); the request path only clears the key it is asked for.
+  { table: "idempotency_keys", keep: 0, run: purgeExpiredIdempotencyKeys },
+  { table: "webhook_deliveries", keep: "retention", run: pruneDeliveredDeliveries },
+  { table: "outbox_events", keep: "retention", run: pruneDispatchedEvents },
+  { table: "mail_outbox", keep: "retention", run: pruneSentMail },
+  // A paid order's first answer is replayed for 24 hours, like an Idempotency-Key's; the claim itself stays.
+  { table: "order_charges", keep: DAY_MS, run: forgetOldChargeReplies },
+];
 
 /** The whole service as one Fastify instance; main.ts and the tests build it the same way. */
 export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
@@ -169,7 +184,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   const jobs = new JobRunner(deps);
   const worker = new WebhookWorker(deps, jobs.signal, metrics);
   const mail = new MailSender({ db: deps.database.db, config: deps.config, clock: deps.clock, log: deps.log });
-  jobs.add(worker.job).add(mail.job).add(housekeepingJob(deps.database.db, deps.config.retentionDays)).add(refundReconcilerJob(deps));
+  jobs.add(worker.job).add(mail.job).add(housekeepingJob(deps.database.db, HOUSEKEEPING_PRUNES, deps.config.retentionDays)).add(refundReconcilerJob(deps));
   jobs.add(receiptsJob(deps.database.db, () => void jobs.trigger("mail")));
   app.decorate("jobs", jobs);
   app.decorate("webhookWorker", worker);

@@ -198,7 +198,7 @@ export const LAYERS: string[][] = [
   ["lib/"],
 ];
 /** The most imports running up that the layers allow (issue 32: at most 7; lower it as they go, never raise it). */
-const MAX_IMPORTS_RUNNING_UP = 19;
+const MAX_IMPORTS_RUNNING_UP = 14;
 
 const roomOf = (file: string) => {
   const [, first, second] = file.split("/");

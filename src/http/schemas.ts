@@ -1,5 +1,8 @@
 import { Type } from "typebox";
 
+/** The OpenAPI tag of every /api/v1 route (the merchant servers' API), whichever feature serves it. */
+export const MERCHANT_API_TAG = "Merchant API (v1)";
+
 /** The error body of CONTRACT §2, used in every route's OpenAPI responses. */
 export const ErrorBody = Type.Object(
   { error: Type.String(), code: Type.Optional(Type.String()), details: Type.Optional(Type.String()) },

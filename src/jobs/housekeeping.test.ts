@@ -8,6 +8,7 @@ import { buildTestApp, type TestApp } from "../../test/support/app.js";
 import { testEngine } from "../../test/support/database.js";
 import { idempotencyKeys, mailOutbox, outboxEvents, webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
 import { newId } from "../lib/ids.js";
+import { HOUSEKEEPING_PRUNES } from "../app.js";
 import { HOUSEKEEPING_LOCK, runHousekeeping } from "./housekeeping.js";
 
 const DAY = 24 * 3_600_000;
@@ -19,7 +20,7 @@ afterAll(() => t.close());
 
 const db = () => t.deps.database.db;
 const ago = (ms: number) => new Date(t.clock.now() - ms);
-const pass = (batchSize?: number) => runHousekeeping(db(), { clock: t.clock, signal: new AbortController().signal, retentionDays: 7, batchSize });
+const pass = (batchSize?: number) => runHousekeeping(db(), HOUSEKEEPING_PRUNES, { clock: t.clock, signal: new AbortController().signal, retentionDays: 7, batchSize });
 
 async function addDelivery(label: string, status: "pending" | "succeeded" | "failed", completedAgo: number | null) {
   const id = newId("msg");

@@ -1,35 +1,24 @@
 import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
-import { purgeExpiredIdempotencyKeys } from "../http/idempotency-store.js";
-import { pruneSentMail } from "../identity/mail-store.js";
-import { forgetOldChargeReplies } from "../payments/store.js";
-import { pruneDeliveredDeliveries, pruneDispatchedEvents } from "../webhooks/store.js";
 import type { Job, JobContext } from "./runner.js";
 import { tryTransactionLock } from "./store.js";
 
-const DAY_MS = 24 * 3_600_000;
+export const DAY_MS = 24 * 3_600_000;
 /** Rows deleted per statement (and transaction): a large backlog never holds one long transaction. */
 export const PRUNE_BATCH = 1_000;
 // Any fixed number (the migration lock is 727_272): one instance runs a housekeeping batch at a time.
 export const HOUSEKEEPING_LOCK = 727_273;
 
-/** A table that only grows, and how to delete up to `limit` of its rows older than `before` (Unix ms). */
-interface Prune {
+/**
+ * A table that only grows, and how to delete up to `limit` of its rows older than `before` (Unix ms).
+ * Each feature owns its prune statement; app.ts lists them (HOUSEKEEPING_PRUNES), so jobs/ knows no feature.
+ */
+export interface Prune {
   table: string;
-  /** Rows older than this many ms are due: the retention, or 0 for rows with their own expiry. */
-  keepMs: (retentionDays: number) => number;
+  /** Rows older than this are due: "retention" (RETENTION_DAYS), or a fixed age in ms (0 for rows with their own expiry). */
+  keep: "retention" | number;
   run(tx: Db, before: number, limit: number): Promise<number>;
 }
-
-const PRUNES: Prune[] = [
-  // Keys carry their own expiry (24 h); the request path only clears the key it is asked for.
-  { table: "idempotency_keys", keepMs: () => 0, run: purgeExpiredIdempotencyKeys },
-  { table: "webhook_deliveries", keepMs: (days) => days * DAY_MS, run: pruneDeliveredDeliveries },
-  { table: "outbox_events", keepMs: (days) => days * DAY_MS, run: pruneDispatchedEvents },
-  { table: "mail_outbox", keepMs: (days) => days * DAY_MS, run: pruneSentMail },
-  // A paid order's first answer is replayed for 24 hours, like an Idempotency-Key's; the claim itself stays.
-  { table: "order_charges", keepMs: () => DAY_MS, run: forgetOldChargeReplies },
-];
 
 /**
  * One housekeeping pass: every prune, in batches of `batchSize`, each batch its own transaction under
@@ -38,15 +27,17 @@ const PRUNES: Prune[] = [
  */
 export async function runHousekeeping(
   db: Db,
+  prunes: readonly Prune[],
   { clock, signal, retentionDays, batchSize = PRUNE_BATCH }: Pick<JobContext, "clock" | "signal"> & { retentionDays: number; batchSize?: number },
 ): Promise<Record<string, number> | null> {
   const now = clock.now();
   const deleted: Record<string, number> = {};
-  for (const prune of PRUNES) {
+  for (const prune of prunes) {
     deleted[prune.table] = 0;
+    const before = now - (prune.keep === "retention" ? retentionDays * DAY_MS : prune.keep);
     for (;;) {
       if (signal.aborted) return deleted;
-      const batch = await withTransaction(db, async (tx) => ((await tryTransactionLock(tx, HOUSEKEEPING_LOCK)) ? prune.run(tx, now - prune.keepMs(retentionDays), batchSize) : null));
+      const batch = await withTransaction(db, async (tx) => ((await tryTransactionLock(tx, HOUSEKEEPING_LOCK)) ? prune.run(tx, before, batchSize) : null));
       if (batch === null) return null;
       deleted[prune.table] += batch;
       if (batch < batchSize) break;
@@ -56,12 +47,12 @@ export async function runHousekeeping(
 }
 
 /** The runner's `housekeeping` job: a pass every hour in each process (the lock keeps them from overlapping). */
-export function housekeepingJob(db: Db, retentionDays: number): Job {
+export function housekeepingJob(db: Db, prunes: readonly Prune[], retentionDays: number): Job {
   return {
     name: "housekeeping",
     everyMs: 3_600_000,
     run: async (ctx) => {
-      const deleted = await runHousekeeping(db, { ...ctx, retentionDays });
+      const deleted = await runHousekeeping(db, prunes, { ...ctx, retentionDays });
       if (deleted && Object.values(deleted).some((n) => n > 0)) ctx.log.info({ deleted, retentionDays }, "housekeeping: old rows deleted");
       return false;
     },

@@ -3,13 +3,13 @@ import { getPaymentToken } from "../checkout/get-payment-token.js";
 import { GetPaymentTokenBody, GetPaymentTokenResponse } from "../checkout/schemas.js";
 import type { Deps } from "../ctx.js";
 import { apiCtxOf, requireApiKey } from "../http/api-key.js";
-import { errorResponses } from "../http/schemas.js";
+import { errorResponses, MERCHANT_API_TAG } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { createNamedFunnelSession, namedFunnelBody } from "../funnels/named-session.js";
 import { createUpsellSession } from "../upsell/create-session.js";
 import { CreateSessionBody, CreateSessionResponse } from "../upsell/schemas.js";
 import { createMerchantCheckout, getMerchantCheckout } from "./checkouts.js";
-import { CheckoutIdParams, CreateCheckoutBody, CreatedCheckout, MERCHANT_API_TAG, MerchantCheckoutView } from "./schemas.js";
+import { CheckoutIdParams, CreateCheckoutBody, CreatedCheckout, MerchantCheckoutView } from "./schemas.js";
 
 const tags = [MERCHANT_API_TAG];
 const security = [{ merchantApiKey: [] }];

@@ -3,8 +3,6 @@ import { CheckoutClaims } from "../checkout/schemas.js";
 
 // Issue 15: `/api/v1`, the merchant servers' API (Bearer API key). Bodies reuse SPEC.md's shapes.
 
-export const MERCHANT_API_TAG = "Merchant API (v1)";
-
 // What a checkout token carries (SPEC's claims) without brandId, iat and exp, plus the link's lifetime.
 const { brandId: _brandId, iat: _iat, exp: _exp, ...merchantClaims } = CheckoutClaims.properties;
 
