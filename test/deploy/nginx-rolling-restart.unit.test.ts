@@ -2,12 +2,15 @@
 // in Debian's nginx, over TLS, in front of two real instances on one PostgreSQL database: a rolling
 // restart (SIGTERM, wait for the exit, start again, then the other) under GET and POST traffic
 // (token generate + initialize, the checkout page) costs 0 requests (issue 21 items 2 and 9), both
-// instances serve, and the access log names no checkout token. nginx reaches each instance on its
-// PROXY_SOCKET, as shipped; on failure nginx's error log is printed and its directory kept.
+// instances serve, and the access log names no checkout token, short-link or payment-link code or
+// upsell session id. TLS 1.2 offers only forward-secret AEAD suites and the Server header no version
+// (issue 31 item 12). nginx reaches each instance on its PROXY_SOCKET, as shipped; on failure
+// nginx's error log is printed and its directory kept.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
+import tls from "node:tls";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,7 +61,8 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
       mkdirSync(path.join(dir, sub));
       chmodSync(path.join(dir, sub), 0o777);
     }
-    const cert = spawnSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", `${dir}/privkey.pem`, "-out", `${dir}/fullchain.pem`], { encoding: "utf8" });
+    // RSA, as most certificates are: the one kind of key that static-RSA key exchange suites can use.
+    const cert = spawnSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", `${dir}/privkey.pem`, "-out", `${dir}/fullchain.pem`], { encoding: "utf8" });
     if (cert.status !== 0) throw new Error(`openssl: ${cert.stderr}`);
     ca = readFileSync(`${dir}/fullchain.pem`, "utf8");
 
@@ -97,7 +101,7 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
 
   // One keep-alive agent: clients reuse their connection to nginx, as browsers do.
   const agent = new https.Agent({ keepAlive: true, maxSockets: 8 });
-  function request(method: string, url: string, body?: unknown): Promise<{ status: number; text: string }> {
+  function request(method: string, url: string, body?: unknown): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = https.request(
@@ -106,7 +110,7 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
           let text = "";
           res.setEncoding("utf8");
           res.on("data", (d) => (text += d));
-          res.on("end", () => resolve({ status: res.statusCode!, text }));
+          res.on("end", () => resolve({ status: res.statusCode!, text, headers: res.headers }));
         },
       );
       req.on("timeout", () => req.destroy(new Error("timed out")));
@@ -182,6 +186,47 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
     expect(log).toContain('"GET /checkout/<token> HTTP/1.1" 200');
     expect(log).toContain('"POST /api/checkout/initialize HTTP/1.1" 200');
     for (const token of tokens) expect(log).not.toContain(token.slice(-20));
+  });
+
+  /** The TLS 1.2 (or 1.3) handshake with only `ciphers` offered: the suite agreed, or the error. */
+  function handshake(ciphers: string | undefined, version: "TLSv1.2" | "TLSv1.3"): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = tls.connect({ host: "127.0.0.1", port: listen, servername: "localhost", ca, ciphers, minVersion: version, maxVersion: version }, () => {
+        resolve(socket.getCipher().standardName);
+        socket.end();
+      });
+      socket.on("error", (error) => resolve(`refused: ${(error as { code?: string }).code ?? error.message}`));
+    });
+  }
+
+  it("TLS 1.2 offers only forward-secret AEAD suites (no static RSA, no CBC), and no version in the Server header", async () => {
+    // Each offered alone; nginx's default list (HIGH:!aNULL:!MD5) accepted all of the first four.
+    for (const weak of ["AES128-SHA", "AES256-GCM-SHA384", "ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES256-SHA384"]) {
+      expect(await handshake(weak, "TLSv1.2"), weak).toMatch(/^refused/);
+    }
+    expect(await handshake("ECDHE-RSA-AES128-GCM-SHA256", "TLSv1.2")).toBe("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
+    expect(await handshake("ECDHE-RSA-CHACHA20-POLY1305", "TLSv1.2")).toBe("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256");
+    expect(await handshake(undefined, "TLSv1.3")).toMatch(/^TLS_(AES|CHACHA20)/);
+
+    const proxied = await request("GET", "/readyz");
+    expect(proxied.headers.server).toBe("nginx");
+    // nginx's own answer (the /metrics block): its page names no version either.
+    const own = await request("GET", "/metrics");
+    expect(own.headers.server).toBe("nginx");
+    expect(own.text).not.toMatch(/nginx\/\d/);
+  });
+
+  it("logs short-link and payment-link codes and upsell session ids as placeholders", async () => {
+    const generated = await request("POST", "/api/token/generate", { orderInfo: { total: 1200, currency: "USD", productName: "Kit" } });
+    const code = JSON.parse(generated.text).code as string;
+    expect((await request("GET", `/c/${code}`)).status).toBe(302);
+    await request("GET", "/l/plink-code-0123456789");
+    await request("GET", "/api/upsell/session/upsell-session-0123456789/offer");
+    const log = readFileSync(`${dir}/checkout.access.log`, "utf8");
+    expect(log).toContain('"GET /c/<code> HTTP/1.1" 302');
+    expect(log).toContain('"GET /l/<code> HTTP/1.1"');
+    expect(log).toContain('"GET /api/upsell/session/<session>/offer HTTP/1.1"');
+    for (const secret of [code, "plink-code-0123456789", "upsell-session-0123456789"]) expect(log).not.toContain(secret);
   });
 
   it("answers plain HTTP with a redirect to https and keeps /metrics off the public address", async () => {
