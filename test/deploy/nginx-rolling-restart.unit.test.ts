@@ -119,12 +119,15 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
     });
   }
 
-  it("restarts each instance in turn under GET and POST traffic with 0 failed requests", { timeout: 300_000 }, async () => {
+  /**
+   * Four clients in a loop through nginx: generate a token (POST), initialize it (POST), open its
+   * page (GET). `until(n)` waits for n more requests; `stop()` ends the loops.
+   */
+  function traffic() {
     const failures: string[] = [];
     const tokens: string[] = [];
     let done = 0;
     let running = true;
-    // Four clients in a loop: generate a token (POST), initialize it (POST), open its page (GET).
     const loops = Array.from({ length: 4 }, async () => {
       while (running) {
         try {
@@ -145,37 +148,61 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
         }
       }
     });
-    const until = async (count: number) => {
-      const deadline = Date.now() + 60_000;
-      while (done < count) {
-        if (Date.now() > deadline) throw new Error(`traffic stalled at ${done} requests; failures: ${failures.slice(0, 5).join("; ")}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+    return {
+      failures,
+      tokens,
+      get done() {
+        return done;
+      },
+      until: async (more: number) => {
+        const count = done + more;
+        const deadline = Date.now() + 60_000;
+        while (done < count) {
+          if (Date.now() > deadline) throw new Error(`traffic stalled at ${done} requests; failures: ${failures.slice(0, 5).join("; ")}`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      },
+      stop: async () => {
+        running = false;
+        await Promise.all(loops);
+      },
     };
+  }
+
+  /** nginx's error log after `offset` characters: [crit] lines, and the rest without the failed connects a restart is expected to cause. */
+  function errorLog(offset = 0) {
+    const lines = readFileSync(`${dir}/error.log`, "utf8").slice(offset).split("\n").filter(Boolean);
+    const connecting = (line: string) => line.includes("while connecting to upstream");
+    return { crit: lines.filter((line) => line.includes("[crit]")), other: lines.filter((line) => !connecting(line)), all: lines };
+  }
+
+  it("restarts each instance in turn under GET and POST traffic with 0 failed requests", { timeout: 300_000 }, async () => {
+    const load = traffic();
+    const logAt = readFileSync(`${dir}/error.log`, "utf8").length;
     try {
-      await until(30);
+      await load.until(30);
       for (const index of [0, 1]) {
         const old = cluster.instances[index]!;
         const code = await old.stop("SIGTERM");
         expect(code, old.output()).toBe(0);
-        await until(done + 15); // the other instance carries everything meanwhile
+        await load.until(15); // the other instance carries everything meanwhile
         cluster.instances[index] = await startInstance({ ...cluster.env, PROXY_SOCKET: sockets[index]! }, { port: old.port });
-        await until(done + 30);
+        await load.until(30);
       }
     } finally {
-      running = false;
-      await Promise.all(loops);
+      await load.stop();
     }
+    const { failures, tokens, done } = load;
     const sent = done + failures.length;
-    console.log(`nginx rolling restart: ${sent} requests through nginx, ${failures.length} failed`);
+    // One [crit] "connect() to unix:… failed (2: No such file or directory) while connecting to
+    // upstream" per request nginx first tried on the restarting instance (then sent to the other).
+    console.log(`nginx rolling restart: ${sent} requests through nginx, ${failures.length} failed, ${errorLog(logAt).crit.length} [crit] lines in its error log`);
     if (failures.length > 0) {
       // nginx's error log says how the upstream connection failed (reset, closed early, refused):
       // printed without the connects a restart is expected to fail, and kept with the access log.
       keep = true;
-      const lines = readFileSync(`${dir}/error.log`, "utf8").split("\n");
-      const connecting = (line: string) => line.includes("while connecting to upstream");
-      const shown = lines.filter((line) => !connecting(line));
-      console.error(`nginx error log (all of it kept in ${dir}; ${lines.length - shown.length} failed connects left out):\n${shown.join("\n")}`);
+      const { all, other } = errorLog();
+      console.error(`nginx error log (all of it kept in ${dir}; ${all.length - other.length} failed connects left out):\n${other.join("\n")}`);
     }
     expect(failures).toEqual([]);
     expect(done).toBeGreaterThanOrEqual(120);
