@@ -181,7 +181,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerResponseCompression(app);
 
   // Before the routes: identity routes trigger the mail job, webhook routes use the worker.
-  const jobs = new JobRunner(deps);
+  const jobs = new JobRunner(deps, { failed: (job, kind, count) => metrics.jobFailed(job, kind, count) });
   const worker = new WebhookWorker(deps, jobs.signal, metrics);
   const mail = new MailSender({ db: deps.database.db, config: deps.config, clock: deps.clock, log: deps.log });
   jobs.add(worker.job).add(mail.job).add(housekeepingJob(deps.database.db, HOUSEKEEPING_PRUNES, deps.config.retentionDays)).add(refundReconcilerJob(deps));

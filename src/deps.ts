@@ -48,6 +48,10 @@ async function assertMigrated(database: Database): Promise<void> {
 /** Opens what the process holds once: database (migrated, default tenant), Redis, providers. */
 export async function createRuntime(config: Config, clock: Clock, log: Logger, options: OpenOptions = {}): Promise<Runtime> {
   const database = await openDatabase(config.database, config.dataDir, options);
+  // The error's code and text only (never a statement or its values): "terminating connection due to administrator command".
+  database.onConnectionLost?.((error) =>
+    log.warn({ code: (error as { code?: string }).code, reason: error.message }, "database connection lost: what was using it fails (503), the pool opens a new one"),
+  );
   if (config.migrateOnStart) await migrateDatabase(database, { log, lockTimeoutMs: config.migrationLockTimeoutMs });
   else await assertMigrated(database);
   await ensureDefaultTenant(database.db, new Date(clock.now()));

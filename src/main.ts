@@ -73,14 +73,14 @@ closeWithGrace({ delay: config.shutdownDrainMs + 10_000, logger: log }, async ({
   // First of all the proxy's next connection fails, before it sends anything, and goes to another
   // instance; what it has already sent here is served (src/http/proxy-socket.ts).
   await proxySocket?.withdraw();
-  if (err) log.error({ err }, "closing after an error");
-  else {
-    // Draining: the load balancer sees /readyz 503 and stops sending; what still arrives is served.
-    app.drain();
-    log.info({ signal, drainMs: config.shutdownDrainMs }, "draining: /readyz answers 503");
-    await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
-    log.info({ signal }, "shutting down: finishing in-flight requests");
-  }
+  // Draining, whatever made the process stop: the load balancer sees /readyz 503 and stops sending,
+  // what still arrives is served, each answer closing its connection. After an error too (issue 31:
+  // without the drain, kept-alive proxy connections held app.close() until the grace timeout killed it).
+  app.drain();
+  if (err) log.error({ err, drainMs: config.shutdownDrainMs }, "closing after an error: draining, /readyz answers 503");
+  else log.info({ signal, drainMs: config.shutdownDrainMs }, "draining: /readyz answers 503");
+  await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+  log.info({ signal }, "shutting down: finishing in-flight requests");
   // Its connections are not the TCP listener's, which app.close() waits for: requests on them finish
   // first. It holds no idle one past the drain: nginx drops those itself (keepalive_timeout, 2 s).
   await proxySocket?.close();

@@ -36,6 +36,8 @@ export interface Database {
    * how many wait for a connection and how long the oldest of them has been waiting.
    */
   poolQueue?(): PoolQueue;
+  /** PostgreSQL only: `listener` hears of every pooled connection lost (idle or in use), once each. */
+  onConnectionLost?(listener: (error: Error) => void): void;
 }
 
 export interface PoolQueue {
@@ -82,8 +84,23 @@ export async function openDatabase(config: Config["database"], dataDir: string, 
       // they are. An expired connection is only closed when released, never mid-transaction.
       maxLifetimeSeconds: options.connectionLifetimeSeconds ?? 60,
     });
-    // An idle client losing its connection (database restart) must not crash the process.
-    pool.on("error", () => {});
+    // A connection lost (database restart, a terminated backend) must never close the process. pg
+    // emits "error" on the client; the pool listens only while the client is idle (and then re-emits
+    // it here), so a client held by a transaction between statements, or by a job's pass, had no
+    // listener: an uncaught exception (issue 31). Every client gets one for its whole life; the
+    // statement in flight, if any, fails on its own (503), and the pool discards the client on release.
+    const lost = new Set<(error: Error) => void>();
+    const connectionLost = (error: Error) => {
+      for (const listener of lost) listener(error);
+    };
+    pool.on("error", () => {}); // told to the client's own listener below as well
+    pool.on("connect", (client) => {
+      let told = false; // a lost connection emits twice: the server's FATAL, then "terminated"
+      client.on("error", (error) => {
+        if (!told) connectionLost(error);
+        told = true;
+      });
+    });
     const waits = timeConnectionWaits(pool);
     const db = drizzlePg(pool, { schema });
     return {
@@ -92,6 +109,7 @@ export async function openDatabase(config: Config["database"], dataDir: string, 
       pool,
       onConnectionWait: (listener) => void waits.listeners.add(listener),
       poolQueue: waits.queue,
+      onConnectionLost: (listener) => void lost.add(listener),
       ping: async () => void (await pool.query("select 1")),
       close: () => pool.end(),
     };

@@ -41,12 +41,18 @@ function driverOf(db: Db): Driver {
  */
 export async function runHot<Row>(db: Db, statement: HotStatement, values: unknown[]): Promise<Row[]> {
   const driver = driverOf(db);
-  if (driver instanceof pg.Pool || driver instanceof pg.Client) {
-    const result = await driver.query({ name: statement.name, text: statement.text, values });
-    return result.rows as Row[];
+  try {
+    if (driver instanceof pg.Pool || driver instanceof pg.Client) {
+      const result = await driver.query({ name: statement.name, text: statement.text, values });
+      return result.rows as Row[];
+    }
+    const result = await (driver as PGlite).query<Row>(statement.text, values);
+    return result.rows;
+  } catch (error) {
+    // The log names the statement, never its values (src/lib/logger.ts logSafeError).
+    if (error instanceof Error) (error as Error & { statement?: string }).statement ??= statement.name;
+    throw error;
   }
-  const result = await (driver as PGlite).query<Row>(statement.text, values);
-  return result.rows;
 }
 
 const columnsByTable = new WeakMap<Table, [key: string, name: string, fallback: () => unknown][]>();

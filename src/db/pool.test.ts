@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabaseUrl, testEngine } from "../../test/support/database.js";
 import { isDatabaseUnavailable } from "../http/errors.js";
-import { migrateDatabase, openDatabase, type Database } from "./client.js";
+import { migrateDatabase, openDatabase, sql, type Database } from "./client.js";
+import { withTransaction } from "./transaction.js";
 
 describe.runIf(testEngine === "postgres")("PostgreSQL pool", () => {
   let database: Database;
@@ -54,5 +55,34 @@ describe.runIf(testEngine === "postgres")("PostgreSQL pool", () => {
     expect((await queued).rows).toEqual([{ one: 1 }]);
     expect(waits).toHaveLength(3);
     expect(waits.every((s) => s >= 0 && s < 5)).toBe(true);
+  });
+
+  // Issue 31 item 5: a connection lost while a transaction holds it (a database restart between two
+  // of its statements) emitted an "error" event nothing listened to: an uncaught exception that
+  // closed the process. Now only that transaction fails (503), and the pool carries on.
+  it("a connection lost while a transaction holds it fails that transaction only, with nothing uncaught", async () => {
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", record);
+    try {
+      const lost: Error[] = [];
+      database.onConnectionLost!((error) => lost.push(error));
+      const other = await database.pool!.connect();
+      const failed = await withTransaction(database.db, async (tx) => {
+        const { rows } = await tx.execute(sql`select pg_backend_pid() as pid`);
+        // Terminated from another session while this transaction waits between statements.
+        await other.query("select pg_terminate_backend($1)", [(rows[0] as { pid: number }).pid]);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await tx.execute(sql`select 1`);
+      }).catch((error: unknown) => error);
+      other.release();
+      expect(isDatabaseUnavailable(failed)).toBe(true);
+      expect(uncaught).toEqual([]);
+      // Told once, though pg emits twice (the server's FATAL, then "Connection terminated").
+      expect(lost.map((error) => (error as { code?: string }).code)).toEqual(["57P01"]);
+      expect((await database.pool!.query("select 1 as one")).rows).toEqual([{ one: 1 }]);
+    } finally {
+      process.off("uncaughtException", record);
+    }
   });
 });

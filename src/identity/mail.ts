@@ -64,7 +64,7 @@ export class MailSender {
   readonly job: Job = {
     name: "mail",
     everyMs: 30_000,
-    run: ({ signal }) => this.deliverDue(signal),
+    run: ({ signal, failed }) => this.deliverDue(signal, failed),
   };
 
   constructor(private deps: { db: Db; config: Config; clock: Clock; log: Logger }) {
@@ -77,7 +77,7 @@ export class MailSender {
    * finds none (a mail queued during the pass is sent in it) or a full one leaves more; resolves true
    * then. Mails a shutdown leaves unsent wait for their lease to run out, as after a crash.
    */
-  async deliverDue(signal: AbortSignal): Promise<boolean> {
+  async deliverDue(signal: AbortSignal, failed: () => void = () => {}): Promise<boolean> {
     const { db, clock } = this.deps;
     for (;;) {
       if (signal.aborted) return false;
@@ -86,13 +86,13 @@ export class MailSender {
       // at least once, never lost. Oldest first, as queued (RETURNING has no order).
       const rows = (await claimDueMails(db, clock.now(), LEASE_MS, PASS_LIMIT)).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
       if (rows.length === 0) return false;
-      if (!(await this.deliver(rows, signal))) return false;
+      if (!(await this.deliver(rows, signal, failed))) return false;
       if (rows.length === PASS_LIMIT) return true;
     }
   }
 
   /** Sends (or logs) claimed mails; false when a shutdown stopped it. */
-  private async deliver(rows: MailRow[], signal: AbortSignal): Promise<boolean> {
+  private async deliver(rows: MailRow[], signal: AbortSignal, failed: () => void): Promise<boolean> {
     const { db, clock, log, config } = this.deps;
     if (!this.transport) {
       for (const row of rows) {
@@ -111,6 +111,7 @@ export class MailSender {
         await updateMail(db, row.id, { status: "sent", sentAt: new Date(clock.now()), lastError: null });
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
+        failed(); // background_job_failures_total{name="mail",kind="item"}: an unreachable SMTP_URL shows there
         log.warn({ mailId: row.id, attempts: row.attempts, err: message }, "mail delivery failed; will retry");
         await updateMail(db, row.id, { status: row.attempts >= MAX_ATTEMPTS ? "failed" : "pending", lastError: message.slice(0, 500), nextAttemptAt: new Date(clock.now() + backoffMs(row.attempts)) });
       }

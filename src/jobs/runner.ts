@@ -10,6 +10,18 @@ export interface JobContext {
    * add at most one listener per pass and remove it when the pass ends (Node warns past 10 listeners).
    */
   signal: AbortSignal;
+  /**
+   * Counts `count` items of this pass that failed and were left to retry (a mail the SMTP server
+   * refused, a refund the provider did not answer): background_job_failures_total{kind="item"}.
+   */
+  failed(count?: number): void;
+}
+
+/** What the runner tells about failures: a pass that threw (`pass`), or items a pass counted (`item`). */
+export type JobFailureKind = "pass" | "item";
+export interface JobRunnerHooks {
+  /** Called with count 0 once per job and kind when the job is added, so each series exists from the start. */
+  failed?(job: string, kind: JobFailureKind, count: number): void;
 }
 
 /**
@@ -56,7 +68,10 @@ export class JobRunner {
   private timer: NodeJS.Timeout | null = null;
   private looping = false;
 
-  constructor(private readonly deps: { clock: Clock; log: Logger }) {}
+  constructor(
+    private readonly deps: { clock: Clock; log: Logger },
+    private readonly hooks: JobRunnerHooks = {},
+  ) {}
 
   /** Aborted once by stop(); a runner is not restarted. */
   get signal(): AbortSignal {
@@ -66,6 +81,8 @@ export class JobRunner {
   add(job: Job): this {
     if (this.states.has(job.name)) throw new Error(`job ${job.name} is already registered`);
     this.states.set(job.name, { job, nextAt: this.deps.clock.now(), failures: 0, running: null });
+    this.hooks.failed?.(job.name, "pass", 0);
+    this.hooks.failed?.(job.name, "item", 0);
     return this;
   }
 
@@ -127,12 +144,14 @@ export class JobRunner {
   private async pass(state: JobState): Promise<boolean> {
     const { clock, log } = this.deps;
     try {
-      const more = await state.job.run({ clock, log, signal: this.signal });
+      const failed = (count = 1) => this.hooks.failed?.(state.job.name, "item", count);
+      const more = await state.job.run({ clock, log, signal: this.signal, failed });
       state.failures = 0;
       state.nextAt = clock.now() + (more ? 0 : state.job.everyMs);
       return more;
     } catch (err) {
       state.failures += 1;
+      this.hooks.failed?.(state.job.name, "pass", 1);
       const delay = backoffMs(state.failures);
       state.nextAt = clock.now() + delay;
       log.warn({ err, job: state.job.name, failures: state.failures, retryInMs: delay }, "background job failed; backing off");

@@ -1,7 +1,11 @@
 // GET /metrics as an operator's scraper sees it: requests by route pattern (never the raw URL), the
 // outbox depth and age, webhook delivery outcomes against a real receiver, the rate-limit Redis
 // fallback, the PostgreSQL pool, and no rate limit on the scrape itself.
+import net from "node:net";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withTransaction } from "../db/transaction.js";
+import { queueMails } from "../identity/mail.js";
 import { buildTestApp, type TestApp } from "../../test/support/app.js";
 import { adminCall, registerOwner } from "../../test/support/admin.js";
 import { testEngine } from "../../test/support/database.js";
@@ -185,6 +189,55 @@ describe("/metrics with rate limits and an unreachable Redis", () => {
       expect(sample(text, "rate_limit_redis_fallback_active")).toBe(1);
       expect(sample(text, "rate_limit_redis_fallbacks_total")).toBe(4);
       expect(t.logs.join("")).toContain("rate limiting: redis unreachable");
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+// Issue 31 item 6: with an unreachable SMTP_URL, 9 134 mails sat unsent with no metric and no alert.
+describe("/metrics of the background jobs, with an unreachable SMTP server", () => {
+  it("shows each job's backlog and its oldest item's age, and counts failed sends and failed passes per job", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const t = await buildTestApp({ env: { SMTP_URL: `smtp://127.0.0.1:${closed}` } });
+    try {
+      let text = await scrape(t);
+      for (const name of ["mail", "receipts", "refund-reconciler", "webhook-delivery", "housekeeping"]) {
+        for (const kind of ["pass", "item"]) expect(sample(text, "background_job_failures_total", { name, kind }), `${name} ${kind}`).toBe(0);
+      }
+      for (const name of ["mail", "receipts", "refund-reconciler"]) {
+        expect(sample(text, "background_job_backlog_items", { name })).toBe(0);
+        expect(sample(text, "background_job_backlog_oldest_age_seconds", { name })).toBe(0);
+      }
+
+      await withTransaction(t.deps.database.db, (tx) =>
+        queueMails(tx, t.clock.now(), [1, 2, 3].map((n) => ({ to: `buyer${n}@example.com`, subject: "Your receipt", text: "Thanks" }))),
+      );
+      await t.app.jobs.trigger("mail");
+      t.clock.advance(600_000);
+      text = await scrape(t);
+      expect(sample(text, "background_job_failures_total", { name: "mail", kind: "item" })).toBe(3);
+      expect(sample(text, "background_job_failures_total", { name: "mail", kind: "pass" })).toBe(0);
+      expect(sample(text, "background_job_backlog_items", { name: "mail" })).toBe(3);
+      expect(sample(text, "background_job_backlog_oldest_age_seconds", { name: "mail" })).toBe(600);
+
+      // A pass that fails as a whole (its claim refused by the database) counts as kind="pass".
+      const db = t.deps.database.db;
+      await db.execute(sql.raw(`create function test_refuse() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`));
+      await db.execute(sql.raw(`create trigger test_refuse before update on mail_outbox for each statement execute function test_refuse()`));
+      try {
+        expect(await t.app.jobs.trigger("mail")).toBe(false);
+      } finally {
+        await db.execute(sql.raw(`drop trigger test_refuse on mail_outbox`));
+      }
+      text = await scrape(t);
+      expect(sample(text, "background_job_failures_total", { name: "mail", kind: "pass" })).toBe(1);
+      expect(sample(text, "background_job_failures_total", { name: "mail", kind: "item" })).toBe(3);
     } finally {
       await t.close();
     }

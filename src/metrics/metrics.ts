@@ -2,6 +2,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.js";
 import type { Clock } from "../lib/clock.js";
+import type { JobFailureKind } from "../jobs/runner.js";
+import { RECEIPT_EVENTS } from "../receipts/store.js";
 import type { RedisFallback } from "../lib/redis-fallback.js";
 import type { BuildInfo } from "./build-info.js";
 
@@ -25,6 +27,18 @@ export interface BusinessTally {
   /** Sum of the events' `amount`, in minor units. */
   amount: number;
 }
+
+/**
+ * The background jobs whose work waits in a table, and how to find it (partial indexes make each a
+ * short read). The webhook job's own backlog is outbox_undispatched_events and webhook_deliveries_pending.
+ */
+const RECEIPTS_DUE = `receipt_at is null and type in (${RECEIPT_EVENTS.map((type) => `'${type}'`).join(", ")})`;
+const JOB_BACKLOGS = [
+  { job: "mail", table: "mail_outbox", where: "status = 'pending'" },
+  { job: "receipts", table: "outbox_events", where: RECEIPTS_DUE },
+  { job: "refund-reconciler", table: "refunds", where: "status = 'pending'" },
+] as const;
+type Backlog = { job: string; items: number; ageSeconds: number };
 
 /** What a webhook attempt ended as (docs/operations.md "Alerts"). */
 export type DeliveryOutcome = "succeeded" | "retrying" | "failed";
@@ -63,6 +77,7 @@ export class Metrics {
   private readonly refunds: Counter<"provider" | "currency" | "livemode">;
   private readonly refunded: Counter<"provider" | "currency" | "livemode">;
   private readonly providerErrors: Counter<"provider">;
+  private readonly jobFailures: Counter<"name" | "kind">;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
@@ -103,22 +118,35 @@ export class Metrics {
       registers,
     });
     this.undecryptable.inc({ table: "webhook_endpoints" }, 0);
+    // Issue 31: 9 134 mails sat unsent behind an unreachable SMTP_URL with nothing to show it. The label
+    // is `name`: `job` is Prometheus's own (the scrape job) and would be renamed exported_job.
+    this.jobFailures = new Counter({
+      name: "background_job_failures_total",
+      help: "Background job failures by job name: kind=pass, a pass that failed (database away) and is retried after a back-off; kind=item, one piece of work left to retry (a mail the SMTP server refused, a refund the provider did not answer)",
+      labelNames: ["name", "kind"],
+      registers,
+    });
 
     const { database, clock } = sources;
     // One query for these four gauges, at scrape time (never on a request path). The registry
     // collects metrics concurrently: the gauges share the query in flight.
-    let reading: Promise<{ depth: number; ageSeconds: number; pending: number } | null> | null = null;
+    let reading: Promise<{ depth: number; ageSeconds: number; pending: number; backlogs: Backlog[] } | null> | null = null;
+    // Age against the service's clock (the one that stamped created_at), not the database's.
+    const ageOf = (oldest: Date | string | null) => (oldest === null ? 0 : Math.max(0, (clock.now() - new Date(oldest).getTime()) / 1000));
+    const backlogColumns = JOB_BACKLOGS.map(
+      ({ table, where }, i) => `(select count(*) from ${table} where ${where})::int as items_${i}, (select min(created_at) from ${table} where ${where}) as oldest_${i}`,
+    ).join(",\n                   ");
     const read = () =>
       (reading ??= (async () => {
         try {
           const result = await database.db.execute(sql`
             select (select count(*) from outbox_events where dispatched_at is null)::int as depth,
                    (select min(created_at) from outbox_events where dispatched_at is null) as oldest,
-                   (select count(*) from webhook_deliveries where status = 'pending')::int as pending`);
-          const row = (result as unknown as { rows: { depth: number; oldest: Date | string | null; pending: number }[] }).rows[0];
-          // Age against the service's clock (the one that stamped created_at), not the database's.
-          const ageSeconds = row.oldest === null ? 0 : Math.max(0, (clock.now() - new Date(row.oldest).getTime()) / 1000);
-          return { depth: row.depth, ageSeconds, pending: row.pending };
+                   (select count(*) from webhook_deliveries where status = 'pending')::int as pending,
+                   ${sql.raw(backlogColumns)}`);
+          const row = (result as unknown as { rows: Record<string, unknown>[] }).rows[0] as { depth: number; oldest: Date | string | null; pending: number } & Record<string, unknown>;
+          const backlogs = JOB_BACKLOGS.map(({ job }, i) => ({ job, items: row[`items_${i}`] as number, ageSeconds: ageOf(row[`oldest_${i}`] as Date | string | null) }));
+          return { depth: row.depth, ageSeconds: ageOf(row.oldest), pending: row.pending, backlogs };
         } catch {
           return null;
         } finally {
@@ -139,6 +167,19 @@ export class Metrics {
     fromRead("outbox_undispatched_events", "Outbox events not yet fanned out to webhook deliveries", (r) => r.depth);
     fromRead("outbox_oldest_undispatched_age_seconds", "Age of the oldest undispatched outbox event (0 when none)", (r) => r.ageSeconds);
     fromRead("webhook_deliveries_pending", "Webhook deliveries waiting for a (re)try", (r) => r.pending);
+    const perJob = (name: string, help: string, pick: (b: Backlog) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ["name"],
+        registers,
+        async collect() {
+          const r = await read();
+          if (r) for (const backlog of r.backlogs) this.set({ name: backlog.job }, pick(backlog));
+        },
+      });
+    perJob("background_job_backlog_items", "Work waiting for a background job, by job name: mail (unsent mails), receipts (events waiting for their receipt), refund-reconciler (pending refunds)", (b) => b.items);
+    perJob("background_job_backlog_oldest_age_seconds", "Age of the oldest work waiting for a background job, by job name (0 when none)", (b) => b.ageSeconds);
 
     const pool = database.pool;
     if (pool) {
@@ -215,6 +256,11 @@ export class Metrics {
 
   delivery(outcome: DeliveryOutcome, count = 1): void {
     if (count > 0) this.deliveries.inc({ outcome }, count);
+  }
+
+  /** A failed pass or failed items of a background job (src/jobs/runner.ts). */
+  jobFailed(job: string, kind: JobFailureKind, count = 1): void {
+    this.jobFailures.inc({ name: job, kind }, count);
   }
 
   /** A sealed value of `table` that no configured key opens. */

@@ -50,6 +50,7 @@ export async function reconcilePendingRefunds(deps: Pick<Deps, "config" | "provi
     } catch (error) {
       // The provider is still failing: look again later. Anything else (database away) fails the pass.
       if (!(error instanceof ProviderError)) throw error;
+      ctx.failed();
       await rescheduleRefund(ctx.db, refund.id, ctx.clock.now() + retryInMs(refund.attempts));
       ctx.log.warn({ refundId: refund.id, attempts: refund.attempts, provider: error.provider, err: error.message }, "refund still pending at the provider");
     }

@@ -2,11 +2,12 @@
 // requests finish, it exits 0 within the drain + 10 s, and a client that retries on connection refusal sees no failed request. A
 // webhook send in flight (a receiver that never answers) is aborted, not waited for, and the delivery
 // is put back as due: the other instance sends it. With PROXY_SOCKET the socket's path goes first.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addEndpointOver, registerOwnerOver } from "../support/live-service.js";
@@ -98,6 +99,46 @@ describe.skipIf(skip !== null)("graceful shutdown", () => {
     expect(tookMs).toBeLessThan(3_000 + 10_000);
     expect(instance.output()).toContain("draining: /readyz answers 503");
     cluster.instances.splice(cluster.instances.indexOf(instance), 1);
+  });
+
+  // Issue 31 item 5: after an uncaught error the process skipped the drain, so /readyz kept answering
+  // 200 while kept-alive proxy connections held app.close() until the grace timeout killed it.
+  it("an uncaught error: /readyz answers 503 at once, the drain runs, then it exits 1", async () => {
+    // Test-only fault injection at the process boundary: SIGWINCH (ignored by default) throws from a timer.
+    const dir = mkdtempSync(path.join(tmpdir(), "uncaught-"));
+    const preload = path.join(dir, "throw-on-sigwinch.mjs");
+    writeFileSync(preload, `process.on("SIGWINCH", () => setImmediate(() => { throw new Error("injected by the test: an uncaught error"); }));\n`);
+    const instance = await cluster.add({ SHUTDOWN_DRAIN_SECONDS: "3", NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` });
+    const agent = new http.Agent({ keepAlive: true });
+    const get = (path: string) =>
+      new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        http.get(instance.baseUrl + path, { agent }, (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        }).on("error", reject);
+      });
+    try {
+      expect(await get("/readyz")).toMatchObject({ status: 200, connection: "keep-alive" });
+      const thrown = Date.now();
+      instance.child.kill("SIGWINCH");
+      await until(async () => (await get("/readyz")).status === 503, 1_000);
+      expect(Date.now() - thrown).toBeLessThan(1_000);
+      // Within the drain: still serving, each answer closing its connection.
+      const generated = await cluster.client.request("POST", "/api/token/generate", { instance: cluster.instances.indexOf(instance), body: { orderInfo: { total: 1200, currency: "USD", productName: "Kit" } } });
+      expect(generated.status).toBe(200);
+      expect(generated.headers.get("connection")).toBe("close");
+      expect(await instance.exited).toBe(1);
+      const tookMs = Date.now() - thrown;
+      expect(tookMs).toBeGreaterThanOrEqual(3_000);
+      expect(tookMs).toBeLessThan(3_000 + 10_000);
+      expect(instance.output()).toContain("closing after an error: draining, /readyz answers 503");
+      expect(instance.output()).not.toContain("killed by timeout");
+    } finally {
+      agent.destroy();
+      await instance.stop("SIGKILL");
+      cluster.instances.splice(cluster.instances.indexOf(instance), 1);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("PROXY_SOCKET: at SIGTERM its path is gone at once, a POST on a connection made before is served, then it exits 0", async () => {

@@ -2,12 +2,15 @@
 // in Debian's nginx, over TLS, in front of two real instances on one PostgreSQL database: a rolling
 // restart (SIGTERM, wait for the exit, start again, then the other) under GET and POST traffic
 // (token generate + initialize, the checkout page) costs 0 requests (issue 21 items 2 and 9), both
-// instances serve, and the access log names no checkout token. nginx reaches each instance on its
-// PROXY_SOCKET, as shipped; on failure nginx's error log is printed and its directory kept.
+// instances serve, and the access log names no checkout token, short-link or payment-link code or
+// upsell session id. TLS 1.2 offers only forward-secret AEAD suites and the Server header no version
+// (issue 31 item 12). nginx reaches each instance on its PROXY_SOCKET, as shipped; on failure
+// nginx's error log is printed and its directory kept.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
+import tls from "node:tls";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,7 +61,8 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
       mkdirSync(path.join(dir, sub));
       chmodSync(path.join(dir, sub), 0o777);
     }
-    const cert = spawnSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", `${dir}/privkey.pem`, "-out", `${dir}/fullchain.pem`], { encoding: "utf8" });
+    // RSA, as most certificates are: the one kind of key that static-RSA key exchange suites can use.
+    const cert = spawnSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", `${dir}/privkey.pem`, "-out", `${dir}/fullchain.pem`], { encoding: "utf8" });
     if (cert.status !== 0) throw new Error(`openssl: ${cert.stderr}`);
     ca = readFileSync(`${dir}/fullchain.pem`, "utf8");
 
@@ -97,7 +101,7 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
 
   // One keep-alive agent: clients reuse their connection to nginx, as browsers do.
   const agent = new https.Agent({ keepAlive: true, maxSockets: 8 });
-  function request(method: string, url: string, body?: unknown): Promise<{ status: number; text: string }> {
+  function request(method: string, url: string, body?: unknown): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = https.request(
@@ -106,7 +110,7 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
           let text = "";
           res.setEncoding("utf8");
           res.on("data", (d) => (text += d));
-          res.on("end", () => resolve({ status: res.statusCode!, text }));
+          res.on("end", () => resolve({ status: res.statusCode!, text, headers: res.headers }));
         },
       );
       req.on("timeout", () => req.destroy(new Error("timed out")));
@@ -115,12 +119,15 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
     });
   }
 
-  it("restarts each instance in turn under GET and POST traffic with 0 failed requests", { timeout: 300_000 }, async () => {
+  /**
+   * Four clients in a loop through nginx: generate a token (POST), initialize it (POST), open its
+   * page (GET). `until(n)` waits for n more requests; `stop()` ends the loops.
+   */
+  function traffic() {
     const failures: string[] = [];
     const tokens: string[] = [];
     let done = 0;
     let running = true;
-    // Four clients in a loop: generate a token (POST), initialize it (POST), open its page (GET).
     const loops = Array.from({ length: 4 }, async () => {
       while (running) {
         try {
@@ -141,37 +148,61 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
         }
       }
     });
-    const until = async (count: number) => {
-      const deadline = Date.now() + 60_000;
-      while (done < count) {
-        if (Date.now() > deadline) throw new Error(`traffic stalled at ${done} requests; failures: ${failures.slice(0, 5).join("; ")}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+    return {
+      failures,
+      tokens,
+      get done() {
+        return done;
+      },
+      until: async (more: number) => {
+        const count = done + more;
+        const deadline = Date.now() + 60_000;
+        while (done < count) {
+          if (Date.now() > deadline) throw new Error(`traffic stalled at ${done} requests; failures: ${failures.slice(0, 5).join("; ")}`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      },
+      stop: async () => {
+        running = false;
+        await Promise.all(loops);
+      },
     };
+  }
+
+  /** nginx's error log after `offset` characters: [crit] lines, and the rest without the failed connects a restart is expected to cause. */
+  function errorLog(offset = 0) {
+    const lines = readFileSync(`${dir}/error.log`, "utf8").slice(offset).split("\n").filter(Boolean);
+    const connecting = (line: string) => line.includes("while connecting to upstream");
+    return { crit: lines.filter((line) => line.includes("[crit]")), other: lines.filter((line) => !connecting(line)), all: lines };
+  }
+
+  it("restarts each instance in turn under GET and POST traffic with 0 failed requests", { timeout: 300_000 }, async () => {
+    const load = traffic();
+    const logAt = readFileSync(`${dir}/error.log`, "utf8").length;
     try {
-      await until(30);
+      await load.until(30);
       for (const index of [0, 1]) {
         const old = cluster.instances[index]!;
         const code = await old.stop("SIGTERM");
         expect(code, old.output()).toBe(0);
-        await until(done + 15); // the other instance carries everything meanwhile
+        await load.until(15); // the other instance carries everything meanwhile
         cluster.instances[index] = await startInstance({ ...cluster.env, PROXY_SOCKET: sockets[index]! }, { port: old.port });
-        await until(done + 30);
+        await load.until(30);
       }
     } finally {
-      running = false;
-      await Promise.all(loops);
+      await load.stop();
     }
+    const { failures, tokens, done } = load;
     const sent = done + failures.length;
-    console.log(`nginx rolling restart: ${sent} requests through nginx, ${failures.length} failed`);
+    // One [crit] "connect() to unix:… failed (2: No such file or directory) while connecting to
+    // upstream" per request nginx first tried on the restarting instance (then sent to the other).
+    console.log(`nginx rolling restart: ${sent} requests through nginx, ${failures.length} failed, ${errorLog(logAt).crit.length} [crit] lines in its error log`);
     if (failures.length > 0) {
       // nginx's error log says how the upstream connection failed (reset, closed early, refused):
       // printed without the connects a restart is expected to fail, and kept with the access log.
       keep = true;
-      const lines = readFileSync(`${dir}/error.log`, "utf8").split("\n");
-      const connecting = (line: string) => line.includes("while connecting to upstream");
-      const shown = lines.filter((line) => !connecting(line));
-      console.error(`nginx error log (all of it kept in ${dir}; ${lines.length - shown.length} failed connects left out):\n${shown.join("\n")}`);
+      const { all, other } = errorLog();
+      console.error(`nginx error log (all of it kept in ${dir}; ${all.length - other.length} failed connects left out):\n${other.join("\n")}`);
     }
     expect(failures).toEqual([]);
     expect(done).toBeGreaterThanOrEqual(120);
@@ -182,6 +213,47 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
     expect(log).toContain('"GET /checkout/<token> HTTP/1.1" 200');
     expect(log).toContain('"POST /api/checkout/initialize HTTP/1.1" 200');
     for (const token of tokens) expect(log).not.toContain(token.slice(-20));
+  });
+
+  /** The TLS 1.2 (or 1.3) handshake with only `ciphers` offered: the suite agreed, or the error. */
+  function handshake(ciphers: string | undefined, version: "TLSv1.2" | "TLSv1.3"): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = tls.connect({ host: "127.0.0.1", port: listen, servername: "localhost", ca, ciphers, minVersion: version, maxVersion: version }, () => {
+        resolve(socket.getCipher().standardName);
+        socket.end();
+      });
+      socket.on("error", (error) => resolve(`refused: ${(error as { code?: string }).code ?? error.message}`));
+    });
+  }
+
+  it("TLS 1.2 offers only forward-secret AEAD suites (no static RSA, no CBC), and no version in the Server header", async () => {
+    // Each offered alone; nginx's default list (HIGH:!aNULL:!MD5) accepted all of the first four.
+    for (const weak of ["AES128-SHA", "AES256-GCM-SHA384", "ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES256-SHA384"]) {
+      expect(await handshake(weak, "TLSv1.2"), weak).toMatch(/^refused/);
+    }
+    expect(await handshake("ECDHE-RSA-AES128-GCM-SHA256", "TLSv1.2")).toBe("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
+    expect(await handshake("ECDHE-RSA-CHACHA20-POLY1305", "TLSv1.2")).toBe("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256");
+    expect(await handshake(undefined, "TLSv1.3")).toMatch(/^TLS_(AES|CHACHA20)/);
+
+    const proxied = await request("GET", "/readyz");
+    expect(proxied.headers.server).toBe("nginx");
+    // nginx's own answer (the /metrics block): its page names no version either.
+    const own = await request("GET", "/metrics");
+    expect(own.headers.server).toBe("nginx");
+    expect(own.text).not.toMatch(/nginx\/\d/);
+  });
+
+  it("logs short-link and payment-link codes and upsell session ids as placeholders", async () => {
+    const generated = await request("POST", "/api/token/generate", { orderInfo: { total: 1200, currency: "USD", productName: "Kit" } });
+    const code = JSON.parse(generated.text).code as string;
+    expect((await request("GET", `/c/${code}`)).status).toBe(302);
+    await request("GET", "/l/plink-code-0123456789");
+    await request("GET", "/api/upsell/session/upsell-session-0123456789/offer");
+    const log = readFileSync(`${dir}/checkout.access.log`, "utf8");
+    expect(log).toContain('"GET /c/<code> HTTP/1.1" 302');
+    expect(log).toContain('"GET /l/<code> HTTP/1.1"');
+    expect(log).toContain('"GET /api/upsell/session/<session>/offer HTTP/1.1"');
+    for (const secret of [code, "plink-code-0123456789", "upsell-session-0123456789"]) expect(log).not.toContain(secret);
   });
 
   it("answers plain HTTP with a redirect to https and keeps /metrics off the public address", async () => {
