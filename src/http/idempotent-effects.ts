@@ -1,5 +1,6 @@
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
+import { withTransaction } from "../db/transaction.js";
 import { AppError } from "../lib/errors.js";
 import { findEffect, insertEffect, type IdempotencyEffectRow } from "./idempotency-store.js";
 
@@ -101,4 +102,16 @@ export async function oncePerKey<T>(ctx: Pick<Ctx, "db" | "idempotencyKey">, of:
     if (error instanceof BoundMeanwhile) return steps.answer(error.resourceId);
     throw error;
   }
+}
+
+/**
+ * `write(tx)` with the key bound to `resourceId` in the same transaction; without a key, `write(ctx.db)`
+ * alone, so a hot path that is one statement stays one round trip.
+ */
+export async function writeBound<T>(ctx: Pick<Ctx, "db" | "clock" | "idempotencyKey">, of: EffectOf, resourceId: string, write: (db: Db) => Promise<T>): Promise<T> {
+  if (!ctx.idempotencyKey) return write(ctx.db);
+  return withTransaction(ctx.db, async (tx) => {
+    await bindResource(tx, ctx, of, resourceId);
+    return write(tx);
+  });
 }
