@@ -75,8 +75,8 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     const held = request.idempotency;
     if (!held) return payload;
     request.idempotency = undefined;
-    const final = reply.statusCode < 500 && reply.statusCode !== 202;
-    if (!final || (request.routeOptions.config.showsSecret && reply.statusCode < 300)) {
+    const kept = reply.statusCode < 500 && reply.statusCode !== 202 && !(request.routeOptions.config.showsSecret && reply.statusCode < 300);
+    if (!kept) {
       await deleteKey(deps.db, held);
       return payload;
     }
