@@ -42,4 +42,10 @@ export interface Ctx {
   clientAddress?: string;
   userAgent?: string;
   requestId?: string;
+  /**
+   * The request's Idempotency-Key once the HTTP layer reserved it (src/http/idempotency.ts), with the
+   * keyed hash of its route, path parameters and body: creating verbs bind it to what they make
+   * (src/http/idempotent-effects.ts, CONTRACT §40).
+   */
+  idempotencyKey?: { key: string; requestHash: string };
 }

@@ -4,6 +4,7 @@ import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
 import { assertRole, type CallerScope } from "../http/auth.js";
+import { bindResource, keyAlreadyUsed, ofOrganization, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { brandAccess, brands, DEFAULT_BRAND_ID, sessions } from "../db/schema/index.js";
 import { newId } from "../lib/ids.js";
 import { forbidden, validationError } from "../lib/errors.js";
@@ -46,6 +47,22 @@ export async function listBrands({ ctx, input }: { ctx: Ctx; input: DeletedFilte
 
 export async function createBrand({ ctx, input }: { ctx: Ctx; input: { name: string; slug?: string } }): Promise<BrandView> {
   const scope = assertRole(ctx, "admin");
+  // CONTRACT §40: an Idempotency-Key names one brand of the organization; a repeat answers it.
+  const effect = ofOrganization(scope.organizationId, "brand");
+  return oncePerKey(ctx, effect, {
+    answer: async (id) => {
+      const [row] = await ctx.db
+        .select(brandColumns)
+        .from(brands)
+        .where(and(eq(brands.id, id), eq(brands.organizationId, scope.organizationId), isNull(brands.deletedAt)));
+      if (!row) throw keyAlreadyUsed("brand", id, "it was deleted since");
+      return toView(row);
+    },
+    make: () => makeBrand(ctx, scope, input, effect),
+  });
+}
+
+async function makeBrand(ctx: Ctx, scope: CallerScope, input: { name: string; slug?: string }, effect: EffectOf): Promise<BrandView> {
   const name = input.name.trim();
   if (!name) throw validationError("Missing required fields", "name");
   if (name.length > 200) throw validationError("Name too long", "name");
@@ -61,6 +78,7 @@ export async function createBrand({ ctx, input }: { ctx: Ctx; input: { name: str
       async (prefix) =>
         (await tx.select({ slug: brands.slug }).from(brands).where(and(eq(brands.organizationId, scope.organizationId), like(brands.slug, `${prefix}%`)))).map((r) => r.slug),
     );
+    await bindResource(tx, ctx, effect, id);
     await recordAudit(tx, ctx, { action: "brand.create", resourceType: "brand", resourceId: id, organizationId: scope.organizationId, brandId: id, success: true, details: { slug } });
     return { id, name, slug, organizationId: scope.organizationId };
   });

@@ -1,7 +1,10 @@
+import { decodeJwt } from "jose";
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
-import { assertRole, selectedBrand } from "../http/auth.js";
+import { findShortLinkOfBrand } from "../checkout/store.js";
+import { assertRole, selectedBrand, type CallerScope } from "../http/auth.js";
+import { bindResource, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { notFound } from "../lib/errors.js";
 import { randomToken } from "../lib/ids.js";
 import { issueCheckoutLink } from "../checkout/checkout-link.js";
@@ -19,6 +22,20 @@ import type { GenerateLinkBody, GenerateLinkReply } from "./link-schemas.js";
 export async function generateSalesLink({ ctx, input }: { ctx: Ctx; input: GenerateLinkBody }): Promise<GenerateLinkReply> {
   const scope = assertRole(ctx, "admin");
   const brandId = selectedBrand(scope);
+  // CONTRACT §40: an Idempotency-Key names one link (its short code) of the brand; a repeat answers it.
+  const effect = ofBrand(brandId, "sales_link");
+  return oncePerKey(ctx, effect, {
+    answer: async (code) => {
+      const link = await findShortLinkOfBrand(ctx.db, code, brandId);
+      if (!link) throw notFound("Link not found");
+      const { orderId } = decodeJwt(link.token) as { orderId: string };
+      return { success: true, checkoutUrl: `${ctx.config.publicBaseUrl}/c/${code}`, token: link.token, code, orderId, expiresAt: link.expiresAt.getTime() };
+    },
+    make: () => makeSalesLink(ctx, scope, brandId, input, effect),
+  });
+}
+
+async function makeSalesLink(ctx: Ctx, scope: CallerScope, brandId: string, input: GenerateLinkBody, effect: EffectOf): Promise<GenerateLinkReply> {
   const salesperson = await findSalespersonInOrganization(ctx.db, scope.organizationId, input.salespersonId);
   if (!salesperson) throw notFound("Salesperson not found");
   const { orderInfo } = input;
@@ -39,6 +56,7 @@ export async function generateSalesLink({ ctx, input }: { ctx: Ctx; input: Gener
   };
   return withTransaction(ctx.db, async (tx) => {
     const link = await issueCheckoutLink(ctx, { claims, brandId, db: tx });
+    await bindResource(tx, ctx, effect, link.code);
     // The token and the short code are bearer links: never in the audit record.
     await recordAudit(tx, ctx, {
       action: "checkout_link.generate",

@@ -4,6 +4,7 @@ import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
 import { assertRole, type CallerScope } from "../http/auth.js";
+import { bindResource, keyAlreadyUsed, oncePerKey, ofUser, type EffectOf } from "../http/idempotent-effects.js";
 import { brandAccess, brands, DEFAULT_ORGANIZATION_ID, memberships, organizations, sessions } from "../db/schema/index.js";
 import { newId } from "../lib/ids.js";
 import { forbidden, validationError } from "../lib/errors.js";
@@ -67,6 +68,24 @@ export async function insertWithSlug(
 /** Creates an organization with the caller as owner and a default brand the caller administers. */
 export async function createOrganization({ ctx, input }: { ctx: Ctx; input: { name: string; slug?: string } }) {
   const scope = assertRole(ctx, "owner");
+  // CONTRACT §40: an Idempotency-Key names one organization of the user; a repeat answers it.
+  const effect = ofUser(scope.userId, "organization");
+  return oncePerKey(ctx, effect, { answer: (id) => createdOrganization(ctx, scope, id), make: () => makeOrganization(ctx, scope, input, effect) });
+}
+
+/** An organization a key made, as its creation answered it; deleted since (or left): 409 naming it. */
+async function createdOrganization(ctx: Ctx, scope: CallerScope, id: string) {
+  const [row] = await ctx.db
+    .select({ id: organizations.id, name: organizations.name, slug: organizations.slug, createdAt: organizations.createdAt, defaultBrandId: brands.id })
+    .from(memberships)
+    .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+    .innerJoin(brands, and(eq(brands.organizationId, organizations.id), eq(brands.slug, "default")))
+    .where(and(eq(memberships.userId, scope.userId), eq(organizations.id, id), isNull(organizations.deletedAt)));
+  if (!row) throw keyAlreadyUsed("organization", id, "it was deleted since, or you left it");
+  return { ...row, createdAt: row.createdAt.getTime() };
+}
+
+async function makeOrganization(ctx: Ctx, scope: CallerScope, input: { name: string; slug?: string }, effect: EffectOf) {
   const name = input.name.trim();
   if (!name) throw validationError("Missing required fields", "name");
   if (name.length > 200) throw validationError("Name too long", "name");
@@ -82,6 +101,7 @@ export async function createOrganization({ ctx, input }: { ctx: Ctx; input: { na
       (db, slug) => db.insert(organizations).values({ id, name, slug, createdAt: now }),
       async (prefix) => (await tx.select({ slug: organizations.slug }).from(organizations).where(like(organizations.slug, `${prefix}%`))).map((r) => r.slug),
     );
+    await bindResource(tx, ctx, effect, id);
     await tx.insert(brands).values({ id: brandId, organizationId: id, name, slug: "default", createdAt: now });
     await tx.insert(memberships).values({ userId: scope.userId, organizationId: id, role: "owner", createdAt: now });
     await tx.insert(brandAccess).values({ userId: scope.userId, brandId, role: "admin", createdAt: now });

@@ -5,7 +5,8 @@ import { signCheckoutToken } from "../checkout/token.js";
 import type { Ctx } from "../ctx.js";
 import { brands, paymentLinks } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
-import { assertRole, brandOfScope } from "../http/auth.js";
+import { assertRole, brandOfScope, type CallerScope } from "../http/auth.js";
+import { bindResource, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { notFound, validationError } from "../lib/errors.js";
 import { newId, randomToken } from "../lib/ids.js";
 import { isSafeRedirectUrl } from "../lib/redirect-url.js";
@@ -61,6 +62,19 @@ function checkUrls(input: CreatePaymentLinkBody): void {
 export async function createPaymentLink({ ctx, input }: { ctx: Ctx; input: CreatePaymentLinkBody }): Promise<PaymentLinkReply> {
   const scope = assertRole(ctx, "admin");
   const brandId = await brandOfScope(ctx.db, scope);
+  // CONTRACT §40: an Idempotency-Key names one link of the brand; a repeat answers it as it is now.
+  const effect = ofBrand(brandId, "payment_link");
+  return oncePerKey(ctx, effect, {
+    answer: async (id) => {
+      const [row] = await ctx.db.select().from(paymentLinks).where(and(eq(paymentLinks.id, id), eq(paymentLinks.brandId, brandId)));
+      if (!row) throw linkNotFound();
+      return { success: true, link: viewOf(ctx, row) };
+    },
+    make: () => makePaymentLink(ctx, scope, brandId, input, effect),
+  });
+}
+
+async function makePaymentLink(ctx: Ctx, scope: CallerScope, brandId: string, input: CreatePaymentLinkBody, effect: EffectOf): Promise<PaymentLinkReply> {
   checkUrls(input);
   const quantity = input.quantity ?? 1;
   if (input.price * quantity > Number.MAX_SAFE_INTEGER) throw validationError("price × quantity is too large", "price");
@@ -95,6 +109,7 @@ export async function createPaymentLink({ ctx, input }: { ctx: Ctx; input: Creat
     createdAt: new Date(now),
   };
   await withTransaction(ctx.db, async (tx) => {
+    await bindResource(tx, ctx, effect, row.id);
     await tx.insert(paymentLinks).values(row);
     // The code is the public part of the URL: not in the audit record (docs/admin.md "Audit logs").
     await recordAudit(tx, ctx, {

@@ -2,7 +2,8 @@ import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
-import { assertRole } from "../http/auth.js";
+import { assertRole, type CallerScope } from "../http/auth.js";
+import { bindResource, keyAlreadyUsed, ofOrganization, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { withTransaction } from "../db/transaction.js";
 import { brandAccess, brands, memberships, sessions, users, type BrandRole, type OrganizationRole } from "../db/schema/index.js";
 import { missingRequiredFields } from "../identity/errors.js";
@@ -105,6 +106,24 @@ export interface CreateUserInput {
  */
 export async function createUser({ ctx, input }: Args<CreateUserInput>): Promise<OrgUser & { brandAccess: BrandAccessView[]; existingUser: boolean }> {
   const scope = assertRole(ctx, "admin");
+  // CONTRACT §40: an Idempotency-Key names one membership made in the organization; a repeat answers it, not "already a member".
+  const effect = ofOrganization(scope.organizationId, "user");
+  return oncePerKey(ctx, effect, { answer: (userId) => addedUser(ctx, scope, userId), make: () => addUser(ctx, scope, input, effect) });
+}
+
+/** A user a key added, as now; `existingUser` when the account is older than its membership here (it was registered before). */
+async function addedUser(ctx: Ctx, scope: CallerScope, userId: string): Promise<OrgUser & { brandAccess: BrandAccessView[]; existingUser: boolean }> {
+  const [row] = await ctx.db
+    .select({ ...userColumns, joinedAt: memberships.createdAt })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.organizationId, scope.organizationId), eq(memberships.userId, userId)));
+  if (!row) throw keyAlreadyUsed("user", userId, "that user was removed from the organization since");
+  const { joinedAt, ...user } = row;
+  return { ...toOrgUser(user), brandAccess: await brandAccessIn(ctx.db, scope.organizationId, userId), existingUser: user.createdAt < joinedAt };
+}
+
+async function addUser(ctx: Ctx, scope: CallerScope, input: CreateUserInput, effect: EffectOf): Promise<OrgUser & { brandAccess: BrandAccessView[]; existingUser: boolean }> {
   const email = normalizeEmail(input.email);
   const name = input.name.trim();
   if (!email || !name || !input.password) throw missingRequiredFields();
@@ -143,6 +162,7 @@ export async function createUser({ ctx, input }: Args<CreateUserInput>): Promise
       .onConflictDoNothing()
       .returning({ userId: memberships.userId });
     if (inserted.length === 0) throw alreadyMember();
+    await bindResource(tx, ctx, effect, user.id);
     if (brandIds.length) {
       await tx
         .insert(brandAccess)

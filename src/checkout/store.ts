@@ -322,6 +322,15 @@ export async function insertShortLink(db: Db, link: typeof shortLinks.$inferInse
   await db.insert(shortLinks).values(link);
 }
 
+/** A brand's short link as it was made, expired or not (what an Idempotency-Key's repeat answers). */
+export async function findShortLinkOfBrand(db: Db, code: string, brandId: string): Promise<{ token: string; expiresAt: Date } | null> {
+  const [row] = await db
+    .select({ token: shortLinks.token, expiresAt: shortLinks.expiresAt })
+    .from(shortLinks)
+    .where(and(eq(shortLinks.code, code), eq(shortLinks.brandId, brandId)));
+  return row ?? null;
+}
+
 /** The token behind a short link, while it has not expired. */
 export async function findShortLinkToken(db: Db, code: string, now: Date): Promise<string | null> {
   const [row] = await db

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { addUser, adminCall, registerOwner } from "../../test/support/admin.js";
 import { startFakeDns, type FakeDns } from "../../test/support/fake-dns.js";
+import { abandonReservation } from "../../test/support/idempotency.js";
+import { call } from "../../test/support/identity.js";
 import { sha256 } from "../lib/crypto.js";
 import { auditLogs, customDomains, DEFAULT_BRAND_ID, brands, sessions } from "../db/schema/index.js";
 import { hostingEnv, startFakeHosting, type FakeHosting } from "./fake-hosting.js";
@@ -92,6 +94,22 @@ describe("POST /api/admin/domains", () => {
     });
     expect(hosting.requests.length).toBe(platformCalls);
     expect(await db().select().from(customDomains).where(eq(customDomains.domain, "shop-a.co.uk"))).toHaveLength(1);
+  });
+
+  it("an Idempotency-Key names the domain it added: a retry after the dead request's reservation was taken over answers it (200, not 409 exists), the platform asked once", async () => {
+    const c = await registerOwner(t, "Shop C"); // its own brand: the lists of A and B stay as the tests below expect
+    const headers = { "idempotency-key": "add-retry.shop-c.com" };
+    const first = await call(t, "POST", "/api/admin/domains", { session: c.session, body: { domain: "retry.shop-c.com" }, headers });
+    expect(first.statusCode, first.body).toBe(200);
+    await abandonReservation(t, headers["idempotency-key"]);
+    const retry = await call(t, "POST", "/api/admin/domains", { session: c.session, body: { domain: "retry.shop-c.com" }, headers });
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(json(retry)).toEqual(json(first));
+    expect(hosting.requests.filter((r) => r.method === "POST" && r.body.includes("retry.shop-c.com"))).toHaveLength(1);
+    // Shop B with the same key string is its own request: the name is C's, so B gets the usual 409 without C's records.
+    const foreign = await call(t, "POST", "/api/admin/domains", { session: b.session, body: { domain: "retry.shop-c.com" }, headers });
+    expect(foreign.statusCode).toBe(409);
+    expect(json(foreign)).toMatchObject({ verification: null, dnsInstructions: [] });
   });
 
   it("answers 409 for another brand's domain without showing its records", async () => {

@@ -4,6 +4,7 @@ import type { DomainChallenge } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { recordAudit } from "../audit/record.js";
 import { assertRole, brandOfScope, type CallerScope } from "../http/auth.js";
+import { bindResource, keyAlreadyUsed, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { AppError, notFound } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
 import { checkRecords, createResolver, expectedRecords, instructionsOf, missingRecordsError } from "./dns.js";
@@ -60,6 +61,19 @@ export async function addDomain({ ctx, input }: { ctx: Ctx; input: AddDomainBody
   const scope = assertRole(ctx, "admin");
   const brandId = await brandOfScope(ctx.db, scope);
   const hosting = requireHosting(ctx.config);
+  // CONTRACT §40: an Idempotency-Key names one domain of the brand; a repeat answers it, not "exists".
+  const effect = ofBrand(brandId, "domain");
+  return oncePerKey(ctx, effect, {
+    answer: async (domain) => {
+      const row = await findBrandDomain(ctx.db, brandId, domain);
+      if (!row) throw keyAlreadyUsed("domain", domain, "it was removed since");
+      return { success: true, domain: domainView(row, ctx.config.hosting) };
+    },
+    make: () => makeDomain(ctx, scope, brandId, hosting, input, effect),
+  });
+}
+
+async function makeDomain(ctx: Ctx, scope: CallerScope, brandId: string, hosting: HostingClient, input: AddDomainBody, effect: EffectOf): Promise<{ success: true; domain: DomainView }> {
   const name = parseDomainName(input.domain);
 
   const existing = await findDomain(ctx.db, name.ascii);
@@ -80,6 +94,7 @@ export async function addDomain({ ctx, input }: { ctx: Ctx; input: AddDomainBody
     if (input.primary) await clearOtherPrimaries(tx, brandId, null);
     const inserted = await insertDomain(tx, { id, brandId, domain: name.ascii, isRoot: name.isRoot, verified: false, primary: input.primary === true, challenges, createdAt: now });
     if (!inserted) return null;
+    await bindResource(tx, ctx, effect, name.ascii);
     await recordAudit(tx, ctx, { action: "domain.add", resourceType: "domain", resourceId: name.ascii, success: true, ...auditScope(scope, brandId), details: { domain: name.ascii, primary: inserted.primary, root: name.isRoot } });
     return inserted;
   });

@@ -16,5 +16,6 @@ export function ctxOf(deps: Deps, request: FastifyRequest, actor: Actor = ANONYM
     clientAddress: request.ip,
     userAgent: request.headers["user-agent"],
     requestId: request.id,
+    idempotencyKey: request.idempotency && { key: request.idempotency.key, requestHash: request.idempotency.requestHash },
   };
 }

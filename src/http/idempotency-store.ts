@@ -1,6 +1,6 @@
 import { and, eq, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { idempotencyKeys } from "../db/schema/index.js";
+import { idempotencyEffects, idempotencyKeys } from "../db/schema/index.js";
 
 export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;
 type KeyOf = Pick<IdempotencyKeyRow, "scope" | "key">;
@@ -51,4 +51,22 @@ export async function purgeExpiredIdempotencyKeys(tx: Db, now: number, limit: nu
     )
     select count(*)::int as deleted from gone`);
   return (result as unknown as { rows: { deleted: number }[] }).rows[0]?.deleted ?? 0;
+}
+
+export type IdempotencyEffectRow = typeof idempotencyEffects.$inferSelect;
+type EffectOf = Pick<IdempotencyEffectRow, "owner" | "kind" | "key">;
+
+/** The effect a key already names for (owner, kind), if any. */
+export async function findEffect(db: Db, { owner, kind, key }: EffectOf): Promise<IdempotencyEffectRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(idempotencyEffects)
+    .where(and(eq(idempotencyEffects.owner, owner), eq(idempotencyEffects.kind, kind), eq(idempotencyEffects.key, key)));
+  return row;
+}
+
+/** Binds the key to what was made; false when the key was bound already (ON CONFLICT: one winner, also across processes). */
+export async function insertEffect(db: Db, row: IdempotencyEffectRow): Promise<boolean> {
+  const bound = await db.insert(idempotencyEffects).values(row).onConflictDoNothing().returning({ key: idempotencyEffects.key });
+  return bound.length === 1;
 }

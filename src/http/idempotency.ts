@@ -14,9 +14,16 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** This POST creates or charges: it honours Idempotency-Key (CONTRACT §17). */
     idempotent?: boolean;
+    /**
+     * Its answer shows a secret once (API keys, signing keys, webhook endpoints): never stored here,
+     * since secrets never reach a table. A repeat reaches the verb, whose effect row answers 409
+     * naming what the key made (idempotent-effects.ts).
+     */
+    showsSecret?: boolean;
   }
   interface FastifyRequest {
-    idempotency?: { scope: string; key: string };
+    /** The reserved key and the fingerprint of path parameters and body, which the verb's effect row keeps too (CONTRACT §40). */
+    idempotency?: { scope: string; key: string; requestHash: string };
   }
 }
 
@@ -28,7 +35,10 @@ function errorReply(reply: FastifyReply, status: number, error: string, code: st
  * Payment-API idempotency keys: the first response for (caller, method and route, key) is kept for
  * 24 hours and replayed; the same key with another body is 422; a repeat while the first still runs
  * is 409. The reservation is a row inserted with ON CONFLICT, so concurrent repeats across
- * processes see exactly one winner. A 5xx is not kept, so the client can retry it.
+ * processes see exactly one winner. A 5xx is not kept, so the client can retry it; nor is a 202 (a
+ * pending refund: the next repeat asks the verb for its state) or a shown-once secret. What a key
+ * made is bound for good by the verb itself (idempotent-effects.ts, CONTRACT §40): this reservation
+ * is taken over after a minute and gone after a day, the effect row is not.
  */
 export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock; hashKey: Buffer }): void {
   app.addHook("preHandler", async (request: FastifyRequest, reply: FastifyReply) => {
@@ -41,13 +51,14 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     const caller = request.rateLimitSubject?.authenticated ? `s:${request.rateLimitSubject.key}` : `a:${request.ip}`;
     const scope = `${caller} ${request.method} ${request.routeOptions.url}`;
     // Keyed: a body holds card numbers, and a plain hash of a card number can be reversed by trying them all.
-    const requestHash = keyedHash(canonicalJson(request.body ?? null), deps.hashKey);
+    // The path parameters too: the same key and body on another order is another request (422), not a replay of the first order's answer.
+    const requestHash = keyedHash(canonicalJson({ params: request.params ?? {}, body: request.body ?? null }), deps.hashKey);
     const now = deps.clock.now();
 
     // Clear an expired or abandoned reservation for this key, then try to reserve it.
     await clearStaleKey(deps.db, { scope, key }, { now, abandonedBefore: now - ABANDONED_MS });
     if (await reserveKey(deps.db, { scope, key, requestHash, createdAt: new Date(now), expiresAt: new Date(now + KEEP_MS) })) {
-      request.idempotency = { scope, key };
+      request.idempotency = { scope, key, requestHash };
       return;
     }
     const first = await findKey(deps.db, { scope, key });
@@ -64,7 +75,8 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     const held = request.idempotency;
     if (!held) return payload;
     request.idempotency = undefined;
-    if (reply.statusCode >= 500) {
+    const kept = reply.statusCode < 500 && reply.statusCode !== 202 && !(request.routeOptions.config.showsSecret && reply.statusCode < 300);
+    if (!kept) {
       await deleteKey(deps.db, held);
       return payload;
     }

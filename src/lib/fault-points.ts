@@ -15,6 +15,8 @@ export const FAULT_POINTS = [
   "complete.after-commit",
   /** Refund: the provider answered, the refund not yet settled in our tables (the reconciler settles it). */
   "refund.after-provider",
+  /** `POST /api/v1/checkouts`: the checkout and its short link committed, the response not yet sent. */
+  "merchant-checkout.after-commit",
   /** Webhook worker: the delivery is claimed (the business change long committed), the send not yet made. */
   "webhook.before-send",
 ] as const;

@@ -5,11 +5,13 @@ import { findBrandForCheckout } from "../checkout/store.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
 import type { ApiActor } from "../http/api-key.js";
+import { bindResource, ofBrand, oncePerKey } from "../http/idempotent-effects.js";
 import { notFound } from "../lib/errors.js";
+import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
 import { invalidApiKey } from "../merchant-credentials/errors.js";
 import type { CheckoutIdParams, CreateCheckoutBody, CreatedCheckout, MerchantCheckoutView } from "./schemas.js";
-import { findMerchantCheckout, insertMerchantCheckout } from "./store.js";
+import { findCreatedCheckout, findMerchantCheckout, insertMerchantCheckout } from "./store.js";
 
 type Verb<I> = { ctx: Ctx; actor: ApiActor; input: I };
 
@@ -18,33 +20,56 @@ export const DEFAULT_CHECKOUT_LIFETIME_SECONDS = 3600;
 /**
  * `POST /api/v1/checkouts`: signs a checkout token for the key's brand (the brand is the key's, never
  * the body's) and stores its short link, the same way the link generators do. A completed orderId is
- * 409 `Checkout already completed`. Repeats with one Idempotency-Key make one checkout (CONTRACT §17).
+ * 409 `Checkout already completed`. An Idempotency-Key is bound to the checkout in the transaction
+ * that stores it (CONTRACT §40): a repeat, also after a crash and after the HTTP reservation was taken
+ * over or expired, answers that checkout (the same id, url and token), never a second one.
  */
 export async function createMerchantCheckout({ ctx, actor, input }: Verb<CreateCheckoutBody>): Promise<CreatedCheckout> {
-  const { expiresInSeconds = DEFAULT_CHECKOUT_LIFETIME_SECONDS, ...claims } = input;
-  const brand = await findBrandForCheckout(ctx.db, actor.brandId, claims.orderId);
-  // A key of a deleted brand (or organization) is no key.
-  if (!brand) throw invalidApiKey();
-  if (brand.checkoutStatus === "completed") throw checkoutCompleted();
-  const id = newId("mco");
-  const link = await withTransaction(ctx.db, async (tx) => {
-    const issued = await issueCheckoutLink(ctx, { claims: { ...claims, brandId: actor.brandId } as Omit<CheckoutClaims, "exp" | "iat">, brandId: actor.brandId, db: tx, lifetimeSeconds: expiresInSeconds });
-    await insertMerchantCheckout(tx, {
-      id,
-      brandId: actor.brandId,
-      orderId: claims.orderId,
-      apiKeyId: actor.id,
-      shortCode: issued.code,
-      amountCents: claims.amount,
-      currency: claims.currency.toUpperCase(),
-      provider: claims.provider ?? null,
-      createdAt: new Date(ctx.clock.now()),
-      expiresAt: new Date(issued.expiresAt),
-    });
-    return issued;
+  const effect = ofBrand(actor.brandId, "checkout");
+  return oncePerKey(ctx, effect, {
+    answer: async (id) => {
+      const made = await findCreatedCheckout(ctx.db, actor.brandId, id);
+      if (!made) throw notFound("Checkout not found");
+      return createdOf(ctx, made);
+    },
+    make: async () => {
+      const { expiresInSeconds = DEFAULT_CHECKOUT_LIFETIME_SECONDS, ...claims } = input;
+      const brand = await findBrandForCheckout(ctx.db, actor.brandId, claims.orderId);
+      // A key of a deleted brand (or organization) is no key.
+      if (!brand) throw invalidApiKey();
+      if (brand.checkoutStatus === "completed") throw checkoutCompleted();
+      const id = newId("mco");
+      const link = await withTransaction(ctx.db, async (tx) => {
+        await bindResource(tx, ctx, effect, id);
+        const issued = await issueCheckoutLink(ctx, { claims: { ...claims, brandId: actor.brandId } as Omit<CheckoutClaims, "exp" | "iat">, brandId: actor.brandId, db: tx, lifetimeSeconds: expiresInSeconds });
+        await insertMerchantCheckout(tx, {
+          id,
+          brandId: actor.brandId,
+          orderId: claims.orderId,
+          apiKeyId: actor.id,
+          shortCode: issued.code,
+          amountCents: claims.amount,
+          currency: claims.currency.toUpperCase(),
+          provider: claims.provider ?? null,
+          createdAt: new Date(ctx.clock.now()),
+          expiresAt: new Date(issued.expiresAt),
+        });
+        return issued;
+      });
+      faultPoint(ctx.config, "merchant-checkout.after-commit");
+      return createdOf(ctx, { id, orderId: claims.orderId, shortCode: link.code, token: link.token, expiresAt: new Date(link.expiresAt) });
+    },
   });
-  return { id, orderId: claims.orderId, url: `${ctx.config.publicBaseUrl}/checkout/${link.token}`, shortUrl: link.checkoutUrl, token: link.token, expiresAt: link.expiresAt };
 }
+
+const createdOf = (ctx: Pick<Ctx, "config">, made: { id: string; orderId: string; shortCode: string; token: string; expiresAt: Date }): CreatedCheckout => ({
+  id: made.id,
+  orderId: made.orderId,
+  url: `${ctx.config.publicBaseUrl}/checkout/${made.token}`,
+  shortUrl: `${ctx.config.publicBaseUrl}/c/${made.shortCode}`,
+  token: made.token,
+  expiresAt: made.expiresAt.getTime(),
+});
 
 /** `GET /api/v1/checkouts/<id>`: another brand's id is a not-found. */
 export async function getMerchantCheckout({ ctx, actor, input }: Verb<CheckoutIdParams>): Promise<MerchantCheckoutView> {

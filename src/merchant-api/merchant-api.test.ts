@@ -4,13 +4,14 @@
 import { eq } from "drizzle-orm";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkouts, merchantCheckouts, orders } from "../db/schema/index.js";
+import { checkouts, idempotencyKeys, merchantCheckouts, orders } from "../db/schema/index.js";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { registerOwner, type Registered } from "../../test/support/admin.js";
 import { post } from "../../test/support/checkout.js";
 import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { call } from "../../test/support/identity.js";
 import { AMOUNT, PAY_BY_PROVIDER } from "../../test/support/provider-payments.js";
+import { abandonReservation, expireReservation } from "../../test/support/idempotency.js";
 import { createApiKey, withKey } from "../../test/support/merchant.js";
 
 let t: TestApp;
@@ -100,6 +101,42 @@ describe("POST /api/v1/checkouts", () => {
     const rivalAnswer = await createCheckout(rivalKey, body, { "idempotency-key": `idem-${body.orderId}` });
     expect(rivalAnswer.statusCode).toBe(201);
     expect(json(rivalAnswer).id).not.toBe([...ids][0]);
+  });
+
+  it("a retry after the dead request's reservation was taken over (or expired) answers the same checkout, never a second one; other parameters are 422", async () => {
+    const body = checkoutBody();
+    const headers = { "idempotency-key": `takeover-${body.orderId}` };
+    const first = await createCheckout(key, body, headers);
+    expect(first.statusCode, first.body).toBe(201);
+    await abandonReservation(t, headers["idempotency-key"]);
+    const retry = await createCheckout(key, body, headers);
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(json(retry)).toEqual(json(first)); // the same id, url, short url and token
+    expect(retry.headers["idempotent-replayed"]).toBeUndefined();
+    await expireReservation(t, headers["idempotency-key"]);
+    expect(json(await createCheckout(key, body, headers))).toEqual(json(first));
+    await abandonReservation(t, headers["idempotency-key"]);
+    const other = await createCheckout(key, { ...body, amount: AMOUNT + 1 }, headers);
+    expect(other.statusCode).toBe(422);
+    expect(json(other).code).toBe("IDEMPOTENCY_KEY_REUSED");
+    expect(await t.deps.database.db.select().from(merchantCheckouts).where(eq(merchantCheckouts.orderId, body.orderId))).toHaveLength(1);
+  });
+
+  it("brand B's key sending brand A's Idempotency-Key and body gets its own checkout, never A's", async () => {
+    const body = checkoutBody();
+    const headers = { "idempotency-key": `shared-${body.orderId}` };
+    const theirs = json(await createCheckout(key, body, headers));
+    const mine = await createCheckout(rivalKey, body, headers);
+    expect(mine.statusCode, mine.body).toBe(201);
+    expect(json(mine).id).not.toBe(theirs.id);
+    expect(json(mine).token).not.toBe(theirs.token);
+    expect(decodeJwt(json(mine).token)).toMatchObject({ brandId: rival.brandId });
+    // Also past both reservations, when only the checkouts' own bindings are left.
+    await t.deps.database.db.delete(idempotencyKeys).where(eq(idempotencyKeys.key, headers["idempotency-key"]));
+    const again = json(await createCheckout(rivalKey, body, headers));
+    expect(again.id).toBe(json(mine).id);
+    const rows = await t.deps.database.db.select().from(merchantCheckouts).where(eq(merchantCheckouts.orderId, body.orderId));
+    expect(rows.map((r) => [r.id, r.brandId]).sort()).toEqual([[theirs.id, shop.brandId], [json(mine).id, rival.brandId]].sort());
   });
 
   it("refuses a checkout for an order the brand already completed", async () => {

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { checkouts, merchantCheckouts } from "../db/schema/index.js";
+import { checkouts, merchantCheckouts, shortLinks } from "../db/schema/index.js";
 
 // The merchant API's queries. Each takes a db handle (client or transaction).
 
@@ -27,6 +27,17 @@ export async function findMerchantCheckout(db: Db, brandId: string, id: string) 
     })
     .from(merchantCheckouts)
     .leftJoin(checkouts, and(eq(checkouts.brandId, merchantCheckouts.brandId), eq(checkouts.orderId, merchantCheckouts.orderId)))
+    .where(and(eq(merchantCheckouts.id, id), eq(merchantCheckouts.brandId, brandId)))
+    .limit(1);
+  return row ?? null;
+}
+
+/** The brand's API checkout as its creation answered it: with the token behind its short link. */
+export async function findCreatedCheckout(db: Db, brandId: string, id: string) {
+  const [row] = await db
+    .select({ id: merchantCheckouts.id, orderId: merchantCheckouts.orderId, shortCode: merchantCheckouts.shortCode, token: shortLinks.token, expiresAt: shortLinks.expiresAt })
+    .from(merchantCheckouts)
+    .innerJoin(shortLinks, eq(shortLinks.code, merchantCheckouts.shortCode))
     .where(and(eq(merchantCheckouts.id, id), eq(merchantCheckouts.brandId, brandId)))
     .limit(1);
   return row ?? null;

@@ -1,7 +1,8 @@
 import { randomInt } from "node:crypto";
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
-import { assertRole, brandOfScope } from "../http/auth.js";
+import { assertRole, brandOfScope, type CallerScope } from "../http/auth.js";
+import { bindResource, keyAlreadyUsed, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { API_KEY_SCOPES } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { sha256 } from "../lib/crypto.js";
@@ -32,6 +33,18 @@ function viewOf(row: ApiKeyRow): ApiKeyView {
 export async function createApiKey({ ctx, input }: Verb<CreateApiKeyBody>): Promise<CreateApiKeyReply> {
   const scope = assertRole(ctx, "admin");
   const brandId = await brandOfScope(ctx.db, scope);
+  // CONTRACT §40: an Idempotency-Key names one key of the brand. Its secret cannot be shown again (the
+  // table keeps a hash): a repeat is 409 naming the key, which the caller revokes if the answer was lost.
+  const effect = ofBrand(brandId, "api_key");
+  return oncePerKey(ctx, effect, {
+    answer: async (id) => {
+      throw keyAlreadyUsed("API key", id, `its secret was shown once and cannot be shown again; if that answer was lost, revoke the key (DELETE /api/admin/api-keys/${id}) and create another`);
+    },
+    make: () => makeApiKey(ctx, scope, brandId, input, effect),
+  });
+}
+
+async function makeApiKey(ctx: Ctx, scope: CallerScope, brandId: string, input: CreateApiKeyBody, effect: EffectOf): Promise<CreateApiKeyReply> {
   const secret = generateApiKeySecret();
   const row: ApiKeyRow = {
     id: newId("key"),
@@ -47,6 +60,7 @@ export async function createApiKey({ ctx, input }: Verb<CreateApiKeyBody>): Prom
     revokedAt: null,
   };
   await withTransaction(ctx.db, async (tx) => {
+    await bindResource(tx, ctx, effect, row.id);
     await insertApiKey(tx, row);
     await recordAudit(tx, ctx, {
       action: "api_key.create",

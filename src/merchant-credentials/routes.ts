@@ -34,12 +34,14 @@ export function registerMerchantCredentialRoutes(app: App, deps: Deps): void {
   app.post(
     "/api/admin/api-keys",
     {
+      // CONTRACT §40: the key names one API key; its answer (the secret) is never stored, a repeat is 409 naming the key.
+      config: { idempotent: true, showsSecret: true },
       onRequest: noStore,
       schema: {
         tags: TAGS,
         summary: "Create an API key (admin or owner); `secret` is shown in this answer only",
         body: CreateApiKeyBody,
-        response: { 200: CreateApiKeyReply, ...errorResponses(400, 401, 403) },
+        response: { 200: CreateApiKeyReply, ...errorResponses(400, 401, 403, 409, 422) },
       },
     },
     async (request) => createApiKey({ ctx: callerCtx(deps, request), input: request.body }),
@@ -62,11 +64,12 @@ export function registerMerchantCredentialRoutes(app: App, deps: Deps): void {
   app.post(
     "/api/admin/signing-keys",
     {
+      config: { idempotent: true, showsSecret: true },
       onRequest: noStore,
       schema: {
         tags: TAGS,
         summary: "Create a brand signing key (admin or owner): tokens with its `kid` are valid for this brand only; `secret` is shown once",
-        response: { 200: CreateSigningKeyReply, ...errorResponses(400, 401, 403) },
+        response: { 200: CreateSigningKeyReply, ...errorResponses(400, 401, 403, 409, 422) },
       },
     },
     async (request) => createSigningKey({ ctx: callerCtx(deps, request) }),

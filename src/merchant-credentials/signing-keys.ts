@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
-import { assertRole, brandOfScope } from "../http/auth.js";
+import { assertRole, brandOfScope, type CallerScope } from "../http/auth.js";
+import { bindResource, keyAlreadyUsed, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { withTransaction } from "../db/transaction.js";
 import { seal, unseal } from "../lib/crypto.js";
 import { newId } from "../lib/ids.js";
@@ -15,10 +16,22 @@ type Verb<I> = { ctx: Ctx; input: I };
 export async function createSigningKey({ ctx }: Omit<Verb<unknown>, "input">): Promise<CreateSigningKeyReply> {
   const scope = assertRole(ctx, "admin");
   const brandId = await brandOfScope(ctx.db, scope);
+  // CONTRACT §40: an Idempotency-Key names one signing key of the brand; its secret is shown once, so a repeat is 409 naming the kid.
+  const effect = ofBrand(brandId, "signing_key");
+  return oncePerKey(ctx, effect, {
+    answer: async (kid) => {
+      throw keyAlreadyUsed("signing key", kid, `its secret was shown once and cannot be shown again; if that answer was lost, retire the key (DELETE /api/admin/signing-keys/${kid}) and create another`);
+    },
+    make: () => makeSigningKey(ctx, scope, brandId, effect),
+  });
+}
+
+async function makeSigningKey(ctx: Ctx, scope: CallerScope, brandId: string, effect: EffectOf): Promise<CreateSigningKeyReply> {
   const secret = randomBytes(32).toString("base64url");
   const kid = newId("bsk");
   const createdAt = new Date(ctx.clock.now());
   await withTransaction(ctx.db, async (tx) => {
+    await bindResource(tx, ctx, effect, kid);
     await insertSigningKey(tx, {
       kid,
       organizationId: scope.organizationId,

@@ -9,6 +9,7 @@ import { acceptedUpsell, completeCheckoutViaApi } from "../../test/support/compl
 import { call } from "../../test/support/identity.js";
 import { bearer, createApiKey } from "../../test/support/merchant.js";
 import { AMOUNT } from "../../test/support/provider-payments.js";
+import { abandonReservation, expireReservation } from "../../test/support/idempotency.js";
 import { repeatRefund } from "../../test/support/refunds.js";
 import { auditLogs, demoProviderRecords, orders, outboxEvents, refunds } from "../db/schema/index.js";
 import { PAYMENT_PROVIDERS, type PaymentProviderType } from "../providers/manifest.js";
@@ -25,9 +26,9 @@ afterAll(() => t.close());
 
 const db = () => t.deps.database.db;
 
-/** A completed checkout of the shop paid through `provider`; its order row. */
-async function paidOrder(provider: PaymentProviderType = "vault_gateway_b", cardNumber?: string) {
-  const done = await completeCheckoutViaApi(t, { provider, cardNumber, claims: { brandId: shop.brandId } });
+/** A completed checkout of the shop (or `brandId`) paid through `provider`; its order row. */
+async function paidOrder(provider: PaymentProviderType = "vault_gateway_b", cardNumber?: string, brandId = shop.brandId) {
+  const done = await completeCheckoutViaApi(t, { provider, cardNumber, claims: { brandId } });
   const [row] = await db().select().from(orders).where(and(eq(orders.orderId, done.orderId), eq(orders.kind, "checkout")));
   return { ...row!, paymentMethodToken: done.paymentMethodToken };
 }
@@ -176,5 +177,106 @@ describe("POST /api/v1/orders/:orderId/refunds", () => {
     const rivalKey = await createApiKey(t, rival.session, { scopes: ["orders:refund"] });
     expect((await t.app.inject({ method: "POST", url: `/api/v1/orders/${order.orderId}/refunds`, payload: { reason: "other" }, headers: bearer(rivalKey.secret) })).statusCode).toBe(404);
     expect(await refundsOf(order.id)).toHaveLength(1);
+  });
+});
+
+describe("an Idempotency-Key names one refund, for good (CONTRACT §40, issue 31)", () => {
+  const v1Refund = (orderId: string, body: Record<string, unknown>, secret: string, key: string) =>
+    t.app.inject({ method: "POST", url: `/api/v1/orders/${orderId}/refunds`, payload: body, headers: { ...bearer(secret), "idempotency-key": key } });
+  const atProvider = (orderId: string) =>
+    db()
+      .select()
+      .from(demoProviderRecords)
+      .where(and(eq(demoProviderRecords.kind, "refund"), eq(demoProviderRecords.orderId, orderId)));
+
+  it("a retry after the dead request's reservation was taken over answers the refund that succeeded, also a day later, and refunds nothing more", async () => {
+    const order = await paidOrder();
+    const key = await createApiKey(t, shop.session, { scopes: ["orders:refund"] });
+    const body = { amount: 600, reason: "requested_by_customer" };
+    const first = await v1Refund(order.orderId, body, key.secret, "retry-after-takeover");
+    expect(first.statusCode, first.body).toBe(200);
+
+    // The request died before its answer: its reservation is taken over a minute later, and the verb runs again.
+    await abandonReservation(t, "retry-after-takeover");
+    const retry = await v1Refund(order.orderId, body, key.secret, "retry-after-takeover");
+    expect(retry.statusCode, retry.body).toBe(200); // not "400 amount is more than the 400 left"
+    expect(json(retry)).toEqual(json(first));
+    expect(retry.headers["idempotent-replayed"]).toBeUndefined(); // answered from the refund, not from a stored answer
+
+    // Past the stored answer's 24 hours the key still names that refund.
+    await expireReservation(t, "retry-after-takeover");
+    const dayLater = await v1Refund(order.orderId, body, key.secret, "retry-after-takeover");
+    expect(dayLater.statusCode, dayLater.body).toBe(200);
+    expect(json(dayLater).refund).toEqual(json(first).refund);
+
+    expect(await refundsOf(order.id)).toHaveLength(1);
+    expect(await atProvider(order.orderId)).toHaveLength(1);
+    expect(await detail(order.id)).toMatchObject({ refunded: 600 });
+  });
+
+  it("the same key with other parameters after the takeover is 422 (another amount, another order), and nothing more is refunded", async () => {
+    const order = await paidOrder();
+    const other = await paidOrder();
+    const key = await createApiKey(t, shop.session, { scopes: ["orders:refund"] });
+    expect((await v1Refund(order.orderId, { amount: 300, reason: "other" }, key.secret, "other-params")).statusCode).toBe(200);
+    await abandonReservation(t, "other-params");
+    const reused = await v1Refund(order.orderId, { amount: 400, reason: "other" }, key.secret, "other-params");
+    expect(reused.statusCode, reused.body).toBe(422);
+    expect(json(reused)).toEqual({ error: "Idempotency key reused with different parameters", code: "IDEMPOTENCY_KEY_REUSED" });
+    await abandonReservation(t, "other-params");
+    expect((await v1Refund(other.orderId, { amount: 300, reason: "other" }, key.secret, "other-params")).statusCode).toBe(422);
+    // The back office's route is another request too: one key, one refund of the brand.
+    const viaSession = await refund(order.id, { amount: 300, reason: "other" }, shop.session, { "idempotency-key": "other-params" });
+    expect(viaSession.statusCode, viaSession.body).toBe(422);
+    expect(await refundsOf(order.id)).toHaveLength(1);
+    expect(await refundsOf(other.id)).toEqual([]);
+  });
+
+  it("a refund the provider refused answers its 402 again after the takeover, and is not tried again", async () => {
+    const order = await paidOrder("vault_gateway_b", "4000000000005126");
+    const key = await createApiKey(t, shop.session, { scopes: ["orders:refund"] });
+    const first = await v1Refund(order.orderId, { amount: 500, reason: "fraudulent" }, key.secret, "refused-once");
+    expect(first.statusCode).toBe(402);
+    await abandonReservation(t, "refused-once");
+    const retry = await v1Refund(order.orderId, { amount: 500, reason: "fraudulent" }, key.secret, "refused-once");
+    expect(retry.statusCode).toBe(402);
+    expect(json(retry)).toEqual(json(first));
+    expect(await refundsOf(order.id)).toHaveLength(1);
+    expect(await atProvider(order.orderId)).toHaveLength(1);
+  });
+
+  it("two keys of the brand sending one Idempotency-Key at once make one refund, which both answers name", async () => {
+    const order = await paidOrder();
+    const [a, b] = await Promise.all([createApiKey(t, shop.session, { scopes: ["orders:refund"] }), createApiKey(t, shop.session, { scopes: ["orders:refund"] })]);
+    const body = { amount: 100, reason: "duplicate" };
+    // Two callers: two HTTP reservations, so only the refund's own binding keeps them to one refund.
+    const answers = await Promise.all([a, b, a, b].map((k) => v1Refund(order.orderId, body, k.secret, "one-key-two-callers")));
+    const refunded = answers.filter((res) => res.statusCode === 200 || res.statusCode === 202);
+    expect(refunded.length, answers.map((res) => `${res.statusCode} ${res.body}`).join("\n")).toBeGreaterThanOrEqual(2);
+    expect(answers.every((res) => [200, 202, 409].includes(res.statusCode))).toBe(true); // 409: the same caller's repeat while the first runs
+    expect(new Set(refunded.map((res) => json(res).refund.id)).size).toBe(1);
+    expect(await refundsOf(order.id)).toHaveLength(1);
+    expect(await atProvider(order.orderId)).toHaveLength(1);
+  });
+
+  it("brand B sending brand A's key string gets its own refund, never A's", async () => {
+    const order = await paidOrder();
+    const shopKey = await createApiKey(t, shop.session, { scopes: ["orders:refund"] });
+    const theirs = await v1Refund(order.orderId, { amount: 300, reason: "other" }, shopKey.secret, "shared-key-string");
+    expect(theirs.statusCode).toBe(200);
+
+    const rivalKey = await createApiKey(t, rival.session, { scopes: ["orders:refund"] });
+    // The very same request with the rival's key: A's order is not the rival's, whatever the key says.
+    const probe = await v1Refund(order.orderId, { amount: 300, reason: "other" }, rivalKey.secret, "shared-key-string");
+    expect(probe.statusCode, probe.body).toBe(404);
+    expect(probe.body).not.toContain(json(theirs).refund.id);
+    // Its own order with the key string (another of its keys, so its own first answer is not replayed): its own refund.
+    const own = await paidOrder("vault_gateway_b", undefined, rival.brandId);
+    const rivalServer = await createApiKey(t, rival.session, { scopes: ["orders:refund"] });
+    const mine = await v1Refund(own.orderId, { amount: 300, reason: "other" }, rivalServer.secret, "shared-key-string");
+    expect(mine.statusCode, mine.body).toBe(200);
+    expect(json(mine).refund).toMatchObject({ orderId: own.orderId, amount: 300, status: "succeeded" });
+    expect(json(mine).refund.id).not.toBe(json(theirs).refund.id);
+    expect(await refundsOf(order.id)).toEqual([expect.objectContaining({ id: json(theirs).refund.id, brandId: shop.brandId })]);
   });
 });

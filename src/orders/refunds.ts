@@ -5,6 +5,7 @@ import { withTransaction } from "../db/transaction.js";
 import { recordFunnelRefund } from "../funnels/counters.js";
 import type { ApiActor } from "../http/api-key.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
+import { bindResource, ofBrand, oncePerKey } from "../http/idempotent-effects.js";
 import { AppError, conflict, notFound, validationError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
@@ -123,8 +124,29 @@ export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge
  * (a repeat can never refund twice), and the answer settles the row with its event and audit record
  * in one transaction. A provider error (502) leaves the refund pending: nothing is marked refunded
  * unless the provider said so.
+ *
+ * An Idempotency-Key is bound to the pending row in the transaction that writes it, before the
+ * provider hears of it (CONTRACT §40): a retry, also after a crash and after the HTTP reservation was
+ * taken over, answers that refund's state (pending: `status: "pending"`, which the routes answer 202)
+ * and never starts another.
  */
 export async function refundOrderCharge(ctx: Ctx, brandId: string, where: { id: string } | { orderId: string }, body: RefundBody, requestedBy: string): Promise<RefundReply> {
+  return oncePerKey(ctx, ofBrand(brandId, "refund"), {
+    answer: (refundId) => stateOfRefund(ctx, brandId, refundId),
+    make: () => makeRefund(ctx, brandId, where, body, requestedBy),
+  });
+}
+
+/** What a refund a key already made answers now: pending or succeeded as the refund, failed as the 402 its request answered. */
+async function stateOfRefund(ctx: Ctx, brandId: string, refundId: string): Promise<RefundReply> {
+  const refund = await findRefund(ctx.db, refundId);
+  // The key space is the brand's: its effect names a refund of the brand (belt and braces).
+  if (!refund || refund.brandId !== brandId) throw notFound("Refund not found");
+  if (refund.status === "failed") throw refundFailed(refund.failureReason ?? "refused");
+  return { success: true, refund: refundViewOf(refund) };
+}
+
+async function makeRefund(ctx: Ctx, brandId: string, where: { id: string } | { orderId: string }, body: RefundBody, requestedBy: string): Promise<RefundReply> {
   const order = await findCheckoutOrder(ctx.db, brandId, where);
   if (!order) throw notFound("Order not found");
   const charge = await chargeOf(ctx, brandId, order, body.charge);
@@ -134,6 +156,9 @@ export async function refundOrderCharge(ctx: Ctx, brandId: string, where: { id: 
   const now = new Date(ctx.clock.now());
   const pending = await withTransaction(ctx.db, async (tx) => {
     const locked = (await lockCharge(tx, charge.id))!;
+    const id = newId("rfd");
+    // First under the lock: a repeat that waited for it finds the key bound, not "more than is left".
+    await bindResource(tx, ctx, ofBrand(brandId, "refund"), id);
     // Money a dispute holds or took back is not ours to refund (the gateways refuse it as well).
     if (locked.disputed) throw conflict("Charge is disputed: answer the dispute instead", "CHARGE_DISPUTED");
     const left = locked.amountCents - (await heldByRefunds(tx, charge.id));
@@ -141,7 +166,7 @@ export async function refundOrderCharge(ctx: Ctx, brandId: string, where: { id: 
     const amountCents = body.amount ?? left;
     if (amountCents > left) throw validationError(`Invalid request: amount is more than the ${left} left to refund`, "amount");
     return insertRefund(tx, {
-      id: newId("rfd"),
+      id,
       brandId,
       orderRef: charge.id,
       orderId: charge.orderId,

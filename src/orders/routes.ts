@@ -1,3 +1,4 @@
+import type { FastifyReply } from "fastify";
 import type { Deps } from "../ctx.js";
 import { apiCtxOf, requireApiKey } from "../http/api-key.js";
 import { callerCtx } from "../http/auth.js";
@@ -10,6 +11,9 @@ import { refundMerchantOrder, refundOrder } from "./refunds.js";
 import { MerchantOrderIdParams, OrderDetail, OrderExportQuery, OrderIdParams, OrderListQuery, OrderListReply, RefundBody, RefundReply } from "./schemas.js";
 
 const ADMIN_TAG = "Administration: orders";
+
+/** A refund still pending at the provider (a repeat of its Idempotency-Key after a crash or a 502) is 202: not settled yet, the reconciler settles it. */
+const replyRefund = (reply: FastifyReply, result: RefundReply) => reply.code(result.refund.status === "pending" ? 202 : 200).send(result);
 
 /** Issue 17: the orders of the back office (session, any role, the selected brand) and of merchant servers (`/api/v1`, scope orders:read). */
 export function registerOrderRoutes(app: App, deps: Deps): void {
@@ -71,10 +75,10 @@ export function registerOrderRoutes(app: App, deps: Deps): void {
         summary: "Refund all or part of one charge of the order: its own payment or an upsell's (admin or owner)",
         params: OrderIdParams,
         body: RefundBody,
-        response: { 200: RefundReply, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 502, 503) },
+        response: { 200: RefundReply, 202: RefundReply, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 502, 503) },
       },
     },
-    async (request) => refundOrder({ ctx: callerCtx(deps, request), input: { ...request.params, body: request.body } }),
+    async (request, reply) => replyRefund(reply, await refundOrder({ ctx: callerCtx(deps, request), input: { ...request.params, body: request.body } })),
   );
 
   const security = [{ merchantApiKey: [] }];
@@ -119,9 +123,9 @@ export function registerOrderRoutes(app: App, deps: Deps): void {
         summary: "Refund all or part of one charge of the key's brand's order (scope orders:refund)",
         params: MerchantOrderIdParams,
         body: RefundBody,
-        response: { 200: RefundReply, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 502, 503) },
+        response: { 200: RefundReply, 202: RefundReply, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 502, 503) },
       },
     },
-    async (request) => refundMerchantOrder({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: { ...request.params, body: request.body } }),
+    async (request, reply) => replyRefund(reply, await refundMerchantOrder({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: { ...request.params, body: request.body } })),
   );
 }

@@ -1,13 +1,14 @@
 import { recordAudit } from "../audit/record.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
-import { assertRole } from "../http/auth.js";
+import { assertRole, type CallerScope } from "../http/auth.js";
+import { bindResource, keyAlreadyUsed, ofOrganization, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { emailAlreadyExists } from "../identity/errors.js";
 import { checkPasswordPolicy, hashPassword } from "../identity/password.js";
 import { normalizeEmail } from "../identity/register.js";
 import { newId } from "../lib/ids.js";
 import type { CreateSalespersonBody, ListSalespeopleReply, SalespersonSummary } from "./schemas.js";
-import { insertSalesperson, listSalespeopleOf } from "./store.js";
+import { findSalespersonInOrganization, insertSalesperson, listSalespeopleOf } from "./store.js";
 
 /**
  * `POST /api/admin/salespeople` (CONTRACT §12): an account in the session's organization (and its
@@ -15,6 +16,19 @@ import { insertSalesperson, listSalespeopleOf } from "./store.js";
  */
 export async function createSalesperson({ ctx, input }: { ctx: Ctx; input: CreateSalespersonBody }): Promise<{ success: true; salesperson: SalespersonSummary }> {
   const scope = assertRole(ctx, "admin");
+  // CONTRACT §40: an Idempotency-Key names one salesperson of the organization; a repeat answers it.
+  const effect = ofOrganization(scope.organizationId, "salesperson");
+  return oncePerKey(ctx, effect, {
+    answer: async (id) => {
+      const row = await findSalespersonInOrganization(ctx.db, scope.organizationId, id);
+      if (!row) throw keyAlreadyUsed("salesperson", id, "that account was deleted since");
+      return { success: true as const, salesperson: { id: row.id, name: row.name, email: row.email } };
+    },
+    make: () => makeSalesperson(ctx, scope, input, effect),
+  });
+}
+
+async function makeSalesperson(ctx: Ctx, scope: CallerScope, input: CreateSalespersonBody, effect: EffectOf): Promise<{ success: true; salesperson: SalespersonSummary }> {
   checkPasswordPolicy(input.password);
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
@@ -32,6 +46,7 @@ export async function createSalesperson({ ctx, input }: { ctx: Ctx; input: Creat
       createdAt: new Date(ctx.clock.now()),
     });
     if (!inserted) throw emailAlreadyExists();
+    await bindResource(tx, ctx, effect, id);
     await recordAudit(tx, ctx, {
       action: "salesperson.create",
       resourceType: "salesperson",

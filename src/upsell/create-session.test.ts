@@ -7,6 +7,8 @@ import { post } from "../../test/support/checkout.js";
 import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { AMOUNT } from "../../test/support/provider-payments.js";
 import { upsellOfferStats, upsellSessions } from "../db/schema/index.js";
+import { abandonReservation, expireReservation } from "../../test/support/idempotency.js";
+import { UPSELL_WINDOW_MS } from "./create-session.js";
 import { offerStatsOfBrand } from "./store.js";
 import type { PaymentProviderType } from "../providers/types.js";
 
@@ -50,6 +52,27 @@ describe("create-session", () => {
     expect(row!.flow.map((o) => [o.id, o.priceCents])).toEqual([["a", 1500], ["b", 1500]]);
     const stats = await offerStatsOfBrand(t.deps.database.db, row!.brandId);
     expect(stats.find((s) => s.offerId === "a")!.shown).toBeGreaterThanOrEqual(1);
+  });
+
+  it("an Idempotency-Key names one session: a retry after the dead request's reservation was taken over answers it, also past the 60 minutes; other offers are 422", async () => {
+    const original = await completedCheckout();
+    const body = sessionBody(original);
+    const headers = { "idempotency-key": `session-${original.orderId}` };
+    const first = await post(t, "/api/upsell/create-session", body, headers);
+    expect(first.statusCode, first.body).toBe(200);
+    await abandonReservation(t, headers["idempotency-key"]);
+    const retry = await post(t, "/api/upsell/create-session", body, headers);
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(json(retry)).toEqual(json(first));
+    await expireReservation(t, headers["idempotency-key"]);
+    t.clock.advance(UPSELL_WINDOW_MS + 1);
+    const late = await post(t, "/api/upsell/create-session", body, headers);
+    expect(late.statusCode, late.body).toBe(200); // the session it made, not "too late to make one"
+    expect(json(late)).toEqual(json(first));
+    await abandonReservation(t, headers["idempotency-key"]);
+    const other = await post(t, "/api/upsell/create-session", { ...body, offers: [offer("a", { price: 1 })] }, headers);
+    expect(other.statusCode).toBe(422);
+    expect(await sessionsFor(original.orderId)).toHaveLength(1);
   });
 
   it("counts every session of a popular offer once, over its counter shards, concurrently", async () => {

@@ -1,12 +1,13 @@
 import type { Ctx } from "../ctx.js";
 import type { StoredOffer } from "../db/schema/index.js";
 import { isApiActor } from "../http/api-key.js";
+import { ofBrand, oncePerKey, writeBound, type EffectOf } from "../http/idempotent-effects.js";
 import { assertMerchantProof } from "../merchant-credentials/proof.js";
 import { newId } from "../lib/ids.js";
-import { currencyMismatch, duplicateOfferId, noSavedMethod, originalOrderNotFound, providerMismatch, tokenNotIssuedForOrder, upsellWindowClosed } from "./errors.js";
+import { currencyMismatch, duplicateOfferId, noSavedMethod, sessionNotFound, originalOrderNotFound, providerMismatch, tokenNotIssuedForOrder, upsellWindowClosed } from "./errors.js";
 import type { CreateSessionBody, CreateSessionResponse, UpsellOffer } from "./schemas.js";
 import { newSessionRow, offerCount } from "./session.js";
-import { originalOrderOf, saveNewSession } from "./store.js";
+import { findSession, originalOrderOf, saveNewSession, type OriginalOrder } from "./store.js";
 import { isOfferEligible, type PurchasedCart } from "./targeting.js";
 
 /** CONTRACT §20: create-session only within 60 minutes of the original order's completion. */
@@ -27,6 +28,15 @@ export async function createUpsellSession({ ctx, input }: { ctx: Ctx; input: Cre
   if (!original) throw input.paymentMethodToken === undefined ? originalOrderNotFound() : tokenNotIssuedForOrder();
   // CONTRACT §35: the offers and prices are the merchant's only when the merchant's key sent them.
   await assertMerchantProof(ctx, original);
+  // CONTRACT §40: the key names one session of the order's brand; a repeat answers it (also past the 60 minutes).
+  const effect = ofBrand(original.brandId, "upsell_session");
+  return oncePerKey(ctx, effect, {
+    answer: (sessionId) => createdSessionOf(ctx, original.brandId, sessionId),
+    make: () => makeSession(ctx, input, original, effect),
+  });
+}
+
+async function makeSession(ctx: Ctx, input: CreateSessionBody, original: OriginalOrder, effect: EffectOf): Promise<CreateSessionResponse> {
   if (!original.paymentMethodToken) throw noSavedMethod();
   if (original.provider !== input.provider) throw providerMismatch();
   // SPEC's default `USD` is the original currency whenever the caller omits it: §20 allows no other.
@@ -43,8 +53,15 @@ export async function createUpsellSession({ ctx, input }: { ctx: Ctx; input: Cre
   const id = newId("ups");
   const expiresAt = now + ctx.config.upsellSessionTtlSeconds * 1000;
   const session = { id, orderId: input.orderId, customerEmail: input.customerEmail, customerId: input.customerId, currency, metadata: input.metadata, themeId: input.themeId, at: new Date(now), expiresAt: new Date(expiresAt) };
-  await saveNewSession(ctx.db, newSessionRow(original, flow, session), flow[0]!.id);
+  await writeBound(ctx, effect, id, (db) => saveNewSession(db, newSessionRow(original, flow, session), flow[0]!.id));
   return { success: true, sessionId: id, upsellUrl: `${ctx.config.publicBaseUrl}/upsell/${id}`, expiresAt, totalOffers };
+}
+
+/** The answer of a session a key already made, as its creation gave it. */
+async function createdSessionOf(ctx: Ctx, brandId: string, sessionId: string): Promise<CreateSessionResponse> {
+  const session = await findSession(ctx.db, sessionId);
+  if (!session || session.brandId !== brandId) throw sessionNotFound();
+  return { success: true, sessionId, upsellUrl: `${ctx.config.publicBaseUrl}/upsell/${sessionId}`, expiresAt: session.expiresAt.getTime(), totalOffers: session.totalOffers };
 }
 
 /** Offer ids name answers, counters and action-link steps: one id, one offer (downsells included). */

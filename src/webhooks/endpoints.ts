@@ -4,6 +4,7 @@ import type { Ctx } from "../ctx.js";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { assertRole, selectedBrand, type CallerScope } from "../http/auth.js";
+import { bindResource, keyAlreadyUsed, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { seal } from "../lib/crypto.js";
 import { AppError, notFound } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
@@ -81,6 +82,17 @@ export async function listEndpoints({ ctx }: Omit<Verb<unknown>, "input">): Prom
 export async function createEndpoint({ ctx, input }: Verb<CreateEndpointBody>): Promise<EndpointView & { secret: string }> {
   const scope = assertRole(ctx, "admin");
   const brandId = selectedBrand(scope);
+  // CONTRACT §40: an Idempotency-Key names one endpoint of the brand; its secret is shown once, so a repeat is 409 naming the endpoint.
+  const effect = ofBrand(brandId, "webhook_endpoint");
+  return oncePerKey(ctx, effect, {
+    answer: async (id) => {
+      throw keyAlreadyUsed("webhook endpoint", id, `its secret was shown once and cannot be shown again; if that answer was lost, delete the endpoint (DELETE /api/admin/webhooks/${id}) and add it again`);
+    },
+    make: () => makeEndpoint(ctx, scope, brandId, input, effect),
+  });
+}
+
+async function makeEndpoint(ctx: Ctx, scope: CallerScope, brandId: string, input: CreateEndpointBody, effect: EffectOf): Promise<EndpointView & { secret: string }> {
   let url: URL;
   try {
     url = await checkOutgoingUrl(input.url, ctx.config.allowPrivateWebhookUrls);
@@ -112,6 +124,7 @@ export async function createEndpoint({ ctx, input }: Verb<CreateEndpointBody>): 
     createdAt: now,
   };
   const created = await withTransaction(ctx.db, async (tx) => {
+    await bindResource(tx, ctx, effect, row.id);
     const [inserted] = await tx.insert(webhookEndpoints).values(row).returning();
     await recordAudit(tx, ctx, {
       action: "webhook_endpoint.create",

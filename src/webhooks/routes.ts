@@ -29,12 +29,13 @@ export function registerWebhookRoutes(app: App, deps: Deps, worker: WebhookWorke
   app.post(
     "/api/admin/webhooks",
     {
-      config: { idempotent: true },
+      // CONTRACT §40: the key names one endpoint; its answer (the secret) is never stored, a repeat is 409 naming the endpoint.
+      config: { idempotent: true, showsSecret: true },
       schema: {
         tags: TAGS,
         summary: "Add an endpoint (admin or owner); the response carries the full secret",
         body: CreateEndpointBody,
-        response: { 200: CreateEndpointReply, ...errorResponses(400, 401, 403) },
+        response: { 200: CreateEndpointReply, ...errorResponses(400, 401, 403, 409, 422) },
       },
     },
     async (request) => ({ success: true as const, ...(await createEndpoint({ ctx: callerCtx(deps, request), input: request.body })) }),

@@ -7,7 +7,7 @@ import type { FaultPoint } from "../../src/lib/fault-points.js";
 import { ABANDONED_CLAIM_MS } from "../../src/payments/charge-once.js";
 import { completeBody, paidCheckout, type Cluster } from "./cluster.js";
 
-export type RequestPoint = Exclude<FaultPoint, "webhook.before-send" | "refund.after-provider">;
+export type RequestPoint = Exclude<FaultPoint, "webhook.before-send" | "refund.after-provider" | "merchant-checkout.after-commit">;
 export const REQUEST_POINTS: RequestPoint[] = ["charge.before-provider", "charge.after-provider", "charge.after-commit", "complete.after-commit"];
 
 const count = async (db: pg.Client, query: string, values: unknown[]) => Number((await db.query(query, values)).rows[0].n);

@@ -18,3 +18,26 @@ export const idempotencyKeys = pgTable(
   },
   (t) => [primaryKey({ columns: [t.scope, t.key] })],
 );
+
+/**
+ * What an Idempotency-Key made, for good (CONTRACT §40, docs/decisions.md "Idempotency keys"): one
+ * effect per (owner, kind, key), inserted in the transaction that makes the resource, so a retry after
+ * a crash or after the reservation above was taken over or expired finds it and answers its state.
+ * Never purged: the key names that effect as long as the service runs.
+ */
+export const idempotencyEffects = pgTable(
+  "idempotency_effects",
+  {
+    /** Whose key space: `brand:<id>`, `org:<id>` or `user:<id>`, always from the authenticated caller or the resource's own brand. */
+    owner: text("owner").notNull(),
+    /** What was made: `refund`, `checkout`, `upsell_session`, … (src/http/idempotent-effects.ts). */
+    kind: text("kind").notNull(),
+    key: text("key").notNull(),
+    /** Keyed hash of route, path parameters and body: the same key with other parameters is 422. */
+    requestHash: text("request_hash").notNull(),
+    /** The id of what was made (the refund's, the checkout's, …). */
+    resourceId: text("resource_id").notNull(),
+    createdAt: at("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner, t.kind, t.key] })],
+);

@@ -279,6 +279,34 @@ describe("intent_gateway refunds", () => {
     expect(event).toBeDefined();
   });
 
+  it("a retry of a refund left pending by a 502 answers it 202 pending (never a second refund), then its success once the reconciler settled it", async () => {
+    t.clock.advance(RECONCILE_AFTER_MS + 1);
+    await t.app.jobs.trigger("refund-reconciler"); // the pending refunds of the tests above out of the way
+    const paid = await paidCheckout();
+    const order = await checkoutOrderOf(paid.orderId);
+    const again = () => call(t, "POST", `/api/admin/orders/${order.id}/refunds`, { session, body: { amount: 700, reason: "duplicate" }, headers: { "idempotency-key": `pending-${order.id}` } });
+    fake.failNext = "garbage";
+    expect((await again()).statusCode).toBe(502); // a 5xx is not kept: the client retries
+    const [pending] = await t.deps.database.db.select().from(refunds).where(eq(refunds.orderRef, order.id));
+    const asked = () => fake.requests.filter((r) => r.path === "/v1/refunds" && r.headers["idempotency-key"] === pending!.id).length;
+
+    const retry = await again();
+    expect(retry.statusCode, retry.body).toBe(202);
+    expect(json(retry)).toEqual({ success: true, refund: expect.objectContaining({ id: pending!.id, amount: 700, status: "pending", providerRefundId: null }) });
+    expect(fake.requests.filter((r) => r.path === "/v1/refunds" && r.form.payment_intent === paid.intentId)).toHaveLength(1); // the retry asked the gateway nothing
+    expect(await again()).toMatchObject({ statusCode: 202 }); // a pending answer is not kept either
+
+    t.clock.advance(RECONCILE_AFTER_MS + 1);
+    await t.app.jobs.trigger("refund-reconciler");
+    expect(asked()).toBe(2);
+    const settled = await again();
+    expect(settled.statusCode, settled.body).toBe(200);
+    expect(json(settled).refund).toMatchObject({ id: pending!.id, status: "succeeded", providerRefundId: expect.stringMatching(/^re_fake/) });
+    expect(await t.deps.database.db.select().from(refunds).where(eq(refunds.orderRef, order.id))).toHaveLength(1);
+    expect(fake.intents.get(paid.intentId)!.amount_refunded).toBe(700);
+    expect((await checkoutOrderOf(paid.orderId)).refundedCents).toBe(700);
+  });
+
   it("the reconciler leaves a refund pending past 23 hours alone: the gateway's key may be gone, a repeat could refund twice", async () => {
     const paid = await paidCheckout();
     const order = await checkoutOrderOf(paid.orderId);
