@@ -209,7 +209,7 @@ async function benchEngine(engine, { postgresUrl, capture }) {
     log(`${engine}: starting the service`);
     // Admission off: each route is measured at 50 connections, beyond capacity on purpose, against a
     // replica that refuses nothing; the overload and cluster legs measure admission.
-    const env = { ...serviceEnv({ url, dataDir }), ADMISSION_NEW_POOL_WAIT_MS: "0", ADMISSION_STARTED_POOL_WAIT_MS: "0" };
+    const env = { ...serviceEnv({ url, dataDir }), ADMISSION_QUEUE_TARGET_MS: "0", ADMISSION_NEW_POOL_WAIT_MS: "0", ADMISSION_STARTED_POOL_WAIT_MS: "0" };
     const service = await startNodeServer({ script: "dist/main.js", env, logFile: path.join(dataDir, "service.log") });
     try {
       const run = { label: `${engine} service`, server: service, paths: SERVICE_PATHS, pids: pidsOf(service) };
