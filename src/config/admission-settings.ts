@@ -34,15 +34,17 @@ export interface AdmissionSettings {
 // at 1.5× and 2× of capacity the work in flight is then held where a connection waits about 20 ms,
 // admitted p99 150-200 ms (docs/operations.md "Overload"). The target only says when the ceiling
 // starts to hold: a closed loop of any size meets no refusal whatever the target.
-// The hard limits are a safety net for a database that stalls (nothing completes, so every wait
-// grows): 500 ms of standing queue for new checkouts (a request of 3-4 connection waits then takes
-// seconds), 1 000 ms for started flows (the pool gives up at 5 s).
+// The hard limits are a safety net for a database that stalls (every wait grows). New checkouts need
+// none by default: in a stall nothing finishes, so the ceiling lets none in beyond its headroom, and
+// they are refused whenever started flows are. Started flows at 2 000 ms of standing queue: each of
+// a request's 3-4 connection waits that long, it would meet the pool's 5-s timeout. (500 and 1 000 ms
+// refused a closed loop of 50 on the loaded 2-core machine, where a connection wait stood at 0.5-1 s.)
 // The loop measure is off unless set: on a host whose cores are shared (PGlite, which runs the
 // database on the loop; a busy CI machine) the loop is late for reasons other than this instance's
 // requests, and it refused normal traffic there. 200 and 1 000 ms suit an instance with its own cores.
 export const ADMISSION_DEFAULTS: AdmissionSettings = {
   queue: { targetMs: 20, intervalMs: 100 },
-  newCheckout: { poolWaitMs: 500, loopDelayMs: 0 },
-  started: { poolWaitMs: 1_000, loopDelayMs: 0 },
+  newCheckout: { poolWaitMs: 0, loopDelayMs: 0 },
+  started: { poolWaitMs: 2_000, loopDelayMs: 0 },
   retryAfterSeconds: 1,
 };

@@ -155,29 +155,52 @@ describe.runIf(testEngine === "postgres")("admission by the database pool's stan
 
   it("a stalled pool refuses every new checkout beyond ADMISSION_NEW_POOL_WAIT_MS of standing queue, and started flows beyond ADMISSION_STARTED_POOL_WAIT_MS", async () => {
     t = await buildTestApp({ env: { ADMISSION_QUEUE_TARGET_MS: "0", ADMISSION_NEW_POOL_WAIT_MS: "150", ADMISSION_STARTED_POOL_WAIT_MS: "400" } });
-    const [first, second] = [await initialized(), await initialized()];
-    const start = await newCheckout();
+    const [first, second, third] = [await initialized(), await initialized(), await initialized()];
+    const starts = [await newCheckout(), await newCheckout()];
     const release = await holdPool(2);
     try {
-      const queuedPay = pay(first);
-      // Nothing is handed out: the standing queue's delay is the oldest wait, growing (past 400 ms
-      // at the end of an interval).
+      const queuedPays = [pay(first)];
+      // Nothing is handed out: the standing queue's delay is the oldest wait, growing. Past 150 ms
+      // (and below 400) at the end of an interval: new checkouts refused, a started payment admitted.
+      await untilOldestWait(260);
+      const refused = [await timed(starts[0]!)];
+      queuedPays.push(pay(second));
+      // Past 400 ms: started flows refused too.
       await untilOldestWait(550);
-      const refusedNew = await timed(start);
-      const refusedPay = await timed(() => pay(second));
-      for (const { response, ms } of [refusedNew, refusedPay]) {
+      refused.push(await timed(starts[1]!), await timed(() => pay(third)));
+      for (const { response, ms } of refused) {
         expect(response.statusCode, response.body).toBe(503);
         expect(json(response)).toEqual(OVERLOADED);
         expect(ms).toBeLessThan(400);
       }
       await release();
-      expect((await queuedPay).statusCode).toBe(200);
+      for (const response of await Promise.all(queuedPays)) expect(response.statusCode, response.body).toBe(200);
     } finally {
       await release();
     }
     const text = await metrics();
-    expect(metric(text, 'admission_refused_total{class="new"}')).toBe(1);
+    expect(metric(text, 'admission_refused_total{class="new"}')).toBe(2);
     expect(metric(text, 'admission_refused_total{class="started"}')).toBe(1);
+  });
+
+  it("with no limit of their own, new checkouts are still refused whenever started flows are", async () => {
+    t = await buildTestApp({ env: { ADMISSION_QUEUE_TARGET_MS: "0", ADMISSION_NEW_POOL_WAIT_MS: "0", ADMISSION_STARTED_POOL_WAIT_MS: "200" } });
+    const orderId = await initialized();
+    const start = await newCheckout();
+    const release = await holdPool(1.5);
+    try {
+      const queuedPay = pay(orderId);
+      await untilOldestWait(350);
+      const { response, ms } = await timed(start);
+      expect(response.statusCode, response.body).toBe(503);
+      expect(json(response)).toEqual(OVERLOADED);
+      expect(ms).toBeLessThan(400);
+      await release();
+      expect((await queuedPay).statusCode).toBe(200);
+    } finally {
+      await release();
+    }
+    expect(metric(await metrics(), 'admission_refused_total{class="new"}')).toBe(1);
   });
 });
 

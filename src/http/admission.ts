@@ -98,15 +98,16 @@ export class AdmissionControl {
     this.loop.reset();
   }
 
-  /** Whether a request of this class is refused now. */
+  /** Whether a request of this class is refused now. New checkouts are refused whenever started requests are. */
   refuses(cls: AdmissionClass): boolean {
-    const limits: AdmissionThresholds = cls === "new" ? this.sources.settings.newCheckout : this.sources.settings.started;
-    const queue = this.queue;
-    if (queue) {
-      // The ceiling first: it counts its refusals (a refused client that comes straight back raises it).
-      if (cls === "new" && queue.refusesNew()) return true;
-      if (limits.poolWaitMs > 0 && queue.standingWaitMs >= limits.poolWaitMs) return true;
-    }
+    // The ceiling first: it counts its refusals (a refused client that comes straight back raises it).
+    if (cls === "new" && this.queue?.refusesNew()) return true;
+    if (this.beyondLimits(this.sources.settings.started)) return true;
+    return cls === "new" && this.beyondLimits(this.sources.settings.newCheckout);
+  }
+
+  private beyondLimits(limits: AdmissionThresholds): boolean {
+    if (limits.poolWaitMs > 0 && this.queue && this.queue.standingWaitMs >= limits.poolWaitMs) return true;
     return limits.loopDelayMs > 0 && this.loopDelayMs >= limits.loopDelayMs;
   }
 

@@ -33,9 +33,8 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
     RATE_LIMIT_ANONYMOUS: "100000",
     RATE_LIMIT_AUTHENTICATED: "100000",
     // Tests share a busy machine and a pool of 5: only the admission tests meet its refusals (the
-    // in-flight ceiling off, the standing-queue limit for new checkouts at a second).
+    // in-flight ceiling off; the hard limits, a stalled pool's, stay).
     ADMISSION_QUEUE_TARGET_MS: "0",
-    ADMISSION_NEW_POOL_WAIT_MS: "1000",
     PUBLIC_BASE_URL: "http://checkout.test",
     LOG_LEVEL: "info",
     ...options.env,
