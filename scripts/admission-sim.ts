@@ -8,7 +8,8 @@
 // The model: a pool of 10 connections (FIFO queue), each request 3 connection checkouts held 4.6 ms on
 // average (exponential), an event loop of 0.3 ms of CPU around each: capacity about 150 buyer flows/s
 // of 5 requests. A buyer runs initialize, then 4 started steps; a refused initialize ends an open-loop
-// buyer, and sends a closed-loop client straight back. The rules:
+// buyer, and sends a closed-loop client straight back. Open-loop buyers arrive evenly spaced (as
+// bench/overload.mjs sends them) or at random. The rules:
 //   off      nothing refused
 //   fixed25  new checkouts refused while the oldest wait in progress is 25 ms (before issue 35)
 //   codel    new checkouts refused while the queue stands (CoDel alone)
@@ -25,6 +26,8 @@ interface Scenario {
   /** Closed-loop clients start over this many ms (default: at once) and pause this long between flows. */
   rampMs?: number;
   thinkMs?: number;
+  /** Open loop: buyers arrive at random (Poisson) instead of evenly spaced. */
+  random?: boolean;
   /** The pool's connections take 60 ms to open on first use. */
   coldPool?: boolean;
   /** Connections are held twice as long from 5 s on (a slower database). */
@@ -144,7 +147,7 @@ function simulate(rule: Rule, scenario: Scenario, targetMs: number, intervalMs: 
     }
   } else {
     const gap = 1_000 / (CAPACITY_FLOWS * scenario.factor!);
-    for (let t = 0; t < DURATION_MS; t += gap) at(t, () => buyer(() => {}));
+    for (let t = 0; t < DURATION_MS; t += scenario.random ? exponential(gap) : gap) at(t, () => buyer(() => {}));
   }
   while (heap.length) {
     const event = next();
@@ -164,6 +167,7 @@ const scenarios: Scenario[] = [
   { label: "closed loop, 200, cold pool", clients: 200, coldPool: true },
   { label: "closed loop, 200, database 2x slower from 5 s", clients: 200, slowerFrom5s: true },
   ...[0.8, 1.5, 2, 3].map((factor) => ({ label: `open loop, ${factor}x capacity`, factor })),
+  ...[0.8, 0.9, 2].map((factor) => ({ label: `open loop, ${factor}x, random arrivals`, factor, random: true })),
   ...[1.5, 2].map((factor) => ({ label: `open loop, ${factor}x, database 2x slower from 5 s`, factor, slowerFrom5s: true })),
 ];
 for (const rule of values.rules.split(",") as Rule[]) {
