@@ -26,6 +26,10 @@ interface Scenario {
   /** Closed-loop clients start over this many ms (default: at once) and pause this long between flows. */
   rampMs?: number;
   thinkMs?: number;
+  /** Closed loop: the client takes this long on average (exponential) to send each request: a slow load generator. */
+  reactMs?: number;
+  /** Connections are held this many times longer (a slower host). */
+  holdScale?: number;
   /** Open loop: buyers arrive at random (Poisson) instead of evenly spaced. */
   random?: boolean;
   /** The pool's connections take 60 ms to open on first use. */
@@ -123,19 +127,20 @@ function simulate(rule: Rule, scenario: Scenario, targetMs: number, intervalMs: 
     let step = 0;
     const run = () => {
       if (step++ === CHECKOUTS) return onLoop(CPU_MS, () => (queue.finished(), admittedMs.push(now - started), done(true)));
-      const hold = exponential(scenario.slowerFrom5s && now > 5_000 ? HOLD_MS * 2 : HOLD_MS);
+      const hold = exponential((scenario.slowerFrom5s && now > 5_000 ? HOLD_MS * 2 : HOLD_MS) * (scenario.holdScale ?? 1));
       onLoop(step === 1 ? CPU_MS : CPU_MS / 2, () => connect(() => at(now + hold, () => (release(), run()))));
     };
     run();
   };
   const buyer = (end: () => void) => {
     let step = 0;
-    const go = () =>
+    const send = () =>
       request(step === 0, (ok) => {
         if (!ok) return end();
         if (++step === 5) return (flows++, end());
         go();
       });
+    const go = () => (scenario.reactMs ? at(now + exponential(scenario.reactMs), send) : send());
     go();
   };
   if (scenario.clients) {
@@ -165,6 +170,7 @@ const scenarios: Scenario[] = [
   ...[50, 100, 200].map((clients) => ({ label: `closed loop, ${clients} clients`, clients })),
   ...[200, 400].map((clients) => ({ label: `closed loop, ${clients}, arriving over 0.5 s`, clients, rampMs: 500, thinkMs: 5 })),
   { label: "closed loop, 200, cold pool", clients: 200, coldPool: true },
+  ...[30, 50, 100].map((clients) => ({ label: `closed loop, ${clients}, slow host and client`, clients, holdScale: 4, reactMs: 30, rampMs: 300 })),
   { label: "closed loop, 200, database 2x slower from 5 s", clients: 200, slowerFrom5s: true },
   ...[0.8, 1.5, 2, 3].map((factor) => ({ label: `open loop, ${factor}x capacity`, factor })),
   ...[0.8, 0.9, 2].map((factor) => ({ label: `open loop, ${factor}x, random arrivals`, factor, random: true })),

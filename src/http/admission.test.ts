@@ -110,7 +110,7 @@ describe.runIf(testEngine === "postgres")("admission by the database pool's stan
   it("an overload (work growing while the queue stands) has its new checkouts refused at once, while buyers already paying are admitted", async () => {
     t = await buildTestApp({ env: { ADMISSION_QUEUE_TARGET_MS: "20", ADMISSION_NEW_POOL_WAIT_MS: "0" } });
     const orders = await Promise.all(Array.from({ length: 11 }, () => initialized()));
-    const newcomers = await Promise.all(Array.from({ length: 20 }, () => newCheckout()));
+    const newcomers = await Promise.all(Array.from({ length: 40 }, () => newCheckout()));
     const release = await holdPool(1.5);
     try {
       // Ten buyers pay and queue behind the busy pool: the queue stands from the next interval on. The
@@ -118,8 +118,8 @@ describe.runIf(testEngine === "postgres")("admission by the database pool's stan
       // the interval before.
       const queuedPays = orders.slice(0, 10).map((orderId) => pay(orderId));
       await untilOldestWait(250);
-      // Twenty buyers start a checkout at once: the work may grow by the ceiling's headroom (at most
-      // ceil(11 × 1.25) + 2 = 16 in flight, six more); the rest is refused at once.
+      // Forty buyers start a checkout at once: the work may grow by the ceiling's headroom (at most
+      // 11 × 2 + 2 = 24 in flight, fourteen more); the rest is refused at once.
       const answers = newcomers.map((send) => timed(send));
       for (const { response, ms } of await newCheckoutRequests()) {
         expect(response.statusCode, response.body).toBe(503);
@@ -131,7 +131,7 @@ describe.runIf(testEngine === "postgres")("admission by the database pool's stan
       const lastPay = pay(orders[10]!);
       await release();
       const refused = (await Promise.all(answers)).filter(({ response }) => response.statusCode === 503);
-      expect(refused.length).toBeGreaterThanOrEqual(14);
+      expect(refused.length).toBeGreaterThanOrEqual(26);
       for (const { response, ms } of refused) {
         expect(json(response)).toEqual(OVERLOADED);
         expect(response.headers["retry-after"]).toBe("1");
