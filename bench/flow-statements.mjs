@@ -2,8 +2,10 @@
 // fresh database, runs 500 flows to warm up, then `--flows` flows (50 connections) with
 // pg_stat_statements reset in between, and prints the statements by total execution time.
 //
-//   node bench/flow-statements.mjs [--flows 1500] [--rate N] [--keep]      (after `npm run build`)
+//   node bench/flow-statements.mjs [--flows 1500] [--connections 50] [--rate N] [--keep]      (after `npm run build`)
 //
+// `--connections N`: the closed loop's size, warm-up and measured run (admission's closed-loop check
+// runs 50, 100 and 200: docs/operations.md "Overload").
 // `--rate N`: the measured flows arrive open-loop at N a second instead of 50 connections back to back.
 // The statement table needs pg_stat_statements loaded by the server (a restart after
 // `ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`); without it only the run's
@@ -14,6 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { admissionCounters, admissionDelta } from "./lib/admission.mjs";
 import { fireFlows, prepareFlows } from "./lib/flow.mjs";
 import { measuredRun } from "./lib/load.mjs";
 import { createDatabase, dropDatabase, findPostgres } from "./lib/postgres.mjs";
@@ -22,7 +25,7 @@ import { describeRun } from "./lib/scenario.mjs";
 import { resetStatements, statementsAvailable, topStatements } from "./lib/statements.mjs";
 import { TOKEN_SECRET, serviceEnv } from "./lib/service-env.mjs";
 
-const { values: args } = parseArgs({ options: { flows: { type: "string", default: "1500" }, rate: { type: "string" }, keep: { type: "boolean", default: false } } });
+const { values: args } = parseArgs({ options: { flows: { type: "string", default: "1500" }, rate: { type: "string" }, connections: { type: "string", default: "50" }, keep: { type: "boolean", default: false } } });
 const server = await findPostgres();
 if (!server) throw new Error("no PostgreSQL answered (DATABASE_URL or 127.0.0.1:5432)");
 const admin = new pg.Client({ connectionString: server });
@@ -37,11 +40,16 @@ const service = await startNodeServer({ script: "dist/main.js", env: { ...servic
 try {
   const pids = () => ({ server: [service.pid], postgres: postgresPids(name) });
   const flows = (count) => prepareFlows({ secret: TOKEN_SECRET, count });
-  await measuredRun({ pids, connections: 50, urls: [service.baseUrl], fire: fireFlows, pool: await flows(500) });
+  const connections = Number(args.connections);
+  await measuredRun({ pids, connections, urls: [service.baseUrl], fire: fireFlows, pool: await flows(500) });
   if (statements) await resetStatements(admin);
   const rate = args.rate ? Number(args.rate) : null;
-  const run = await measuredRun({ pids, connections: 50, rate, urls: [service.baseUrl], fire: fireFlows, pool: await flows(Number(args.flows)) });
+  const pool = await flows(Number(args.flows));
+  const admissionBefore = await admissionCounters(service.baseUrl);
+  const run = await measuredRun({ pids, connections, rate, urls: [service.baseUrl], fire: fireFlows, pool });
+  const admission = admissionDelta(admissionBefore, await admissionCounters(service.baseUrl));
   console.log(`${describeRun(run)}, postgres ${run.postgresCpuMsPerReq?.toFixed(3)} ms/req${rate ? `, flow p50 ${run.flowP50?.toFixed(0)} ms` : ""}`);
+  console.log(`admission during the run: ${JSON.stringify(admission)}`);
   if (statements) console.table(await topStatements(admin, name, 30));
 } finally {
   await service.stop();

@@ -11,7 +11,8 @@
 // Scenarios: the bare Fastify route (framework ceiling); initialize, complete, upsell create-session,
 // accept and decline through the service; and the raw-SQL replica of each (bench/replica-server.mjs).
 // `cluster`: one vs two instances on PostgreSQL + Redis (bench/cluster.mjs). `overload`: arrivals at
-// 0.8×, 1.5× and 2× the measured capacity, open loop (bench/overload.mjs). `funnels`: the funnel stats
+// 0.8×, 1.5× and 2× the measured capacity, open loop, then closed loops of 50, 100 and 200 connections
+// with admission on and off (bench/overload.mjs). `funnels`: the funnel stats
 // query over 100 000 seeded funnel sessions (bench/funnel-stats.mjs; ten million with
 // `npm run bench:funnels`, docs/benchmarks-funnels.md). See docs/benchmarks.md.
 import { execSync, spawnSync } from "node:child_process";
@@ -209,7 +210,7 @@ async function benchEngine(engine, { postgresUrl, capture }) {
     log(`${engine}: starting the service`);
     // Admission off: each route is measured at 50 connections, beyond capacity on purpose, against a
     // replica that refuses nothing; the overload and cluster legs measure admission.
-    const env = { ...serviceEnv({ url, dataDir }), ADMISSION_NEW_POOL_WAIT_MS: "0", ADMISSION_STARTED_POOL_WAIT_MS: "0" };
+    const env = { ...serviceEnv({ url, dataDir }), ADMISSION_QUEUE_TARGET_MS: "0", ADMISSION_NEW_POOL_WAIT_MS: "0", ADMISSION_STARTED_POOL_WAIT_MS: "0" };
     const service = await startNodeServer({ script: "dist/main.js", env, logFile: path.join(dataDir, "service.log") });
     try {
       const run = { label: `${engine} service`, server: service, paths: SERVICE_PATHS, pids: pidsOf(service) };

@@ -121,7 +121,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     reply.header("x-request-id", request.id);
   });
   // Issue 20: beyond capacity, new checkouts are refused at once (503 OVERLOADED) before anything else runs.
-  const admission = new AdmissionControl({ settings: deps.config.admission, poolQueue: deps.database.poolQueue, registry: metrics.registry });
+  const { poolQueue, onConnectionWait } = deps.database;
+  const admission = new AdmissionControl({ settings: deps.config.admission, poolQueue, onConnectionWait, registry: metrics.registry });
   registerAdmission(app, admission, deps.config.admission.retryAfterSeconds);
   const requestLine = requestLineLogger(deps.log);
   app.addHook("onResponse", async (request, reply) => {

@@ -71,6 +71,14 @@ export async function fireFlows({ urls, pool, connections, rate = null, capS }) 
         return req;
       }
       if (ctx.failed) return null; // back to step 1 with a new order
+      // The previous step got no answer (autocannon's 10-s timeout, on an overloaded host): that flow
+      // ends here, counted, instead of building this step from an answer that never came.
+      const previous = FLOW_STEPS[index - 1];
+      if (ctx[previous] === undefined) {
+        const key = `${previous} no answer`;
+        failedAt[key] = (failedAt[key] ?? 0) + 1;
+        return null;
+      }
       req.body = JSON.stringify(NEXT_BODY[step](ctx));
       return req;
     },

@@ -2,7 +2,7 @@
 // only hand-written text is the method and the targets.
 import { writeFileSync } from "node:fs";
 import { FLOW_TARGET } from "../cluster.mjs";
-import { OVERLOAD_TARGET } from "../overload.mjs";
+import { CLOSED_LOOP_TARGET, OVERLOAD_TARGET } from "../overload.mjs";
 import { funnelStatsTable } from "../funnel-stats.mjs";
 import { FLOW_STEPS } from "./flow.mjs";
 
@@ -150,6 +150,21 @@ function overloadSection(results) {
     "",
     `Targets (issue 20), at 1.5× and 2×: goodput at least ${t.goodputShare * 100}% of capacity, admitted p99 under ${t.admittedP99} ms, refusals within ${t.refusedP99} ms. At 0.8×: nothing refused.`,
   ];
+  if (overload.closedLoops?.length) {
+    lines.push(
+      "",
+      "Closed loops (bounded loads): each size against a fresh service with admission on (as configured) and off (`ADMISSION_QUEUE_TARGET_MS=0`, `ADMISSION_*_POOL_WAIT_MS=0`), alternating which goes first; refusals from the service's `/metrics`.",
+      "",
+      "| connections | admission | flows/s | request p50 ms | request p99 ms | p99 / off | refused new / started | queue stood (intervals) | load average (1 min, before → after) |",
+      "|---:|---|---:|---:|---:|---:|---|---:|---|",
+      ...overload.closedLoops.map(
+        (r) =>
+          `| ${r.connections} | ${r.admission} | ${r.flowsPerS.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.p99VsOff ? r.p99VsOff.toFixed(2) : "-"} | ${r.refusedNew} / ${r.refusedStarted} | ${r.standingIntervals} | ${r.loadAverage.map((v) => v.toFixed(1)).join(" → ")} |`,
+      ),
+      "",
+      `Targets (issue 35): no refusal, request p99 within ${CLOSED_LOOP_TARGET.p99VsOff}× of admission off.`,
+    );
+  }
   return lines.join("\n");
 }
 
@@ -306,7 +321,7 @@ server under test and share its cores; their CPU use is in the last section.
 
 - Each scenario: ${options.connections} connections, ${options.warmupS} s warm-up (discarded), then ${options.durationS} s measured, ${options.repeats} repeat(s); the tables show the median of each column over the repeats (non-2xx and errors are summed).
 - Every checkout request does real work: initialize gets a new order with its own signed token (HS256, \`CHECKOUT_TOKEN_SECRET\` set explicitly), complete gets a checkout that was initialized and paid (\`/api/providers/<provider>/process-payment\`) through the API before the run. Upsell: create-session opens a session with two offers on one of 40 checkouts completed before the run (several sessions share an original order); accept and decline each answer the first offer of a session of their own, created through the API before the run, so accept charges the saved method once per request. Pools are sized from the rate seen so far (warm-up, previous repeat), and a run ends when its pool is used up (autocannon \`amount\`), so nothing is replayed.
-- The service runs as \`node dist/main.js\` with \`LOG_LEVEL=info\` (one log line per request, written to a file), \`RATE_LIMIT_ANONYMOUS\`/\`RATE_LIMIT_AUTHENTICATED\` = 100000000, admission control off in the per-route scenarios (\`ADMISSION_*_POOL_WAIT_MS=0\`: they run beyond capacity on purpose; the overload and cluster legs keep the defaults), a fresh \`DATA_DIR\` (PGlite) or a fresh database (PostgreSQL, dropped after).
+- The service runs as \`node dist/main.js\` with \`LOG_LEVEL=info\` (one log line per request, written to a file), \`RATE_LIMIT_ANONYMOUS\`/\`RATE_LIMIT_AUTHENTICATED\` = 100000000, admission control off in the per-route scenarios (\`ADMISSION_QUEUE_TARGET_MS=0\`, \`ADMISSION_*_POOL_WAIT_MS=0\`: they run beyond capacity on purpose; the overload and cluster legs keep the defaults), a fresh \`DATA_DIR\` (PGlite) or a fresh database (PostgreSQL, dropped after).
 - server CPU ms/req: utime + stime of the server process from \`/proc/<pid>/stat\` over the measured run, divided by its requests. postgres CPU ms/req: the same summed over the PostgreSQL processes working for the benchmark database (its backends, autovacuum on it, postmaster, checkpointer, WAL and background writers; other databases' backends are left out).
 - **Ceilings.** *bare Fastify*: \`bench/bare-server.mjs\`, one route answering \`{ ok: true }\`, no logger. *raw-SQL replica*: \`bench/replica-server.mjs\`, bare Fastify running exactly the SQL statements each of our measured endpoints sends (below), through \`pg\` with named prepared statements and a pool of 10 (the service's size), plus the JWT verification (HS256 with node:crypto, as the service does it) for initialize; on PGlite the same statements through PGlite.
 - "other load" is the machine's busy CPU time (\`/proc/stat\`) minus the server, PostgreSQL and the load generator, in % of one core: other developers' tests, builds. Runs where it exceeds ${LOADED_CORE_PCT}% are marked ⚠.

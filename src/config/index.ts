@@ -331,6 +331,10 @@ export function loadConfig(env: Env = process.env): Config {
 function admissionOf(env: Env): AdmissionSettings {
   const d = ADMISSION_DEFAULTS;
   return {
+    queue: {
+      targetMs: integer(env, "ADMISSION_QUEUE_TARGET_MS", d.queue.targetMs),
+      intervalMs: integer(env, "ADMISSION_QUEUE_INTERVAL_MS", d.queue.intervalMs, 10),
+    },
     newCheckout: {
       poolWaitMs: integer(env, "ADMISSION_NEW_POOL_WAIT_MS", d.newCheckout.poolWaitMs),
       loopDelayMs: integer(env, "ADMISSION_NEW_LOOP_DELAY_MS", d.newCheckout.loopDelayMs),

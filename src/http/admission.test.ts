@@ -1,5 +1,6 @@
-// Admission control (issue 20, docs/operations.md "Overload"): beyond capacity new checkouts are refused
-// at once with 503 OVERLOADED and Retry-After, while a buyer who started paying is still admitted.
+// Admission control (issues 20 and 35, docs/operations.md "Overload"): beyond capacity new checkouts are
+// refused at once with 503 OVERLOADED and Retry-After, while a buyer who started paying is still
+// admitted; a load the instance keeps up with, however long its queue, is refused nothing.
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
@@ -7,6 +8,7 @@ import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { orderClaims, post, signToken } from "../../test/support/checkout.js";
 import { AMOUNT, card } from "../../test/support/provider-payments.js";
 import { testEngine } from "../../test/support/database.js";
+import { ADMISSION_DEFAULTS } from "../config/admission-settings.js";
 
 const OVERLOADED = { error: "Service busy", code: "OVERLOADED" };
 
@@ -44,49 +46,161 @@ function metric(text: string, name: string): number {
   return line ? Number(line.split(" ").pop()) : NaN;
 }
 
-describe.runIf(testEngine === "postgres")("admission by the database pool's queue", () => {
-  it("refuses new checkouts at once while the pool is held busy, still admits a started payment, and sheds nothing once the queue is gone", async () => {
-    t = await buildTestApp({ env: { ADMISSION_NEW_POOL_WAIT_MS: "100" } });
-    const [first, second] = [await initialized(), await initialized()];
-    const pool = t.deps.database.pool!;
-    // Every connection of the app's pool (5 in tests) held by real work that takes its time.
-    const held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
-    const sleeping = held.map((client) => client.query("select pg_sleep(0.6)"));
-    let released = false;
-    const release = () => {
-      if (!released) held.forEach((client) => client.release());
-      released = true;
-    };
-    try {
-      const queuedPay = pay(first);
-      while (t.deps.database.poolQueue!().oldestWaitMs < 150) await sleep(10);
+/** Every connection of the app's pool (5 in tests) held by real work that takes its time. */
+async function holdPool(seconds: number) {
+  const pool = t.deps.database.pool!;
+  const held = await Promise.all(Array.from({ length: pool.options.max }, () => pool.connect()));
+  const sleeping = held.map((client) => client.query(`select pg_sleep(${seconds})`));
+  let released = false;
+  /** Resolves once the work is done and the connections are back in the pool. */
+  return async () => {
+    await Promise.allSettled(sleeping);
+    if (!released) held.forEach((client) => client.release());
+    released = true;
+  };
+}
 
+/** /metrics reads the database: only while the pool is free. */
+const metrics = async () => (await t.app.inject({ method: "GET", url: "/metrics" })).body;
+
+/**
+ * Polls the pool until its oldest wait has lasted `ms`: no fixed sleep. With nothing handed out
+ * meanwhile, every interval (100 ms) that closed in that time judged the queue by that wait.
+ */
+async function untilOldestWait(ms: number): Promise<void> {
+  while (t.deps.database.poolQueue!().oldestWaitMs < ms) await sleep(10);
+}
+
+async function newCheckout() {
+  const order = orderClaims({ amount: AMOUNT, currency: "USD" });
+  const token = await signToken(t, order);
+  return () => post(t, "/api/checkout/initialize", { token, provider: "vault_gateway_b" });
+}
+
+// A pool's queue: PGlite has one connection and no pool, so these run on PostgreSQL only.
+describe.runIf(testEngine === "postgres")("admission by the database pool's standing queue", () => {
+  it("a closed loop of 30 buyers on a pool of 5 connections keeps a queue standing and meets no refusal", async () => {
+    // The default rule with its target lowered to 5 ms, so the queue stands throughout on any machine.
+    // Before issue 35 (new checkouts refused while the oldest pool wait was 25 ms) this loop was refused.
+    t = await buildTestApp({ env: { ADMISSION_QUEUE_TARGET_MS: "5", ADMISSION_NEW_POOL_WAIT_MS: String(ADMISSION_DEFAULTS.newCheckout.poolWaitMs) } });
+    const statuses: Record<string, number> = {};
+    const count = (step: string, status: number) => void (statuses[`${step} ${status}`] = (statuses[`${step} ${status}`] ?? 0) + 1);
+    const end = performance.now() + 3_000;
+    const buyer = async () => {
+      // One buyer after another on this connection: start a checkout and pay, at once (a refused
+      // buyer tries again).
+      while (performance.now() < end) {
+        const order = orderClaims({ amount: AMOUNT, currency: "USD" });
+        const started = await post(t, "/api/checkout/initialize", { token: await signToken(t, order), provider: "vault_gateway_b" });
+        count("initialize", started.statusCode);
+        if (started.statusCode === 200) count("pay", (await pay(order.orderId as string)).statusCode);
+      }
+    };
+    await Promise.all(Array.from({ length: 30 }, buyer));
+
+    expect(Object.keys(statuses).sort(), JSON.stringify(statuses)).toEqual(["initialize 200", "pay 200"]);
+    expect(statuses["pay 200"]).toBeGreaterThan(30);
+    const text = await metrics();
+    // The queue stood (the rule was in force), and every admitted request left the in-flight count.
+    expect(metric(text, "admission_standing_intervals_total")).toBeGreaterThan(0);
+    expect(metric(text, 'admission_refused_total{class="new"}')).toBe(0);
+    expect(metric(text, "admission_in_flight_requests")).toBe(0);
+  });
+
+  it("an overload (work growing while the queue stands) has its new checkouts refused at once, while buyers already paying are admitted", async () => {
+    t = await buildTestApp({ env: { ADMISSION_QUEUE_TARGET_MS: "20", ADMISSION_NEW_POOL_WAIT_MS: "0" } });
+    const orders = await Promise.all(Array.from({ length: 11 }, () => initialized()));
+    const newcomers = await Promise.all(Array.from({ length: 40 }, () => newCheckout()));
+    const release = await holdPool(1.5);
+    try {
+      // Ten buyers pay and queue behind the busy pool: the queue stands from the next interval on. The
+      // work in flight it was kept up with: those ten, or the eleven initializes if they were still in
+      // the interval before.
+      const queuedPays = orders.slice(0, 10).map((orderId) => pay(orderId));
+      await untilOldestWait(250);
+      // Forty buyers start a checkout at once: the work may grow by the ceiling's headroom (at most
+      // 11 × 2 + 2 = 24 in flight, fourteen more); the rest is refused at once.
+      const answers = newcomers.map((send) => timed(send));
       for (const { response, ms } of await newCheckoutRequests()) {
         expect(response.statusCode, response.body).toBe(503);
         expect(json(response)).toEqual(OVERLOADED);
-        expect(response.headers["retry-after"]).toBe("1");
-        // Answered without waiting for the pool (whose timeout is 5 s); 50 ms on an idle machine.
+        // Answered without waiting for the pool (held 1.5 s); 50 ms on an idle machine.
         expect(ms).toBeLessThan(400);
       }
       // A buyer already paying, at the same moment: admitted, and served once connections are free.
-      const secondPay = pay(second);
-      await Promise.all(sleeping);
-      release();
-      for (const response of [await queuedPay, await secondPay]) {
+      const lastPay = pay(orders[10]!);
+      await release();
+      const refused = (await Promise.all(answers)).filter(({ response }) => response.statusCode === 503);
+      expect(refused.length).toBeGreaterThanOrEqual(26);
+      for (const { response, ms } of refused) {
+        expect(json(response)).toEqual(OVERLOADED);
+        expect(response.headers["retry-after"]).toBe("1");
+        expect(ms).toBeLessThan(400);
+      }
+      for (const { response } of await Promise.all(answers)) if (response.statusCode !== 503) expect(response.statusCode, response.body).toBe(200);
+      for (const response of [...(await Promise.all(queuedPays)), await lastPay]) {
         expect(response.statusCode, response.body).toBe(200);
         expect(json(response).success).toBe(true);
       }
+      const text = await metrics();
+      expect(metric(text, 'admission_refused_total{class="new"}')).toBe(refused.length + 4);
+      expect(metric(text, 'admission_refused_total{class="started"}')).toBe(0);
     } finally {
-      await Promise.allSettled(sleeping);
-      release();
+      await release();
     }
-
-    // Below the threshold nothing is refused.
+    // The queue gone, a new checkout is admitted, and nothing stays counted in flight.
     await initialized();
-    const metrics = (await t.app.inject({ method: "GET", url: "/metrics" })).body;
-    expect(metric(metrics, 'admission_refused_total{class="new"}')).toBe(4);
-    expect(metric(metrics, 'admission_refused_total{class="started"}')).toBe(0);
-    expect(metric(metrics, "admission_pool_oldest_wait_seconds")).toBe(0);
+    expect(metric(await metrics(), "admission_in_flight_requests")).toBe(0);
+  });
+
+  it("a stalled pool refuses every new checkout beyond ADMISSION_NEW_POOL_WAIT_MS of standing queue, and started flows beyond ADMISSION_STARTED_POOL_WAIT_MS", async () => {
+    t = await buildTestApp({ env: { ADMISSION_QUEUE_TARGET_MS: "0", ADMISSION_NEW_POOL_WAIT_MS: "150", ADMISSION_STARTED_POOL_WAIT_MS: "400" } });
+    const [first, second, third] = [await initialized(), await initialized(), await initialized()];
+    const starts = [await newCheckout(), await newCheckout()];
+    const release = await holdPool(2);
+    try {
+      const queuedPays = [pay(first)];
+      // Nothing is handed out: the standing queue's delay is the oldest wait, growing. Past 150 ms
+      // (and below 400) at the end of an interval: new checkouts refused, a started payment admitted.
+      await untilOldestWait(260);
+      const refused = [await timed(starts[0]!)];
+      queuedPays.push(pay(second));
+      // Past 400 ms: started flows refused too.
+      await untilOldestWait(550);
+      refused.push(await timed(starts[1]!), await timed(() => pay(third)));
+      for (const { response, ms } of refused) {
+        expect(response.statusCode, response.body).toBe(503);
+        expect(json(response)).toEqual(OVERLOADED);
+        expect(ms).toBeLessThan(400);
+      }
+      await release();
+      for (const response of await Promise.all(queuedPays)) expect(response.statusCode, response.body).toBe(200);
+    } finally {
+      await release();
+    }
+    const text = await metrics();
+    expect(metric(text, 'admission_refused_total{class="new"}')).toBe(2);
+    expect(metric(text, 'admission_refused_total{class="started"}')).toBe(1);
+  });
+
+  it("with no limit of their own, new checkouts are still refused whenever started flows are", async () => {
+    t = await buildTestApp({ env: { ADMISSION_QUEUE_TARGET_MS: "0", ADMISSION_NEW_POOL_WAIT_MS: "0", ADMISSION_STARTED_POOL_WAIT_MS: "200" } });
+    const orderId = await initialized();
+    const start = await newCheckout();
+    const release = await holdPool(1.5);
+    try {
+      const queuedPay = pay(orderId);
+      await untilOldestWait(350);
+      const { response, ms } = await timed(start);
+      expect(response.statusCode, response.body).toBe(503);
+      expect(json(response)).toEqual(OVERLOADED);
+      expect(ms).toBeLessThan(400);
+      await release();
+      expect((await queuedPay).statusCode).toBe(200);
+    } finally {
+      await release();
+    }
+    expect(metric(await metrics(), 'admission_refused_total{class="new"}')).toBe(1);
   });
 });
 
@@ -108,9 +222,9 @@ describe("admission by event-loop delay", () => {
     // A started flow's read (an unknown session: 404) and the probes are still served.
     expect((await t.app.inject({ method: "GET", url: "/api/upsell/session/ups_missing" })).statusCode).toBe(404);
     expect((await t.app.inject({ method: "GET", url: "/healthz" })).statusCode).toBe(200);
-    const metrics = (await t.app.inject({ method: "GET", url: "/metrics" })).body;
-    expect(metric(metrics, 'admission_refused_total{class="new"}')).toBe(4);
-    expect(metric(metrics, "admission_event_loop_delay_seconds")).toBeGreaterThanOrEqual(0.1);
+    const text = await metrics();
+    expect(metric(text, 'admission_refused_total{class="new"}')).toBe(4);
+    expect(metric(text, "admission_event_loop_delay_seconds")).toBeGreaterThanOrEqual(0.1);
 
     // Two quiet windows later the loop is on time again: new checkouts are admitted.
     await sleep(1_100);

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from "fastify";
+import type { ServerResponse } from "node:http";
 import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { AdmissionSettings, AdmissionThresholds } from "../config/admission-settings.js";
 import type { PoolQueue } from "../db/client.js";
+import { StandingQueue } from "./standing-queue.js";
 
 /**
  * Who is refused first when the service is beyond capacity (issue 20). `new`: a buyer who has not
@@ -28,21 +30,30 @@ export interface AdmissionSources {
   settings: AdmissionSettings;
   /** The database pool's queue (PostgreSQL); absent on PGlite, which has no pool. */
   poolQueue?: () => PoolQueue;
+  /** Every wait for a pool connection, in seconds, when it ends (PostgreSQL). */
+  onConnectionWait?: (listener: (seconds: number) => void) => void;
   registry: Registry;
 }
 
 /**
- * Decides at arrival, before the body is read, whether a request is served: by the measured queue
- * (the oldest wait for a pool connection in progress, the event loop's lateness), not by a rate.
- * A refusal is 503 `{ error: "Service busy", code: "OVERLOADED" }` with Retry-After, answered without
- * touching the database. Below the thresholds it costs a Set lookup and two comparisons.
+ * Decides at arrival, before the body is read, whether a request is served: by the measured queue,
+ * not by a rate. A refusal is 503 `{ error: "Service busy", code: "OVERLOADED" }` with Retry-After,
+ * answered without touching the database. New checkouts are refused while the pool's queue stands
+ * and they would grow the work in flight beyond the level the instance kept up with
+ * (src/http/standing-queue.ts); started flows only beyond a much longer standing queue. The decision
+ * reads a few fields: no allocation, no clock read.
  */
 export class AdmissionControl {
   private readonly loop: IntervalHistogram;
   /** The event loop's median lateness over the last complete window (ms). */
   loopDelayMs = 0;
   private readonly windows: NodeJS.Timeout;
+  private readonly intervals: NodeJS.Timeout | null = null;
   private readonly refused: Counter<"class">;
+  /** The pool's standing queue (PostgreSQL); null on PGlite, which has no pool. */
+  readonly queue: StandingQueue | null = null;
+  /** Called once per admitted request when its response ends (finished or aborted). */
+  private readonly finished = () => this.queue!.finished();
 
   constructor(private readonly sources: AdmissionSources) {
     this.loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
@@ -51,9 +62,20 @@ export class AdmissionControl {
     const registers = [sources.registry];
     this.refused = new Counter({ name: "admission_refused_total", help: "Requests refused with 503 OVERLOADED, by admission class (new: new checkouts; started: buyers paying and all else)", labelNames: ["class"], registers });
     for (const cls of ["new", "started"] as const) this.refused.inc({ class: cls }, 0);
-    const { poolQueue } = sources;
-    if (poolQueue) {
+    const { poolQueue, onConnectionWait } = sources;
+    if (poolQueue && onConnectionWait) {
+      const queue = new StandingQueue(sources.settings.queue);
+      this.queue = queue;
+      onConnectionWait((seconds) => queue.waited(seconds * 1000));
+      const standingIntervals = new Counter({ name: "admission_standing_intervals_total", help: "Intervals (ADMISSION_QUEUE_INTERVAL_MS) at whose end the pool's queue stood: no connection wait in them was shorter than ADMISSION_QUEUE_TARGET_MS", registers });
+      this.intervals = setInterval(() => {
+        queue.closeInterval(poolQueue().oldestWaitMs);
+        if (queue.standing) standingIntervals.inc();
+      }, sources.settings.queue.intervalMs).unref();
       new Gauge({ name: "admission_pool_oldest_wait_seconds", help: "How long the oldest wait for a database pool connection still in progress has lasted (0: no one waits)", registers, collect() { this.set(poolQueue().oldestWaitMs / 1000); } });
+      new Gauge({ name: "admission_standing_queue_seconds", help: "The shortest wait for a pool connection over the last interval (the oldest wait in progress if none ended): the queue stands while it is above ADMISSION_QUEUE_TARGET_MS", registers, collect() { this.set(queue.standingWaitMs / 1000); } });
+      new Gauge({ name: "admission_in_flight_requests", help: "Admitted requests not yet answered (the probes and /metrics not counted)", registers, collect() { this.set(queue.inFlight); } });
+      new Gauge({ name: "admission_in_flight_ceiling", help: "While the queue stands, new checkouts are refused at this many requests in flight (+Inf: no ceiling)", registers, collect() { this.set(queue.ceiling); } });
     }
     const self = this;
     new Gauge({ name: "admission_event_loop_delay_seconds", help: "The event loop's median lateness over the last half second, as admission control sees it", registers, collect() { this.set(self.loopDelayMs / 1000); } });
@@ -76,11 +98,24 @@ export class AdmissionControl {
     this.loop.reset();
   }
 
-  /** Whether a request of this class is refused now. */
+  /** Whether a request of this class is refused now. New checkouts are refused whenever started requests are. */
   refuses(cls: AdmissionClass): boolean {
-    const limits: AdmissionThresholds = cls === "new" ? this.sources.settings.newCheckout : this.sources.settings.started;
-    if (limits.poolWaitMs > 0 && this.sources.poolQueue && this.sources.poolQueue().oldestWaitMs >= limits.poolWaitMs) return true;
+    // The ceiling first: it counts its refusals (a refused client that comes straight back raises it).
+    if (cls === "new" && this.queue?.refusesNew()) return true;
+    if (this.beyondLimits(this.sources.settings.started)) return true;
+    return cls === "new" && this.beyondLimits(this.sources.settings.newCheckout);
+  }
+
+  private beyondLimits(limits: AdmissionThresholds): boolean {
+    if (limits.poolWaitMs > 0 && this.queue && this.queue.standingWaitMs >= limits.poolWaitMs) return true;
     return limits.loopDelayMs > 0 && this.loopDelayMs >= limits.loopDelayMs;
+  }
+
+  /** An admitted request: in flight until its response ends. */
+  admit(response: ServerResponse): void {
+    if (!this.queue) return;
+    this.queue.admitted();
+    response.on("close", this.finished);
   }
 
   countRefusal(cls: AdmissionClass): void {
@@ -89,6 +124,7 @@ export class AdmissionControl {
 
   close(): void {
     clearInterval(this.windows);
+    if (this.intervals) clearInterval(this.intervals);
     this.loop.disable();
   }
 }
@@ -98,7 +134,8 @@ export function registerAdmission(app: FastifyInstance, control: AdmissionContro
   const retryAfter = String(retryAfterSeconds);
   app.addHook("onRequest", async (request, reply) => {
     const cls = AdmissionControl.classOf(request.method, request.routeOptions.url);
-    if (cls === null || !control.refuses(cls)) return;
+    if (cls === null) return;
+    if (!control.refuses(cls)) return control.admit(reply.raw);
     control.countRefusal(cls);
     return reply.code(503).header("retry-after", retryAfter).send({ error: "Service busy", code: "OVERLOADED" });
   });

@@ -32,8 +32,9 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
     ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
     RATE_LIMIT_ANONYMOUS: "100000",
     RATE_LIMIT_AUTHENTICATED: "100000",
-    // Tests share a busy machine and a pool of 5: only the admission tests meet its refusals.
-    ADMISSION_NEW_POOL_WAIT_MS: "1000",
+    // Tests share a busy machine and a pool of 5: only the admission tests meet its refusals (the
+    // in-flight ceiling off; the hard limits, a stalled pool's, stay).
+    ADMISSION_QUEUE_TARGET_MS: "0",
     PUBLIC_BASE_URL: "http://checkout.test",
     LOG_LEVEL: "info",
     ...options.env,
