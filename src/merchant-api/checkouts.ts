@@ -6,6 +6,7 @@ import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
 import type { ApiActor } from "../http/api-key.js";
 import { notFound } from "../lib/errors.js";
+import { assertSafeRedirectFields } from "../lib/redirect-url.js";
 import { newId } from "../lib/ids.js";
 import { invalidApiKey } from "../merchant-credentials/errors.js";
 import type { CheckoutIdParams, CreateCheckoutBody, CreatedCheckout, MerchantCheckoutView } from "./schemas.js";
@@ -17,11 +18,14 @@ export const DEFAULT_CHECKOUT_LIFETIME_SECONDS = 3600;
 
 /**
  * `POST /api/v1/checkouts`: signs a checkout token for the key's brand (the brand is the key's, never
- * the body's) and stores its short link, the same way the link generators do. A completed orderId is
- * 409 `Checkout already completed`. Repeats with one Idempotency-Key make one checkout (CONTRACT §17).
+ * the body's) and stores its short link, the same way the link generators do. `successUrl` and
+ * `cancelUrl` must be absolute http(s) URLs without userinfo (400 naming the member). A completed
+ * orderId is 409 `Checkout already completed`. Repeats with one Idempotency-Key make one checkout (CONTRACT §17).
  */
 export async function createMerchantCheckout({ ctx, actor, input }: Verb<CreateCheckoutBody>): Promise<CreatedCheckout> {
   const { expiresInSeconds = DEFAULT_CHECKOUT_LIFETIME_SECONDS, ...claims } = input;
+  // CONTRACT §36 at creation (issue 31): a target the token may not carry is 400 here, not a dead link for the buyer.
+  assertSafeRedirectFields(claims, ["successUrl", "cancelUrl"]);
   const brand = await findBrandForCheckout(ctx.db, actor.brandId, claims.orderId);
   // A key of a deleted brand (or organization) is no key.
   if (!brand) throw invalidApiKey();
