@@ -49,9 +49,9 @@ export async function resolveCharge<P extends PaymentProviderType>(ctx: Ctx, pro
   const claim = { orderId: request.orderId, provider, requestHash: chargeRequestHash(ctx, request), providerKey: newId("chg"), createdAt: new Date(ctx.clock.now()) };
   const { order, held, declineCounts } = await openOrderCharge(ctx.db, claim, { clientAddress: ctx.clientAddress ?? null, since: declineWindowStart(ctx) }, stated);
   try {
-    if (stated) assertExpectedCharge(expectedChargeOf(order), stated, stated.fields);
     const resolved = await ctx.providers.payment(provider, order.brandId);
     if (order.demoOnly && !resolved.adapter.demo) throw providerNotAllowed();
+    if (stated) assertExpectedCharge(expectedChargeOf(order), stated, stated.fields);
     return { order, ...resolved, opened: { held, providerKey: claim.providerKey, createdAt: claim.createdAt, declineCounts } };
   } catch (error) {
     if (held) await releaseOrderCharge(ctx.db, { brandId: order.brandId, orderId: request.orderId }, claim.providerKey, "delete");
