@@ -9,7 +9,7 @@ import { assertRole, brandOfScope, type CallerScope } from "../http/auth.js";
 import { bindResource, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { notFound, validationError } from "../lib/errors.js";
 import { newId, randomToken } from "../lib/ids.js";
-import { isSafeRedirectUrl } from "../lib/redirect-url.js";
+import { assertSafeRedirectFields } from "../lib/redirect-url.js";
 import { findSalespersonInOrganization } from "../salespeople/store.js";
 import type { CreatePaymentLinkBody, PaymentLinkReply, PaymentLinksReply, PaymentLinkView } from "./payment-link-schemas.js";
 
@@ -48,12 +48,7 @@ function viewOf(ctx: Pick<Ctx, "config" | "clock">, row: Row): PaymentLinkView {
 }
 
 /** CONTRACT §36 for every URL a link sends a browser to (and the product image it shows). */
-function checkUrls(input: CreatePaymentLinkBody): void {
-  for (const field of ["imageUrl", "successUrl", "cancelUrl"] as const) {
-    const value = input[field];
-    if (value !== undefined && !isSafeRedirectUrl(value)) throw validationError(`${field} must be an absolute http(s) URL without user name or password`, field);
-  }
-}
+const checkUrls = (input: CreatePaymentLinkBody) => assertSafeRedirectFields(input, ["imageUrl", "successUrl", "cancelUrl"]);
 
 /**
  * `POST /api/admin/payment-links` (admin or owner): a lasting link of the session's brand. The

@@ -20,14 +20,14 @@ const SHIPPING = { line1: "2 Side St", line2: "Unit 3", city: "Shelbyville", sta
 const CUSTOMER = { firstName: "Jane", lastName: "Doe", phone: "+1 555 0100" };
 
 /** Initializes a checkout for new order claims and pays it with vault_gateway_b through its endpoint. */
-async function paidCheckout(options: { claims?: Record<string, unknown>; payAmount?: number; expiresInSeconds?: number } = {}) {
+async function paidCheckout(options: { claims?: Record<string, unknown>; expiresInSeconds?: number } = {}) {
   const claims = orderClaims(options.claims);
   const token = await signToken(t, claims, { expiresInSeconds: options.expiresInSeconds });
   const init = await post(t, "/api/checkout/initialize", { token, provider: "vault_gateway_b" });
   expect(init.statusCode).toBe(200);
   const pay = await post(t, "/api/providers/vault_gateway_b/process-payment", {
     orderId: claims.orderId,
-    amount: options.payAmount ?? claims.amount,
+    amount: claims.amount,
     currency: claims.currency,
     ...CARD,
   });
@@ -270,7 +270,13 @@ describe("complete: refusals", () => {
   });
 
   it("answers PAYMENT_NOT_VERIFIED when the payment's amount differs from the checkout's", async () => {
-    const paid = await paidCheckout({ payAmount: 100 });
+    // Once the checkout is initialized the provider endpoints refuse another amount (issue 31); a payment
+    // made before it was, for the same orderId, is still one completion must not accept.
+    const claims = orderClaims();
+    const early = await post(t, "/api/providers/vault_gateway_b/process-payment", { orderId: claims.orderId, amount: 100, currency: claims.currency, ...CARD });
+    expect(early.statusCode, early.body).toBe(200);
+    expect((await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider: "vault_gateway_b" })).statusCode).toBe(200);
+    const paid = { orderId: claims.orderId as string, amount: claims.amount as number, transactionId: json(early).transactionId as string };
     const res = await complete(completeBody(paid));
     expect(res.statusCode).toBe(400);
     expect(json(res)).toMatchObject({ code: "PAYMENT_NOT_VERIFIED", details: "amount_mismatch" });

@@ -1,6 +1,8 @@
 import type { Ctx } from "../ctx.js";
 import { DEFAULT_BRAND_ID } from "../db/schema/index.js";
 import { notFound } from "../lib/errors.js";
+import { orderIdTaken } from "./errors.js";
+import { orderIdInUse } from "./store.js";
 import { randomToken } from "../lib/ids.js";
 import { PAYMENT_PROVIDERS } from "../providers/types.js";
 import { issueCheckoutLink } from "./checkout-link.js";
@@ -12,11 +14,14 @@ const DEMO_TOTAL_CENTS = 4999;
  * SPEC "Token generate" (development and testing): signs a checkout token from the given members,
  * filling the order data that is missing, and stores a short link to it. A demo tool (CONTRACT §35):
  * 404 in live mode (§22) and as soon as any payment provider of the default brand has real
- * credentials, since anyone may call it and it signs with the master secret.
+ * credentials, since anyone may call it and it signs with the master secret. It mints only new
+ * orderIds (issue 31): a given orderId the default brand already has a checkout for (API, signing
+ * key, link, or an earlier generated one) is 409 ORDER_ID_TAKEN, so it can never re-price one.
  */
 export async function generateToken({ ctx, input }: { ctx: Ctx; input: GenerateTokenBody }): Promise<GenerateTokenResponse> {
   if (ctx.config.paymentMode === "live" || (await hasRealProvider(ctx, DEFAULT_BRAND_ID))) throw notFound();
   const info = input.orderInfo ?? {};
+  if (info.orderId !== undefined && (await orderIdInUse(ctx.db, DEFAULT_BRAND_ID, info.orderId))) throw orderIdTaken();
   const lineItemsTotal = input.lineItems?.reduce((sum, item) => sum + item.quantity * item.unitPrice, 0);
   const total = info.total ?? (lineItemsTotal || DEMO_TOTAL_CENTS);
   const productName = info.productName ?? input.lineItems?.[0]?.name ?? "Demo product";

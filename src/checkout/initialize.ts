@@ -4,7 +4,7 @@ import { sha256 } from "../lib/crypto.js";
 import { newId } from "../lib/ids.js";
 import { ProviderError, type InitializeInput, type InitializeOutcome, type PaymentProviderType } from "../providers/types.js";
 import { allowedProviders } from "./allowed-providers.js";
-import { checkoutCompleted, invalidToken, providerFailed, providerNotAllowed } from "./errors.js";
+import { checkoutCompleted, invalidToken, orderIdTaken, paymentLinkGone, providerFailed, providerNotAllowed } from "./errors.js";
 import type { Address, CheckoutClaims, InitializeBody, InitializeResponse } from "./schemas.js";
 import { findBrandForCheckout, saveInitializedCheckout } from "./store.js";
 import { verifyCheckoutToken } from "./token.js";
@@ -20,16 +20,24 @@ function addressFromClaims(address: CheckoutClaims["shippingAddress"]): Address 
  * SPEC "Checkout" initialize: verifies the token, checks the provider is allowed (CONTRACT §4),
  * asks the provider to prepare the payment, and records the checkout with a `checkout.created` event.
  * The request's customer and addresses override the token's (global links) and are stored.
+ * A token minted from a payment link follows the link: disabled or expired, it is 410 (issue 31). The
+ * public generator's token never takes over a checkout of another origin (API, signing key, link): 409.
  */
 export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: InitializeBody }): Promise<InitializeResponse> {
   const claims = await verifyCheckoutToken(ctx, input.token);
   // CONTRACT §27: a token without brandId belongs to the default brand; an unknown or deleted brand is an invalid token.
   const brandId = claims.brandId ?? DEFAULT_BRAND_ID;
-  const brand = await findBrandForCheckout(ctx.db, brandId, claims.orderId);
+  const demoOnly = claims.demoOnly === true;
+  // openPaymentLink writes the link's id in the token's metadata; the link is looked up in the token's brand only.
+  const brand = await findBrandForCheckout(ctx.db, brandId, claims.orderId, { paymentLinkId: claims.metadata?.paymentLinkId, demoOnly });
   if (!brand) throw invalidToken();
   if (!allowedProviders(claims.provider, brand.enabledProviders ?? []).includes(input.provider)) throw providerNotAllowed();
   // Refused before the provider is asked, so a completed order gets no new payment intent.
   if (brand.checkoutStatus === "completed") throw checkoutCompleted();
+  // A link token lives an hour; turning the link off (or its end) ends it at once, as it ends the link's page.
+  if (brand.linkDisabledAt || (brand.linkExpiresAt && brand.linkExpiresAt.getTime() <= ctx.clock.now())) throw paymentLinkGone();
+  // The generator signs with the master secret for anyone: its token may not re-price a merchant's checkout.
+  if (demoOnly && ((brand.checkoutId && !brand.checkoutDemoOnly) || brand.merchantCheckout)) throw orderIdTaken();
 
   const checkoutId = brand.checkoutId ?? newId("chk");
   const currency = claims.currency.toUpperCase();

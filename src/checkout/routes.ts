@@ -70,7 +70,7 @@ export function registerCheckoutRoutes(app: App, deps: Deps): void {
         tags: ["checkout"],
         summary: "Initialize a checkout with a payment provider",
         body: InitializeBody,
-        response: { 200: InitializeResponse, ...errorResponses(400, 401, 409, 422, 502, 503) },
+        response: { 200: InitializeResponse, ...errorResponses(400, 401, 409, 410, 422, 502, 503) },
       },
     },
     async (request, reply) => {

@@ -25,30 +25,52 @@ function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
 
 export type CheckoutRow = typeof checkouts.$inferSelect;
 
+// $3: the payment link a token was minted from (null for others); $4: the token is the public
+// generator's (demoOnly), the only case that needs to know whether an API checkout holds the orderId.
 const BRAND_FOR_CHECKOUT = hotStatement(
   "checkout_brand",
   `select b.id as "brandId", b.organization_id as "organizationId",
      (select json_agg(ps.provider) from provider_settings ps where ps.brand_id = b.id and ps.enabled) as "enabledProviders",
-     c.id as "checkoutId", c.status as "checkoutStatus"
+     c.id as "checkoutId", c.status as "checkoutStatus", coalesce((c.claims->>'demoOnly')::boolean, false) as "checkoutDemoOnly",
+     case when $4::boolean then exists (select 1 from merchant_checkouts mc where mc.brand_id = b.id and mc.order_id = $2) else false end as "merchantCheckout",
+     pl.disabled_at as "linkDisabledAt", pl.expires_at as "linkExpiresAt"
    from brands b
    join organizations o on o.id = b.organization_id
    left join checkouts c on c.brand_id = b.id and c.order_id = $2
+   left join payment_links pl on pl.id = $3::text and pl.brand_id = b.id
    where b.id = $1 and b.deleted_at is null and o.deleted_at is null`,
 );
 
 /**
  * Initialize's one read: the live brand (not deleted, nor its organization), the payment providers it
- * has enabled (CONTRACT §4) and the status of a checkout it already holds for this orderId.
+ * has enabled (CONTRACT §4), the checkout it already holds for this orderId (its status, whether the
+ * public generator made it); with `from.demoOnly`, whether an API checkout holds the orderId; with
+ * `from.paymentLinkId`, that link of the brand (disabled or expiry; null when unknown).
  */
-export async function findBrandForCheckout(db: Db, brandId: string, orderId: string) {
+export async function findBrandForCheckout(db: Db, brandId: string, orderId: string, from: { paymentLinkId?: string; demoOnly?: boolean } = {}) {
   const [row] = await runHot<{
     brandId: string;
     organizationId: string;
     enabledProviders: string[] | null;
     checkoutId: string | null;
     checkoutStatus: CheckoutRow["status"] | null;
-  }>(db, BRAND_FOR_CHECKOUT, [brandId, orderId]);
+    checkoutDemoOnly: boolean;
+    merchantCheckout: boolean;
+    linkDisabledAt: Date | null;
+    linkExpiresAt: Date | null;
+  }>(db, BRAND_FOR_CHECKOUT, [brandId, orderId, from.paymentLinkId ?? null, from.demoOnly === true]);
   return row ?? null;
+}
+
+/**
+ * Whether the brand holds a checkout for the orderId, of any origin: an initialized or completed one,
+ * or an API checkout not opened yet (the public generator mints only new orderIds, issue 31).
+ */
+export async function orderIdInUse(db: Db, brandId: string, orderId: string): Promise<boolean> {
+  const result = await db.execute(sql`
+    select exists (select 1 from checkouts where brand_id = ${brandId} and order_id = ${orderId})
+        or exists (select 1 from merchant_checkouts where brand_id = ${brandId} and order_id = ${orderId}) as "inUse"`);
+  return (result as unknown as { rows: { inUse: boolean }[] }).rows[0]?.inUse === true;
 }
 
 const SAVE_INITIALIZED_CHECKOUT = hotStatement(

@@ -1,3 +1,5 @@
+import { validationError } from "./errors.js";
+
 /**
  * CONTRACT §36: the only URLs we redirect or send a browser to, when they come from a merchant
  * (a token's successUrl / cancelUrl, an offer's externalPageUrl): absolute http: or https: URLs
@@ -19,3 +21,15 @@ export function isSafeRedirectUrl(value: unknown): value is string {
 
 /** `value` when it is a safe redirect target, else null (rows stored before the check). */
 export const safeRedirectOrNull = (value: string | null | undefined): string | null => (isSafeRedirectUrl(value) ? value : null);
+
+/**
+ * CONTRACT §36 where a merchant sets redirect targets (a v1 checkout, a payment link): each named member
+ * that is present must be a safe redirect target, else 400 `VALIDATION_ERROR` naming it. Refused at
+ * creation, so a buyer is never sent to a checkout whose token the page then calls invalid.
+ */
+export function assertSafeRedirectFields<T extends object>(input: T, fields: readonly (keyof T & string)[]): void {
+  for (const field of fields) {
+    const value = input[field];
+    if (value !== undefined && value !== null && !isSafeRedirectUrl(value)) throw validationError(`${field} must be an absolute http(s) URL without user name or password`, field);
+  }
+}

@@ -8,6 +8,7 @@ import type { ApiActor } from "../http/api-key.js";
 import { bindResource, ofBrand, oncePerKey } from "../http/idempotent-effects.js";
 import { notFound } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
+import { assertSafeRedirectFields } from "../lib/redirect-url.js";
 import { newId } from "../lib/ids.js";
 import { invalidApiKey } from "../merchant-credentials/errors.js";
 import type { CheckoutIdParams, CreateCheckoutBody, CreatedCheckout, MerchantCheckoutView } from "./schemas.js";
@@ -19,7 +20,8 @@ export const DEFAULT_CHECKOUT_LIFETIME_SECONDS = 3600;
 
 /**
  * `POST /api/v1/checkouts`: signs a checkout token for the key's brand (the brand is the key's, never
- * the body's) and stores its short link, the same way the link generators do. A completed orderId is
+ * the body's) and stores its short link, the same way the link generators do. `successUrl` and
+ * `cancelUrl` must be absolute http(s) URLs without userinfo (400 naming the member). A completed orderId is
  * 409 `Checkout already completed`. An Idempotency-Key is bound to the checkout in the transaction
  * that stores it (CONTRACT §40): a repeat, also after a crash and after the HTTP reservation was taken
  * over or expired, answers that checkout (the same id, url and token), never a second one.
@@ -34,6 +36,8 @@ export async function createMerchantCheckout({ ctx, actor, input }: Verb<CreateC
     },
     make: async () => {
       const { expiresInSeconds = DEFAULT_CHECKOUT_LIFETIME_SECONDS, ...claims } = input;
+      // CONTRACT §36 at creation (issue 31): a target the token may not carry is 400 here, not a dead link for the buyer.
+      assertSafeRedirectFields(claims, ["successUrl", "cancelUrl"]);
       const brand = await findBrandForCheckout(ctx.db, actor.brandId, claims.orderId);
       // A key of a deleted brand (or organization) is no key.
       if (!brand) throw invalidApiKey();

@@ -5,21 +5,33 @@ import { providerNotAllowed } from "../checkout/errors.js";
 import { AppError } from "../lib/errors.js";
 import { assertCardAcceptable } from "../providers/demo/cards.js";
 import type { PaymentAdapters } from "../providers/registry.js";
-import { cardOf } from "../providers/schemas.js";
+import { assertExpectedCharge, cardOf, type ExpectedCharge } from "../providers/schemas.js";
 import type { CardInput, ChargeOutcome, OrderCharge, PaymentProviderType, ProviderCall } from "../providers/types.js";
 import { newId } from "../lib/ids.js";
 import { chargeOnce, chargeRequestHash } from "./charge-once.js";
 import { assertCountsUnderDeclineLimit, assertUnderDeclineLimit, declineWindowStart, paymentFailed, recordDecline, type DeclineCounts } from "./declines.js";
-import { openOrderCharge, orderContextOf, releaseOrderCharge } from "./store.js";
+import { openOrderCharge, orderContextOf, releaseOrderCharge, type OrderContext, type StatedAmount } from "./store.js";
 
 export type { OrderContext } from "./store.js";
+
+/**
+ * What a charge of the order must amount to: its initialized checkout's amount and currency. None
+ * without a checkout, nor once it is completed (then CONTRACT §37's 409 ALREADY_PAID answers).
+ */
+export const expectedChargeOf = (order: OrderContext): ExpectedCharge | undefined =>
+  order.checkoutId && !order.completed && order.amountCents !== null && order.currency !== null ? { amountCents: order.amountCents, currency: order.currency } : undefined;
+
+/** A charge the request states (its amount and currency) and the request members that carry them. */
+export interface StatedCharge extends StatedAmount {
+  fields?: { amount: string; currency: string };
+}
 
 /**
  * Where a provider verb starts: whose order it is, and that brand's adapter (503 in live mode without
  * credentials); `within(tx)` is that adapter for the calls of a payment attempt's transaction.
  */
-export async function resolvePayment<P extends PaymentProviderType>(ctx: Ctx, provider: P, where: Parameters<typeof orderContextOf>[1]) {
-  const order = await orderContextOf(ctx.db, where);
+export async function resolvePayment<P extends PaymentProviderType>(ctx: Ctx, provider: P, where: Parameters<typeof orderContextOf>[1], stated?: StatedAmount) {
+  const order = await orderContextOf(ctx.db, where, stated);
   const resolved = await ctx.providers.payment(provider, order.brandId);
   // A checkout of the public token generator never reaches a provider that moves real money (CONTRACT §35).
   if (order.demoOnly && !resolved.adapter.demo) throw providerNotAllowed();
@@ -28,15 +40,18 @@ export async function resolvePayment<P extends PaymentProviderType>(ctx: Ctx, pr
 
 /**
  * resolvePayment for a card charge of `request.orderId`, with the order's charge claim and decline
- * counts read in the same round trip (openOrderCharge); for chargeOnce's `opened`. A claim taken for
- * a request that then fails here (provider not allowed or not configured) is let go at once.
+ * counts read in the same round trip (openOrderCharge); for chargeOnce's `opened`. The `stated`
+ * amount and currency must be the initialized checkout's (read in that same round trip: no extra
+ * statement). A claim taken for a request that then fails here (another amount, provider not allowed
+ * or not configured) is let go at once.
  */
-export async function resolveCharge<P extends PaymentProviderType>(ctx: Ctx, provider: P, request: { orderId: string }) {
+export async function resolveCharge<P extends PaymentProviderType>(ctx: Ctx, provider: P, request: { orderId: string }, stated?: StatedCharge) {
   const claim = { orderId: request.orderId, provider, requestHash: chargeRequestHash(ctx, request), providerKey: newId("chg"), createdAt: new Date(ctx.clock.now()) };
-  const { order, held, declineCounts } = await openOrderCharge(ctx.db, claim, { clientAddress: ctx.clientAddress ?? null, since: declineWindowStart(ctx) });
+  const { order, held, declineCounts } = await openOrderCharge(ctx.db, claim, { clientAddress: ctx.clientAddress ?? null, since: declineWindowStart(ctx) }, stated);
   try {
     const resolved = await ctx.providers.payment(provider, order.brandId);
     if (order.demoOnly && !resolved.adapter.demo) throw providerNotAllowed();
+    if (stated) assertExpectedCharge(expectedChargeOf(order), stated, stated.fields);
     return { order, ...resolved, opened: { held, providerKey: claim.providerKey, createdAt: claim.createdAt, declineCounts } };
   } catch (error) {
     if (held) await releaseOrderCharge(ctx.db, { brandId: order.brandId, orderId: request.orderId }, claim.providerKey, "delete");
@@ -94,21 +109,25 @@ export async function attemptPayment<T>(ctx: Ctx, attempt: PaymentAttempt<T>): P
 /**
  * The card charge of an order gateway's process-payment (cart_gateway, order_crm_a, order_crm_b): the
  * body names the order and carries the card; charged once (CONTRACT §37) with every attempt check;
- * `charge` is the provider call (given the adapter bound to the attempt's transaction), `reply` the answer.
+ * `charge` is the provider call (given the adapter bound to the attempt's transaction, and the
+ * checkout's amount the provider order must have), `reply` the answer. `stated`: the amount the body
+ * itself states (order_crm_b's line items), checked as resolveCharge does.
  */
 export async function payOrderByCard<P extends PaymentProviderType, R>(
   ctx: Ctx,
   provider: P,
   body: { orderId: string } & CardInput,
-  charge: (adapter: PaymentAdapters[P], card: CardInput, call: ProviderCall) => Promise<OrderCharge>,
+  charge: (adapter: PaymentAdapters[P], card: CardInput, call: ProviderCall, expected: ExpectedCharge | undefined) => Promise<OrderCharge>,
   reply: (charge: OrderCharge, transaction: { transactionId: string; paymentMethodToken: string }, demo: boolean) => R,
+  stated?: StatedCharge,
 ): Promise<R> {
-  const { order, adapter, call, within, opened } = await resolveCharge(ctx, provider, body);
+  const { order, adapter, call, within, opened } = await resolveCharge(ctx, provider, body, stated);
   const card = cardOf(body);
+  const expected = expectedChargeOf(order);
   return chargeOnce(ctx, { provider, owner: order, orderId: body.orderId, request: body, call, opened }, async (call) => {
     // Counts read with a claim held from the start are this attempt's (chargeOnce did not loop).
     const declineCounts = opened.held ? opened.declineCounts : undefined;
-    const paid = await attemptPayment(ctx, { provider, livemode: !adapter.demo, orderId: body.orderId, declineCounts, card, charge: (db) => charge(within(db), card, call), declineOf: declineOfCharge });
+    const paid = await attemptPayment(ctx, { provider, livemode: !adapter.demo, orderId: body.orderId, declineCounts, card, charge: (db) => charge(within(db), card, call, expected), declineOf: declineOfCharge });
     return reply(paid, succeededCharge(paid.outcome), adapter.demo);
   });
 }

@@ -18,11 +18,18 @@ export interface OrderContext {
   completed: boolean;
 }
 
+/** The amount and currency a payment request states, when it states them. */
+export interface StatedAmount {
+  amountCents: number;
+  currency: string;
+}
+
 /**
  * The checkout an orderId's payment belongs to (the same orderId may exist in two brands): an open one
- * before a completed one, then the newest.
+ * before a completed one, then one of the amount and currency the request states (the checkout it
+ * pays, when several are open), then the newest.
  */
-export async function orderContextOf(db: Db, where: { orderId: string } | { provider: PaymentProviderType; providerOrderId: string }): Promise<OrderContext> {
+export async function orderContextOf(db: Db, where: { orderId: string } | { provider: PaymentProviderType; providerOrderId: string }, stated?: StatedAmount): Promise<OrderContext> {
   const condition = "orderId" in where ? eq(checkouts.orderId, where.orderId) : and(eq(checkouts.provider, where.provider), eq(checkouts.providerOrderId, where.providerOrderId));
   const [checkout] = await db
     .select({
@@ -37,7 +44,12 @@ export async function orderContextOf(db: Db, where: { orderId: string } | { prov
     .from(checkouts)
     .where(condition)
     // An open checkout before completed ones: a payment for an orderId is for the checkout still being paid.
-    .orderBy(sql`${checkouts.status} = 'completed'`, desc(checkouts.createdAt), desc(checkouts.id))
+    .orderBy(
+      sql`${checkouts.status} = 'completed'`,
+      sql`coalesce(${checkouts.amountCents} = ${stated?.amountCents ?? null} and ${checkouts.currency} = ${stated?.currency.toUpperCase() ?? null}, false) desc`,
+      desc(checkouts.createdAt),
+      desc(checkouts.id),
+    )
     .limit(1);
   return checkout ?? { brandId: DEFAULT_BRAND_ID, checkoutId: null, webhookUrl: null, amountCents: null, currency: null, demoOnly: false, completed: false };
 }
@@ -80,7 +92,7 @@ export interface OpenedCharge {
 }
 
 // A card payment's first round trip (issue 20: pay in demo mode in at most 3 statements): the order's
-// checkout (as orderContextOf), the charge claim for that checkout's brand (as claimOrderCharge) and
+// checkout (as orderContextOf, $9/$10 the stated amount and currency or null), the charge claim for that checkout's brand (as claimOrderCharge) and
 // the decline counts (as countDeclines), which the claim's holder is the only one to change for this
 // order until it lets go of the claim.
 const OPEN_ORDER_CHARGE = hotStatement(
@@ -88,7 +100,7 @@ const OPEN_ORDER_CHARGE = hotStatement(
   `with context as (
      select brand_id, id, webhook_url, amount_cents, currency, coalesce((claims->>'demoOnly')::boolean, false) as demo_only, status = 'completed' as completed
      from checkouts where order_id = $1
-     order by status = 'completed', created_at desc, id desc limit 1
+     order by status = 'completed', coalesce(amount_cents = $9::bigint and currency = $10::text, false) desc, created_at desc, id desc limit 1
    ), claim as (
      insert into order_charges (brand_id, order_id, provider, state, request_hash, provider_key, created_at)
      select coalesce((select brand_id from context), $6), $1, $2, 'charging', $3, $4, $5
@@ -108,6 +120,7 @@ export async function openOrderCharge(
   db: Db,
   claim: Pick<OrderChargeRow, "orderId" | "provider" | "requestHash" | "providerKey" | "createdAt">,
   declines: { clientAddress: string | null; since: Date },
+  stated?: StatedAmount,
 ): Promise<OpenedCharge> {
   const [row] = await runHot<Omit<OrderContext, "brandId"> & { brandId: string | null; held: boolean } & DeclineCounts>(db, OPEN_ORDER_CHARGE, [
     claim.orderId,
@@ -118,6 +131,8 @@ export async function openOrderCharge(
     DEFAULT_BRAND_ID,
     declines.clientAddress,
     declines.since,
+    stated?.amountCents ?? null,
+    stated?.currency.toUpperCase() ?? null,
   ]);
   const { held, byOrder, byAddress, brandId, ...context } = row!;
   return { order: { ...context, brandId: brandId ?? DEFAULT_BRAND_ID }, held, declineCounts: { byOrder, byAddress } };

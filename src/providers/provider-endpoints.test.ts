@@ -70,8 +70,10 @@ describe("intent_gateway", () => {
     const paid = (await post(t, "/api/providers/intent_gateway/create-intent", { amount: AMOUNT, currency: "USD", orderId: "ig-2", ...card() })).json();
     const read = expectOk(await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: paid.paymentIntentId }), ["success", "status", "paymentIntentId", "orderId", "paymentMethodId"]);
     expect(read.status).toBe("succeeded");
-    const again = await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: paid.paymentIntentId, ...card("5555555555554444") });
-    expect(again.json()).toEqual({ error: "Order already paid", code: "ALREADY_PAID" });
+    // Another card on the paid intent reads it too (issue 31): it is this intent's payment, nothing more is charged.
+    const again = expectOk(await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: paid.paymentIntentId, ...card("5555555555554444") }), ["success", "status", "paymentIntentId", "orderId", "paymentMethodId"]);
+    expect(again).toEqual(read);
+    expect(await ledgerRow(paid.paymentIntentId)).toMatchObject({ status: "succeeded", cardLast4: "4242" });
 
     const threeDs = (await post(t, "/api/providers/intent_gateway/create-intent", { amount: AMOUNT, currency: "USD", orderId: "ig-2b", ...card("4000000000003220") })).json();
     expect((await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: threeDs.paymentIntentId })).json().status).toBe("requires_action");
@@ -82,6 +84,38 @@ describe("intent_gateway", () => {
     const declinedId = (await t.deps.database.db.select().from(demoProviderRecords).where(eq(demoProviderRecords.orderId, "ig-2c")))[0]!.id;
     const readDeclined = await post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId: declinedId }, { remoteAddress: "10.2.0.9" });
     expect(readDeclined.json()).toMatchObject({ code: "PAYMENT_FAILED", details: "card_declined" });
+  });
+
+  // Issue 31 item 2: create-intent with the card fields, then confirm with the same card fields (as a
+  // client SDK confirms) answered 409 ALREADY_PAID for the intent's own payment.
+  it("create-intent with the card, then confirm with the same card: never 'already paid' for the intent's own payment or an unpaid one", async () => {
+    const confirmWithCard = (paymentIntentId: string, cardNumber?: string, remoteAddress?: string) =>
+      post(t, "/api/providers/intent_gateway/confirm", { paymentIntentId, ...card(cardNumber) }, { remoteAddress });
+    const intentsOf = async (orderId: string) => (await t.deps.database.db.select().from(demoProviderRecords).where(eq(demoProviderRecords.orderId, orderId))).map((r) => `${r.id} ${r.status}`);
+
+    // Paid at create: confirm answers its success, and no second charge or intent is made.
+    const paid = (await post(t, "/api/providers/intent_gateway/create-intent", { amount: AMOUNT, currency: "USD", orderId: "ig-card-twice", ...card() })).json();
+    const held = await intentsOf("ig-card-twice");
+    const confirmed = expectOk(await confirmWithCard(paid.paymentIntentId), ["success", "status", "paymentIntentId", "orderId", "paymentMethodId"]);
+    expect(confirmed).toMatchObject({ status: "succeeded", paymentIntentId: paid.paymentIntentId, orderId: "ig-card-twice" });
+    expect(await intentsOf("ig-card-twice")).toEqual(held);
+    expect(held).toEqual([`${paid.paymentIntentId} succeeded`]);
+
+    // Nothing charged at create (3-D Secure pending, a decline): confirm with the card is a new attempt, never 409.
+    const pending = (await post(t, "/api/providers/intent_gateway/create-intent", { amount: AMOUNT, currency: "USD", orderId: "ig-card-3ds", ...card("4000000000003220") })).json();
+    const again = await confirmWithCard(pending.paymentIntentId, "4000000000003220");
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().status).toBe("requires_action");
+    const nowPaid = await confirmWithCard(pending.paymentIntentId);
+    expect(nowPaid.statusCode, nowPaid.body).toBe(200);
+    expect(nowPaid.json().status).toBe("succeeded");
+
+    const declined = await post(t, "/api/providers/intent_gateway/create-intent", { amount: AMOUNT, currency: "USD", orderId: "ig-card-declined", ...card("4000000000000002") }, { remoteAddress: "10.2.0.31" });
+    expect(declined.statusCode).toBe(402);
+    const declinedId = (await t.deps.database.db.select().from(demoProviderRecords).where(eq(demoProviderRecords.orderId, "ig-card-declined")))[0]!.id;
+    const retried = await confirmWithCard(declinedId, "4000000000000002", "10.2.0.31");
+    expect(retried.json()).toMatchObject({ code: "PAYMENT_FAILED" });
+    expect(expectOk(await confirmWithCard(declinedId, undefined, "10.2.0.31"), ["success", "status", "paymentIntentId", "orderId", "paymentMethodId"]).status).toBe("succeeded");
   });
 
   it("a declined intent reads as 402 again without counting a second decline, and can be retried with another card", async () => {

@@ -1,6 +1,8 @@
 import { Type, type Static } from "typebox";
 import { validationError } from "../lib/errors.js";
-import type { CardInput } from "./types.js";
+import type { CardInput, ExpectedCharge } from "./types.js";
+
+export type { ExpectedCharge } from "./types.js";
 
 // Wire pieces shared by the provider endpoints (SPEC "Resources and their fields", "Payment provider
 // endpoints"). Lengths are generous bounds on work, not business rules.
@@ -48,6 +50,9 @@ export const CartLineItems = Type.Array(Type.Object({ itemId: text(), quantity, 
 // `price` is not in SPEC's body: the store prices variants itself; the demo store may be told a price (docs/providers.md).
 export const VariantLineItems = Type.Array(Type.Object({ variantId: text(), quantity, price: Type.Optional(price) }), itemBounds);
 
+/** What line items with a price come to (Σ price × quantity): the amount order_crm_b and cart_gateway charge. */
+export const lineItemsTotal = (items: readonly { price: number; quantity: number }[]) => items.reduce((sum, item) => sum + item.price * item.quantity, 0);
+
 /** Card fields are strings (SPEC); their content is checked by assertCardAcceptable, with field names. */
 export const CardFields = {
   cardNumber: Type.String({ maxLength: 32 }),
@@ -76,3 +81,14 @@ export function optionalCardOf(body: Partial<CardInput>): CardInput | undefined 
   return cardOf(body as CardInput);
 }
 
+/**
+ * Refuses, before anything is charged, a charge whose amount or currency differs from the order's
+ * initialized checkout (issue 31): completion could never verify it (CONTRACT §19) and, paid, it
+ * would block the right payment (§37), leaving the buyer charged without an order. `fields` name the
+ * request members that carry them (400 `details`). No checkout (`expected` undefined): nothing to compare.
+ */
+export function assertExpectedCharge(expected: ExpectedCharge | undefined, charge: ExpectedCharge, fields: { amount: string; currency: string } = { amount: "amount", currency: "currency" }): void {
+  if (!expected) return;
+  if (charge.amountCents !== expected.amountCents) throw validationError(`Invalid request: ${fields.amount} differs from the checkout's amount`, fields.amount);
+  if (charge.currency.toUpperCase() !== expected.currency.toUpperCase()) throw validationError(`Invalid request: ${fields.currency} differs from the checkout's currency`, fields.currency);
+}

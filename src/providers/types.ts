@@ -66,6 +66,12 @@ export type ChargeOutcome =
   | { status: "requires_action"; transactionId?: string; clientSecret?: string; redirectUrl?: string }
   | { status: "declined"; reason: string; providerCode?: string };
 
+/** What a charge of an order must amount to: its initialized checkout's amount and currency (upper case). */
+export interface ExpectedCharge {
+  amountCents: number;
+  currency: string;
+}
+
 /** A card charge against a provider-side order (order_crm_a, order_crm_b, cart_gateway, hosted_store): the outcome plus what was charged. */
 export interface OrderCharge {
   outcome: ChargeOutcome;

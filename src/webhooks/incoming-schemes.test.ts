@@ -361,3 +361,42 @@ describe("live mode", () => {
     }
   });
 });
+
+// Issue 31 item 11: deduplication was keyed by (provider, event id) across brands, so a brand that knew
+// another's provider event id in advance could send it first, under its own secret, and the real
+// notification was then answered `duplicate` and never applied. Now the key holds the verified brand.
+const OTHER_SECRETS: Record<Provider, string> = {
+  intent_gateway: "whsec_another_brand_signing_secret_9999",
+  vault_gateway_a: "nmi-another-brand-key-000000",
+  vault_gateway_b: "nmi-b-another-brand-key-000000",
+  hosted_store: "shpss_another_brand_secret_000000",
+  order_crm_a: "whsec_" + Buffer.alloc(24, 7).toString("base64"),
+  order_crm_b: "crm-b-another-brand-secret-000000",
+  cart_gateway: "whsec_" + Buffer.alloc(24, 8).toString("base64"),
+};
+
+describe.each(CASES)("$provider event ids belong to their brand", (c) => {
+  it("another brand's notification carrying this brand's event id does not suppress it", async () => {
+    const victim = await paidOrderOf(c);
+    const other = await paidOrderOf(c, OTHER_SECRETS[c.provider]);
+    const eventId = unique("evt");
+    // First, the other brand sends the id it learnt, signed with its own secret (even naming the victim's order).
+    const forged = c.build(victim.orderId, "refunded", eventId);
+    const first = await send(t, c.provider, forged, c.sign(forged.body, OTHER_SECRETS[c.provider], now()), `?brand=${other.brandId}`);
+    expect(json(first)).toEqual({ received: true, duplicate: false, outcome: "unmatched" });
+    expect((await statusOf(victim.orderId, victim.brandId)).checkout).toBeNull();
+
+    // The victim's provider then notifies with that id: applied.
+    const real = c.build(victim.orderId, "refunded", eventId);
+    const res = await send(t, c.provider, real, c.sign(real.body, SECRETS[c.provider], now()));
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json(res)).toEqual({ received: true, duplicate: false, outcome: "applied" });
+    expect(await statusOf(victim.orderId, victim.brandId)).toMatchObject({ checkout: "refunded", order: "refunded" });
+    expect((await storedEvent(c.provider, eventId)).map((r) => r.brandId).sort()).toEqual([other.brandId, victim.brandId].sort());
+
+    // Within one brand an event id is still seen once.
+    t.clock.advance(1_000);
+    const repeat = await send(t, c.provider, real, c.sign(real.body, SECRETS[c.provider], now()));
+    expect(json(repeat)).toEqual({ received: true, duplicate: true, outcome: "duplicate" });
+  });
+});

@@ -78,7 +78,7 @@ export const webhookAttempts = pgTable(
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.createdAt)],
 );
 
-/** Provider notifications received at /api/webhooks/<provider>, deduplicated by the provider's event id. */
+/** Provider notifications received at /api/webhooks/<provider>, deduplicated by (provider, event id, brand). */
 export const incomingWebhookEvents = pgTable(
   "incoming_webhook_events",
   {
@@ -93,5 +93,10 @@ export const incomingWebhookEvents = pgTable(
     outcome: text("outcome").notNull(),
     receivedAt: at("received_at").notNull(),
   },
-  (t) => [uniqueIndex("incoming_webhook_events_provider_event_key").on(t.provider, t.providerEventId), index("incoming_webhook_events_received_idx").on(t.receivedAt)],
+  (t) => [
+    // Deduplication is per brand (issue 31): one brand that knows another's event id in advance must not
+    // suppress it. A notification no brand verified (demo scheme, no checkout) has no brand: '' here.
+    uniqueIndex("incoming_webhook_events_brand_event_key").on(t.provider, t.providerEventId, sql`coalesce(${t.brandId}, '')`),
+    index("incoming_webhook_events_received_idx").on(t.receivedAt),
+  ],
 );

@@ -1,21 +1,26 @@
 import type { Ctx } from "../../ctx.js";
 import { AppError, validationError } from "../../lib/errors.js";
-import { attemptPayment, resolvePayment } from "../attempts.js";
+import { attemptPayment, expectedChargeOf, resolvePayment } from "../attempts.js";
 import { chargeOnce } from "../charge-once.js";
 import { orderContextOf } from "../store.js";
 import { paymentFailed } from "../declines.js";
-import { optionalCardOf } from "../../providers/schemas.js";
+import { assertExpectedCharge, optionalCardOf } from "../../providers/schemas.js";
 import { PROVIDER, type PaymentIntentView } from "../../providers/intent-gateway/provider.js";
 import type { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "../../providers/intent-gateway/schemas.js";
 
 const declineOfIntent = (intent: PaymentIntentView) =>
   intent.status === "failed" ? { reason: intent.declineReason ?? "card_declined", amountCents: intent.amountCents, currency: intent.currency } : null;
 
-/** create-intent: a payment intent for the order; with card fields (demo) it is confirmed at once. */
+/**
+ * create-intent: a payment intent for the order; with card fields (demo) it is confirmed at once. With
+ * or without a card, an intent is for the initialized checkout's amount and currency only: confirm
+ * would charge it as it is.
+ */
 export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Promise<CreateIntentReply> {
-  const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
-  const card = optionalCardOf(body);
   const input = { orderId: body.orderId, amountCents: body.amount, currency: body.currency.toUpperCase(), customer: body.customer, metadata: body.metadata, shippingAddress: body.shippingAddress };
+  const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId }, input);
+  const card = optionalCardOf(body);
+  assertExpectedCharge(expectedChargeOf(order), input);
   if (!card) {
     const intent = await adapter.createIntent(input, call);
     return { success: true, paymentIntentId: intent.paymentIntentId, clientSecret: intent.clientSecret };
@@ -47,7 +52,10 @@ function confirmReply(intent: PaymentIntentView): ConfirmIntentReply {
 /**
  * confirm: a payment attempt. In demo mode a card given here is charged, and an intent still waiting
  * for a card confirms as the default test card would; live, the page confirmed with the gateway's SDK
- * and this reads the outcome. A succeeded intent is the order's one charge (CONTRACT §37).
+ * and this reads the outcome. A succeeded intent is the order's one charge (CONTRACT §37): confirming
+ * it again, card or not, reads it (its own success, never 409 ALREADY_PAID: nothing more is charged).
+ * An intent of another amount or currency than the order's initialized checkout is refused before it
+ * is charged.
  */
 export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): Promise<ConfirmIntentReply> {
   const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { provider: PROVIDER, providerOrderId: body.paymentIntentId });
@@ -55,10 +63,12 @@ export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): P
   const existing = await adapter.retrieveIntent(body.paymentIntentId, call);
   if (!existing) throw new AppError("NOT_FOUND", "Payment intent not found", "paymentIntentId");
   // Without a card, an intent past its payment attempt is only read: no charge, and a decline reported again is not counted again.
-  if (!card && existing.status !== "requires_payment_method") return confirmReply(existing);
+  // A succeeded intent is only read, card or not (create-intent with the card, then confirm with it, as a client SDK does).
+  if (existing.status === "succeeded" || (!card && existing.status !== "requires_payment_method")) return confirmReply(existing);
 
   // An intent made by create-intent is no checkout's providerOrderId: whose order it is follows from its orderId.
   const owner = order.checkoutId ? order : await orderContextOf(ctx.db, { orderId: existing.orderId });
+  assertExpectedCharge(expectedChargeOf(owner), existing);
   return chargeOnce(ctx, { provider: PROVIDER, owner, orderId: existing.orderId, request: body, call }, async (call, result) => {
     const intent = await attemptPayment(ctx, {
       livemode: !adapter.demo,

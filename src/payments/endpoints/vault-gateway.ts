@@ -17,8 +17,8 @@ export interface VaultPaymentReply {
 
 /** process-payment of both vault gateways: charge the card and vault it for one-click upsells. */
 export async function processVaultPayment(ctx: Ctx, provider: VaultGatewayId, input: Omit<VaultPaymentInput, "card"> & { card: CardInput }): Promise<VaultPaymentReply> {
-  const { order, adapter, call, within, opened } = await resolveCharge(ctx, provider, input);
   const currency = input.currency.toUpperCase();
+  const { order, adapter, call, within, opened } = await resolveCharge(ctx, provider, input, { amountCents: input.amountCents, currency });
   return chargeOnce(ctx, { provider, owner: order, orderId: input.orderId, request: input, call, opened }, async (call) => {
     const outcome = await attemptPayment(ctx, {
       livemode: !adapter.demo,

@@ -1,6 +1,7 @@
 import { AppError, conflict } from "../../lib/errors.js";
 import { baseUrlOf, credentialOf, providerFetch } from "../http-client.js";
 import { ProviderError, type ChargeOutcome, type CrmProvider, type OrderCharge, type PaymentRecord, type ProviderCall, type RefundInput, type RefundOutcome } from "../types.js";
+import { assertExpectedCharge } from "../schemas.js";
 import { PROVIDER, type CartGatewayAdapter } from "./provider.js";
 
 /** The cart API's public address; `baseUrl` in the settings overrides it. */
@@ -115,11 +116,13 @@ export function createCartGateway() {
       return { cartOrderId: cart.id };
     },
 
-    async processPayment({ cartOrderId, orderId, card }, call): Promise<OrderCharge> {
+    async processPayment({ cartOrderId, orderId, card, expected }, call): Promise<OrderCharge> {
       const found = /^[A-Za-z0-9_-]+$/.test(cartOrderId) ? await request(call, "GET", `/v1/carts/${cartOrderId}`) : ({ status: "not_found" } as const);
       if (found.status === "not_found") throw new AppError("NOT_FOUND", "Order not found", "cartOrderId");
       const cart = cartOf(ok(found));
       if (cart.externalOrderId !== orderId) throw new AppError("NOT_FOUND", "Order not found", "cartOrderId");
+      // The cart pays its total: one of another amount than the checkout's is refused before /pay.
+      assertExpectedCharge(expected, { amountCents: cart.total, currency: cart.currency });
       const paid = await request(call, "POST", `/v1/carts/${cartOrderId}/pay`, {
         card: { number: card.cardNumber, expMonth: card.cardExpMonth, expYear: card.cardExpYear, cvc: card.cardCvv },
         saveCard: true,

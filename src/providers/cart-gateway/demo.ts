@@ -17,8 +17,8 @@ export function createDemoCartGateway(ledger: DemoLedger) {
       return { cartOrderId: cart.id };
     },
 
-    async processPayment({ cartOrderId, orderId, card }, call) {
-      return gateway.payOrder(call, await gateway.findOrder(call, cartOrderId, orderId), card);
+    async processPayment({ cartOrderId, orderId, card, expected }, call) {
+      return gateway.payOrder(call, await gateway.findOrder(call, cartOrderId, orderId), card, expected);
     },
   } satisfies CartGatewayAdapter;
 }

@@ -1,4 +1,4 @@
-import type { AddressInput, CardInput, OrderCharge, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
+import type { AddressInput, CardInput, ExpectedCharge, OrderCharge, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
 
 /** cart_gateway as both its adapters (demo.ts, adapter.ts) implement it: the id and the adapter interface of its SPEC endpoints. */
 
@@ -14,5 +14,6 @@ export interface CreateCartInput {
 
 export interface CartGatewayAdapter extends PaymentProvider {
   createCart(input: CreateCartInput, call: ProviderCall): Promise<{ cartOrderId: string }>;
-  processPayment(input: { cartOrderId: string; orderId: string; card: CardInput }, call: ProviderCall): Promise<OrderCharge>;
+  /** Charges the cart; one whose total or currency is not `expected` (the checkout's) is refused before the charge. */
+  processPayment(input: { cartOrderId: string; orderId: string; card: CardInput; expected?: ExpectedCharge }, call: ProviderCall): Promise<OrderCharge>;
 }

@@ -1,6 +1,7 @@
 import { AppError, conflict } from "../../lib/errors.js";
 import { newId } from "../../lib/ids.js";
-import type { CardInput, ChargeOutcome, InitializeInput, OrderCharge, OrderConfirmation, PaymentProviderType, ProviderCall, RefundInput } from "../types.js";
+import { assertExpectedCharge } from "../schemas.js";
+import type { CardInput, ChargeOutcome, ExpectedCharge, InitializeInput, OrderCharge, OrderConfirmation, PaymentProviderType, ProviderCall, RefundInput } from "../types.js";
 import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment, refundDemoPayment } from "./charges.js";
 import type { DemoLedger, LedgerRecord } from "./ledger.js";
 
@@ -59,10 +60,11 @@ export function createDemoOrderGateway(ledger: DemoLedger, provider: PaymentProv
 
     refund: async (input: RefundInput, call: ProviderCall) => refundDemoPayment(ledger, call, provider, input),
 
-    /** Charges the order's amount once: a paid order answers 409 instead of charging again. */
-    async payOrder(call: ProviderCall, order: LedgerRecord, card: CardInput | null): Promise<OrderCharge> {
+    /** Charges the order's amount once: a paid order answers 409 instead of charging again, one of another amount than `expected` 400. */
+    async payOrder(call: ProviderCall, order: LedgerRecord, card: CardInput | null, expected?: ExpectedCharge): Promise<OrderCharge> {
       if (order.status !== "pending") throw conflict("Order already paid", "ALREADY_PAID");
       const charged = { providerOrderId: order.id, amountCents: order.amountCents ?? 0, currency: order.currency ?? "USD" };
+      assertExpectedCharge(expected, charged);
       const outcome = card
         ? await chargeDemoCard(ledger, call, { provider, transactionPrefix: prefixes.transaction, orderId: order.orderId!, ...charged, card, paymentMethodToken: () => order.id })
         : await recordHostedPayment(ledger, call, provider, prefixes.transaction, order);

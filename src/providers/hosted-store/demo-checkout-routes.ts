@@ -27,6 +27,7 @@ function sentenceOf(error: AppError): string {
   if (error.code === "PAYMENT_FAILED") return error.details === "insufficient_funds" ? "Your card has insufficient funds. Try another card." : "Your card was declined. Try another card.";
   if (error.code === "TOO_MANY_DECLINES") return "Too many declined payments for this order. Try again later.";
   if (error.code === "VALIDATION_ERROR") {
+    if (error.details === "amount" || error.details === "currency") return "This order's total is not the checkout's any more. Go back to the shop's checkout page.";
     if (error.details === "cardNumber") return "Enter a valid card number.";
     if (error.details === "cardCvv") return "Enter the 3 or 4 digit security code.";
     return error.message.includes("expired") ? "The card has expired." : "Enter the expiry date as MM / YY.";

@@ -1,10 +1,10 @@
 import type { Ctx } from "../../ctx.js";
 import { withTransaction } from "../../db/transaction.js";
-import { resolvePayment } from "../../payments/attempts.js";
+import { expectedChargeOf, resolvePayment } from "../../payments/attempts.js";
 import { assertUnderDeclineLimit, paymentFailed, recordDecline } from "../../payments/declines.js";
 import { completeHostedCheckout } from "../../payments/endpoints/hosted-store.js";
 import { orderContextOf } from "../../payments/store.js";
-import { CHECKOUT_RETURN_PATH } from "../schemas.js";
+import { assertExpectedCharge, CHECKOUT_RETURN_PATH } from "../schemas.js";
 import { assertCardAcceptable, testCardBehaviour } from "../demo/cards.js";
 import type { CardInput } from "../types.js";
 import { PROVIDER, type DemoDraft } from "./provider.js";
@@ -31,18 +31,20 @@ export const returnLocation = (returnUrl: string | undefined, storeOrderId: stri
 };
 
 /**
- * Pays the draft: decline limit and card check as every card endpoint (400 / 429), a declining test
- * card is a recorded decline (402), else the draft is completed once (an identical repeat, the
- * checkout page's complete-checkout, replays it).
+ * Pays the draft: a draft of another amount or currency than the order's initialized checkout is
+ * refused (400) before anything else, then the decline limit and card check as every card endpoint
+ * (400 / 429), a declining test card is a recorded decline (402), else the draft is completed once
+ * (an identical repeat, the checkout page's complete-checkout, replays it).
  */
 export async function payDemoDraft(ctx: Ctx, draft: DemoDraft, card: CardInput): Promise<void> {
+  const owner = await orderContextOf(ctx.db, { orderId: draft.orderId });
+  assertExpectedCharge(expectedChargeOf(owner), draft);
   await assertUnderDeclineLimit(ctx, draft.orderId);
   assertCardAcceptable(card, ctx.clock.now());
   const behaviour = testCardBehaviour(card.cardNumber);
   // The store has no 3-D Secure step: the 3-D Secure card is a decline here, as at the other providers.
   const reason = behaviour.kind === "decline" ? behaviour.reason : behaviour.kind === "requires_action" ? "authentication_required" : null;
   if (reason) {
-    const owner = await orderContextOf(ctx.db, { orderId: draft.orderId });
     await withTransaction(ctx.db, (tx) => recordDecline(ctx, tx, { provider: PROVIDER, livemode: false, orderId: draft.orderId, reason, amountCents: draft.amountCents, currency: draft.currency, owner }));
     throw paymentFailed(reason);
   }

@@ -31,8 +31,8 @@ export function createDemoHostedStore(ledger: DemoLedger) {
       return { storeOrderId: draft.id, checkoutUrl: checkoutUrlOf(call, draft.id) };
     },
 
-    async completeCheckout({ storeOrderId, orderId }, call) {
-      return gateway.payOrder(call, await gateway.findOrder(call, storeOrderId, orderId), null);
+    async completeCheckout({ storeOrderId, orderId, expected }, call) {
+      return gateway.payOrder(call, await gateway.findOrder(call, storeOrderId, orderId), null, expected);
     },
 
     confirmOrder: ({ storeOrderId, orderId }, call) => gateway.confirmOrder(call, storeOrderId, orderId),

@@ -64,6 +64,32 @@ async function upsell(orderId: string, paymentMethodToken: string) {
 const callsTo = (path: string) => fake.requests.filter((r) => r.path === `/api/v1/${path}`);
 
 describe("order_crm_a payments with settings", () => {
+  // Issue 31 item 2: a CRM order of another total than the checkout's was charged, then never completed.
+  it("refuses a CRM order of another total or currency than the initialized checkout's before order_payment", async () => {
+    const claims = orderClaims({ amount: AMOUNT, currency: "USD", brandId });
+    const orderId = claims.orderId as string;
+    const createOrder = (total: number, currency = "USD") =>
+      post(t, "/api/providers/order_crm_a/create-order", { orderId, customer, shippingAddress: address, billingAddress: address, lineItems, total, currency });
+    // Made before the checkout existed (nothing to compare with then): a stale page could still pay it.
+    const stale = json(await createOrder(AMOUNT - 500)).crmAOrderId;
+    const init = await post(t, "/api/checkout/initialize", { token: await signToken(t, claims), provider: "order_crm_a", customer, billingAddress: address });
+    expect(init.statusCode, init.body).toBe(200);
+    const sent = fake.requests.length;
+
+    expect(json(await createOrder(AMOUNT - 500))).toEqual({ error: "Invalid request: total differs from the checkout's amount", code: "VALIDATION_ERROR", details: "total" });
+    expect(json(await createOrder(AMOUNT, "EUR"))).toMatchObject({ code: "VALIDATION_ERROR", details: "currency" });
+    expect(fake.requests.length).toBe(sent);
+    const refused = await pay(orderId, stale);
+    expect(json(refused)).toEqual({ error: "Invalid request: amount differs from the checkout's amount", code: "VALIDATION_ERROR", details: "amount" });
+    // The CRM was only read (order_view), never asked to charge.
+    expect(fake.requests.slice(sent).map((r) => r.path)).toEqual(["/api/v1/order_view"]);
+    expect(fake.orders.get(stale)!.order_status).toBe("pending");
+
+    const paid = await pay(orderId, json(init).providerOrderId);
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect((await complete(orderId, json(paid).transactionId)).statusCode).toBe(200);
+  });
+
   it("runs initialize (a pending CRM order) → process-payment → complete → one-click upsell added to the order at the CRM", async () => {
     const { orderId, crmAOrderId } = await initialize();
     expect(fake.orders.get(crmAOrderId)).toMatchObject({ order_status: "pending", external_order_id: orderId, totalCents: AMOUNT, currency: "USD" });

@@ -14,6 +14,7 @@ import {
   type RefundInput,
   type RefundOutcome,
 } from "../types.js";
+import { assertExpectedCharge } from "../schemas.js";
 import { PROVIDER, type OrderCrmAAdapter } from "./provider.js";
 
 /** The CRM's public address (accounts usually have their own host: set `baseUrl`). */
@@ -238,11 +239,13 @@ export function createOrderCrmA() {
       return { crmAOrderId };
     },
 
-    async processPayment({ crmAOrderId, orderId, card }, call): Promise<OrderCharge> {
+    async processPayment({ crmAOrderId, orderId, card, expected }, call): Promise<OrderCharge> {
       const order = await orderOf(call, crmAOrderId, orderId);
       // One paid CRM order per order, as the demo: a paid one is refused before any charge.
       if (order.order_status !== "pending") throw conflict("Order already paid", "ALREADY_PAID");
       const base = { providerOrderId: order.order_id, amountCents: centsOf(order.order_total), currency: order.currency.toUpperCase() };
+      // The CRM charges the order's total: one of another amount than the checkout's is refused before order_payment.
+      assertExpectedCharge(expected, base);
       const reply = await send(call, "/api/v1/order_payment", { order_id: order.order_id, tranType: "Sale", ...cardFields(card) }, [CODE.declined]);
       if (reply.response_code === CODE.declined) return { ...base, outcome: { status: "declined", reason: declineReasonOf(reply) } };
       const transactionId = reply.transactionID;

@@ -16,8 +16,8 @@ export function createDemoOrderCrmA(ledger: DemoLedger) {
       return { crmAOrderId: order.id };
     },
 
-    async processPayment({ crmAOrderId, orderId, card }, call) {
-      return gateway.payOrder(call, await gateway.findOrder(call, crmAOrderId, orderId), card);
+    async processPayment({ crmAOrderId, orderId, card, expected }, call) {
+      return gateway.payOrder(call, await gateway.findOrder(call, crmAOrderId, orderId), card, expected);
     },
 
     confirmOrder: ({ crmAOrderId, orderId }, call) => gateway.confirmOrder(call, crmAOrderId, orderId),

@@ -1,4 +1,4 @@
-import type { AddressInput, CardInput, OrderCharge, OrderConfirmation, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
+import type { AddressInput, CardInput, ExpectedCharge, OrderCharge, OrderConfirmation, PartyInput, PaymentProvider, ProviderCall } from "../types.js";
 
 /** order_crm_a as both its adapters (demo.ts, adapter.ts) implement it: the id and the adapter interface of its SPEC endpoints. */
 
@@ -23,6 +23,7 @@ export interface CreateCrmAOrderInput {
 
 export interface OrderCrmAAdapter extends PaymentProvider {
   createOrder(input: CreateCrmAOrderInput, call: ProviderCall): Promise<{ crmAOrderId: string }>;
-  processPayment(input: { crmAOrderId: string; orderId: string; card: CardInput }, call: ProviderCall): Promise<OrderCharge>;
+  /** Charges the CRM order; one whose total or currency is not `expected` (the checkout's) is refused before the charge. */
+  processPayment(input: { crmAOrderId: string; orderId: string; card: CardInput; expected?: ExpectedCharge }, call: ProviderCall): Promise<OrderCharge>;
   confirmOrder(input: { crmAOrderId: string; orderId: string }, call: ProviderCall): Promise<OrderConfirmation>;
 }

@@ -59,6 +59,21 @@ describe("vault_gateway_a with settings", () => {
     expect(fake.requests.at(-1)).toMatchObject({ path: "/api/transact.php", form: { security_key: fake.securityKey, type: "sale", amount: "10.50", ccexp: "1231", customer_vault: "add_customer", orderid: "vga-real-1" } });
   });
 
+  // Issue 31 item 2: the gateway charged 4000 for a 5000 checkout, which could then never complete.
+  it("refuses another amount or currency than the initialized checkout's before the gateway is called", async () => {
+    const orderId = await initialize("vault_gateway_a");
+    const sent = fake.requests.length;
+    const body = { orderId, amount: AMOUNT, currency: "USD", ...card() };
+    const amount = await post(t, "/api/providers/vault_gateway_a/process-payment", { ...body, amount: AMOUNT - 50 });
+    expect(amount.json()).toEqual({ error: "Invalid request: amount differs from the checkout's amount", code: "VALIDATION_ERROR", details: "amount" });
+    const currency = await post(t, "/api/providers/vault_gateway_a/process-payment", { ...body, currency: "EUR" });
+    expect(currency.json()).toEqual({ error: "Invalid request: currency differs from the checkout's currency", code: "VALIDATION_ERROR", details: "currency" });
+    expect(fake.requests.length).toBe(sent);
+    const paid = await post(t, "/api/providers/vault_gateway_a/process-payment", body);
+    expect(paid.statusCode, paid.body).toBe(200);
+    expect((await complete("vault_gateway_a", orderId, json(paid).transactionId)).statusCode).toBe(200);
+  });
+
   it("runs initialize → process-payment → complete → process-upsell against the gateway", async () => {
     const orderId = await initialize("vault_gateway_a");
     const paid = await pay("vault_gateway_a", orderId);

@@ -121,9 +121,12 @@ async function disputedCharges(tx: Db, brandId: string | null, provider: Incomin
 }
 
 /**
- * `POST /api/webhooks/<provider>`: verify, deduplicate by the provider's event id, store, and apply
- * the payment status (payments/notifications.ts) or the disputes (disputes/record.ts). A repeat of a
- * stored event id changes nothing.
+ * `POST /api/webhooks/<provider>`: verify, deduplicate by the provider's event id within the brand,
+ * store, and apply the payment status (payments/notifications.ts) or the disputes (disputes/record.ts).
+ * A repeat of an event id the brand stored changes nothing. The brand is the one whose secret verified
+ * the signature (the provider's scheme), else, for the demo scheme (signed by the operator's secret),
+ * the brand of the checkout found, else none: the unique key (provider, event id, brand) then never
+ * lets one brand's notification suppress another's (issue 31).
  */
 export async function receiveNotification(ctx: Ctx, notification: RawNotification): Promise<{ received: true; duplicate: boolean; outcome: string }> {
   const { event, brandId, narrow } = await verified(ctx, notification);
@@ -139,7 +142,7 @@ export async function receiveNotification(ctx: Ctx, notification: RawNotificatio
         provider: notification.provider,
         providerEventId: event.id,
         type: event.type,
-        brandId: checkout?.brandId ?? brandId,
+        brandId: brandId ?? checkout?.brandId ?? null,
         orderId: event.orderId,
         payload: event.payload,
         outcome,
