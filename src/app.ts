@@ -44,12 +44,13 @@ import { registerDomainRoutes } from "./domains/routes.js";
 import { registerMarketingRoutes } from "./marketing/routes.js";
 import { registerWebRoutes } from "./pages/routes.js";
 import { registerResponseCompression } from "./pages/compression.js";
-import { Metrics } from "./metrics/metrics.js";
+import { Metrics, type JobBacklog } from "./metrics/metrics.js";
 import { buildInfo } from "./metrics/build-info.js";
 import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
 import { registerMerchantCredentialRoutes } from "./merchant-credentials/routes.js";
 import { registerMerchantApiRoutes } from "./merchant-api/routes.js";
 import { receiptsJob } from "./receipts/receipts.js";
+import { RECEIPT_EVENTS } from "./receipts/store.js";
 import { registerReceiptRoutes } from "./receipts/routes.js";
 import { refundReconcilerJob } from "./orders/refund-reconciler.js";
 import { registerDisputeRoutes } from "./disputes/routes.js";
@@ -91,6 +92,13 @@ export const HOUSEKEEPING_PRUNES: readonly Prune[] = [
   { table: "order_charges", keep: DAY_MS, run: forgetOldChargeReplies },
 ];
 
+/** The background jobs whose work waits in a table (background_job_backlog_* in /metrics). */
+const JOB_BACKLOGS: readonly JobBacklog[] = [
+  { job: "mail", table: "mail_outbox", where: "status = 'pending'" },
+  { job: "receipts", table: "outbox_events", where: `receipt_at is null and type in (${RECEIPT_EVENTS.map((type) => `'${type}'`).join(", ")})` },
+  { job: "refund-reconciler", table: "refunds", where: "status = 'pending'" },
+];
+
 /** The whole service as one Fastify instance; main.ts and the tests build it the same way. */
 export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   const app = Fastify({
@@ -112,7 +120,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerSecurityHeaders(app, deps.config);
   // Before any route: each route gets its metrics series when it is registered.
   const rateLimitRedis = options.rateLimitStore instanceof RedisRateLimitStore ? options.rateLimitStore.guard : null;
-  const metrics = new Metrics({ database: deps.database, clock: deps.clock, rateLimitRedis, build: buildInfo(deps.config.buildCommit) });
+  const metrics = new Metrics({ database: deps.database, clock: deps.clock, rateLimitRedis, build: buildInfo(deps.config.buildCommit), jobBacklogs: JOB_BACKLOGS });
   app.decorate("metrics", metrics);
   registerRequestMetrics(app, metrics);
   app.addSchema(ErrorBody);

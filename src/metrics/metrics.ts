@@ -3,7 +3,6 @@ import { sql } from "drizzle-orm";
 import type { Database } from "../db/client.js";
 import type { Clock } from "../lib/clock.js";
 import type { JobFailureKind } from "../jobs/runner.js";
-import { RECEIPT_EVENTS } from "../receipts/store.js";
 import type { RedisFallback } from "../lib/redis-fallback.js";
 import type { BuildInfo } from "./build-info.js";
 
@@ -29,15 +28,15 @@ export interface BusinessTally {
 }
 
 /**
- * The background jobs whose work waits in a table, and how to find it (partial indexes make each a
- * short read). The webhook job's own backlog is outbox_undispatched_events and webhook_deliveries_pending.
+ * A background job whose work waits in a table, and how to find it (a partial index makes each a
+ * short read). app.ts lists them (JOB_BACKLOGS): each job's feature knows its table.
  */
-const RECEIPTS_DUE = `receipt_at is null and type in (${RECEIPT_EVENTS.map((type) => `'${type}'`).join(", ")})`;
-const JOB_BACKLOGS = [
-  { job: "mail", table: "mail_outbox", where: "status = 'pending'" },
-  { job: "receipts", table: "outbox_events", where: RECEIPTS_DUE },
-  { job: "refund-reconciler", table: "refunds", where: "status = 'pending'" },
-] as const;
+export interface JobBacklog {
+  job: string;
+  table: string;
+  /** SQL condition of the rows still waiting; it must have a `created_at` column for the age. */
+  where: string;
+}
 type Backlog = { job: string; items: number; ageSeconds: number };
 
 /** What a webhook attempt ended as (docs/operations.md "Alerts"). */
@@ -59,6 +58,8 @@ export interface MetricsSources {
   rateLimitRedis?: RedisFallback | null;
   /** checkout_build_info's labels (src/metrics/build-info.ts). */
   build?: BuildInfo;
+  /** The jobs whose backlog /metrics reports (background_job_backlog_*). */
+  jobBacklogs?: readonly JobBacklog[];
 }
 
 /**
@@ -127,13 +128,13 @@ export class Metrics {
       registers,
     });
 
-    const { database, clock } = sources;
+    const { database, clock, jobBacklogs = [] } = sources;
     // One query for these four gauges, at scrape time (never on a request path). The registry
     // collects metrics concurrently: the gauges share the query in flight.
     let reading: Promise<{ depth: number; ageSeconds: number; pending: number; backlogs: Backlog[] } | null> | null = null;
     // Age against the service's clock (the one that stamped created_at), not the database's.
     const ageOf = (oldest: Date | string | null) => (oldest === null ? 0 : Math.max(0, (clock.now() - new Date(oldest).getTime()) / 1000));
-    const backlogColumns = JOB_BACKLOGS.map(
+    const backlogColumns = jobBacklogs.map(
       ({ table, where }, i) => `(select count(*) from ${table} where ${where})::int as items_${i}, (select min(created_at) from ${table} where ${where}) as oldest_${i}`,
     ).join(",\n                   ");
     const read = () =>
@@ -145,7 +146,7 @@ export class Metrics {
                    (select count(*) from webhook_deliveries where status = 'pending')::int as pending,
                    ${sql.raw(backlogColumns)}`);
           const row = (result as unknown as { rows: Record<string, unknown>[] }).rows[0] as { depth: number; oldest: Date | string | null; pending: number } & Record<string, unknown>;
-          const backlogs = JOB_BACKLOGS.map(({ job }, i) => ({ job, items: row[`items_${i}`] as number, ageSeconds: ageOf(row[`oldest_${i}`] as Date | string | null) }));
+          const backlogs = jobBacklogs.map(({ job }, i) => ({ job, items: row[`items_${i}`] as number, ageSeconds: ageOf(row[`oldest_${i}`] as Date | string | null) }));
           return { depth: row.depth, ageSeconds: ageOf(row.oldest), pending: row.pending, backlogs };
         } catch {
           return null;
