@@ -11,6 +11,7 @@ import { registerIdempotency } from "./http/idempotency.js";
 import { requestLineLogger } from "./lib/logger.js";
 import { AdmissionControl, registerAdmission } from "./http/admission.js";
 import { registerNoStoreForCookies } from "./http/no-store.js";
+import { registerApiKeyResolution } from "./http/api-key.js";
 import { registerRateLimit, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
 import { registerSecurityHeaders } from "./http/security-headers.js";
 import { requestIdOf } from "./http/request-id.js";
@@ -184,7 +185,9 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerNoStoreForCookies(app);
   // Before rate limiting: a valid session gets the authenticated limit (hooks run in registration order).
   registerSessionResolution(app, deps);
-  registerRateLimit(app, { store: options.rateLimitStore, clock: deps.clock, anonymous: deps.config.rateLimit.anonymous, authenticated: deps.config.rateLimit.authenticated });
+  // Before rate limiting too: a valid API key is counted against its own budget (CONTRACT §41).
+  registerApiKeyResolution(app, deps);
+  registerRateLimit(app, { store: options.rateLimitStore, clock: deps.clock, ...deps.config.rateLimit });
   registerIdempotency(app, { db: deps.database.db, clock: deps.clock, hashKey: deps.config.encryptionKey });
   // After idempotency: replays are stored uncompressed, each answer compressed for its own client.
   registerResponseCompression(app);

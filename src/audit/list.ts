@@ -3,6 +3,7 @@ import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { auditLogs } from "../db/schema/index.js";
 import { assertRole, type CallerScope } from "../http/auth.js";
+import { dateParam } from "../lib/dates.js";
 import { auditNamesOf } from "./names.js";
 import { AUDIT_PAGE_SIZE_MAX, type AuditLogListReply, type AuditLogQuery } from "./schemas.js";
 
@@ -102,8 +103,10 @@ function conditionsOf(scope: Pick<CallerScope, "organizationId">, input: AuditLo
   if (input.action !== undefined) conditions.push(eq(auditLogs.action, input.action));
   if (input.resourceType !== undefined) conditions.push(eq(auditLogs.resourceType, input.resourceType));
   if (input.success !== undefined) conditions.push(eq(auditLogs.success, input.success));
-  if (input.startDate !== undefined) conditions.push(gte(auditLogs.createdAt, new Date(input.startDate)));
-  if (input.endDate !== undefined) conditions.push(lte(auditLogs.createdAt, new Date(input.endDate)));
+  const startDate = dateParam(input.startDate, "startDate");
+  const endDate = dateParam(input.endDate, "endDate");
+  if (startDate) conditions.push(gte(auditLogs.createdAt, startDate));
+  if (endDate) conditions.push(lte(auditLogs.createdAt, endDate));
   const search = input.search?.trim();
   if (search) conditions.push(sql`${auditLogs.searchVector} @@ websearch_to_tsquery('simple', ${search})`);
   return conditions;

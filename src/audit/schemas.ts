@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { UnixMsParam } from "../lib/dates.js";
 
 // SPEC "Administration: audit logs": the query parameters and the answer, member names exact.
 
@@ -15,8 +16,8 @@ export const AuditLogQuery = Type.Object({
   action: Type.Optional(Type.String({ minLength: 1 })),
   resourceType: Type.Optional(Type.String({ minLength: 1 })),
   success: Type.Optional(Type.Boolean()),
-  startDate: Type.Optional(Type.Integer({ minimum: 0, description: "Unix ms, inclusive" })),
-  endDate: Type.Optional(Type.Integer({ minimum: 0, description: "Unix ms, inclusive" })),
+  startDate: Type.Optional(UnixMsParam("recorded at or after (inclusive)")),
+  endDate: Type.Optional(UnixMsParam("recorded at or before (inclusive)")),
   search: Type.Optional(Type.String({ maxLength: 200, description: "full-text search over action, resource type and id, actor type and id" })),
   includeStats: Type.Optional(Type.Boolean()),
 });

@@ -2,6 +2,7 @@ import { and, count, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../ctx.js";
 import { commissionAdjustments, commissions } from "../db/schema/index.js";
 import { assertRole, type CallerScope } from "../http/auth.js";
+import { dateParam } from "../lib/dates.js";
 import { COMMISSION_STATUSES } from "./transitions.js";
 import { COMMISSION_PAGE_SIZE_MAX, type ClawbackLine, type CommissionListQuery, type CommissionListReply, type CommissionReport, type Totals } from "./schemas.js";
 
@@ -125,7 +126,9 @@ function conditionsOf(scope: CallerScope, input: CommissionListQuery): SQL[] {
   const conditions: SQL[] = [eq(commissions.organizationId, scope.organizationId), scope.brandId ? eq(commissions.brandId, scope.brandId) : sql`false`];
   if (input.status !== undefined) conditions.push(eq(commissions.status, input.status));
   if (input.salespersonId !== undefined) conditions.push(eq(commissions.salespersonId, input.salespersonId));
-  if (input.startDate !== undefined) conditions.push(gte(commissions.createdAt, new Date(input.startDate)));
-  if (input.endDate !== undefined) conditions.push(lte(commissions.createdAt, new Date(input.endDate)));
+  const startDate = dateParam(input.startDate, "startDate");
+  const endDate = dateParam(input.endDate, "endDate");
+  if (startDate) conditions.push(gte(commissions.createdAt, startDate));
+  if (endDate) conditions.push(lte(commissions.createdAt, endDate));
   return conditions;
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { UnixMsParam } from "../lib/dates.js";
 import { COMMISSION_ACTIONS, COMMISSION_STATUSES } from "./transitions.js";
 
 // SPEC "Administration: commissions" and CONTRACT §13; member names exact.
@@ -15,8 +16,8 @@ export const CommissionListQuery = Type.Object({
   pageSize: Type.Integer({ minimum: 1, maximum: 1_000_000, default: COMMISSION_PAGE_SIZE_DEFAULT, description: "1..100; larger values are capped at 100" }),
   status: Type.Optional(CommissionStatusSchema),
   salespersonId: Type.Optional(Type.String({ minLength: 1 })),
-  startDate: Type.Optional(Type.Integer({ minimum: 0, description: "Unix ms, inclusive" })),
-  endDate: Type.Optional(Type.Integer({ minimum: 0, description: "Unix ms, inclusive" })),
+  startDate: Type.Optional(UnixMsParam("created at or after (inclusive)")),
+  endDate: Type.Optional(UnixMsParam("created at or before (inclusive)")),
   report: Type.Optional(Type.Boolean({ description: "adds `report`: totals per status and per salesperson" })),
 });
 export type CommissionListQuery = Static<typeof CommissionListQuery>;

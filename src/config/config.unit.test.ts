@@ -19,7 +19,7 @@ describe("loadConfig", () => {
       proxySocket: null,
       publicBaseUrl: "http://localhost:3000",
       database: { kind: "pglite-file", url: null },
-      rateLimit: { anonymous: 20, authenticated: 100 },
+      rateLimit: { anonymous: 20, authenticated: 100, apiKey: 300 },
       registrationMode: "open",
       upsellSessionTtlSeconds: 1800,
       allowPrivateWebhookUrls: false,
@@ -61,6 +61,13 @@ describe("loadConfig", () => {
     expect(set.database.pool).toEqual({ size: 25, statementTimeoutMs: 0, idleInTransactionTimeoutMs: 60_000 });
     expect(() => loadConfig({ ...postgres, DATABASE_POOL_SIZE: "0" })).toThrow(/DATABASE_POOL_SIZE must be an integer >= 1/);
     expect(() => loadConfig({ ...postgres, DATABASE_STATEMENT_TIMEOUT_MS: "5s" })).toThrow(/DATABASE_STATEMENT_TIMEOUT_MS/);
+  });
+
+  it("gives an API key a budget of at least a session's (CONTRACT §41)", () => {
+    const memory = { DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: SECRET, ENCRYPTION_KEY: "ab".repeat(32) };
+    expect(loadConfig({ ...memory, RATE_LIMIT_API_KEY: "1000" }).rateLimit).toEqual({ anonymous: 20, authenticated: 100, apiKey: 1000 });
+    expect(loadConfig({ ...memory, RATE_LIMIT_AUTHENTICATED: "500" }).rateLimit.apiKey).toBe(500);
+    expect(() => loadConfig({ ...memory, RATE_LIMIT_AUTHENTICATED: "500", RATE_LIMIT_API_KEY: "400" })).toThrow(/RATE_LIMIT_API_KEY must be an integer >= 500/);
   });
 
   it("refuses a short token secret and a malformed encryption key", () => {

@@ -39,7 +39,7 @@ export interface Config {
   /** ENCRYPTION_KEY then the keys of ENCRYPTION_KEY_PREVIOUS: what values written before a rotation open with. */
   encryptionKeyring: Buffer[];
   redisUrl: string | null;
-  rateLimit: { anonymous: number; authenticated: number };
+  rateLimit: { anonymous: number; authenticated: number; apiKey: number };
   registrationMode: RegistrationMode;
   upsellSessionTtlSeconds: number;
   allowPrivateWebhookUrls: boolean;
@@ -98,6 +98,17 @@ function integer(env: Env, name: string, fallback: number, min = 0): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   return value;
+}
+
+/**
+ * Requests per minute: per client address, per session, per merchant API key. A key's budget is at
+ * least a session's (CONTRACT §41): by default the larger of 300 and RATE_LIMIT_AUTHENTICATED, and a
+ * smaller RATE_LIMIT_API_KEY refuses to start.
+ */
+function rateLimitsOf(env: Env): Config["rateLimit"] {
+  const anonymous = integer(env, "RATE_LIMIT_ANONYMOUS", 20, 1);
+  const authenticated = integer(env, "RATE_LIMIT_AUTHENTICATED", 100, 1);
+  return { anonymous, authenticated, apiKey: integer(env, "RATE_LIMIT_API_KEY", Math.max(300, authenticated), authenticated) };
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {
@@ -293,10 +304,7 @@ export function loadConfig(env: Env = process.env): Config {
     encryptionKey,
     encryptionKeyring: [encryptionKey, ...previousKeys],
     redisUrl: env.REDIS_URL || null,
-    rateLimit: {
-      anonymous: integer(env, "RATE_LIMIT_ANONYMOUS", 20, 1),
-      authenticated: integer(env, "RATE_LIMIT_AUTHENTICATED", 100, 1),
-    },
+    rateLimit: rateLimitsOf(env),
     registrationMode,
     upsellSessionTtlSeconds: integer(env, "UPSELL_SESSION_TTL_SECONDS", 1800, 1),
     allowPrivateWebhookUrls: boolean(env, "ALLOW_PRIVATE_WEBHOOK_URLS", false),

@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { DayParam } from "../lib/dates.js";
 import { httpUrl, MAX_OFFERS } from "../upsell/schemas.js";
 
 // The administration API of upsell funnels (issue 19, docs/funnels.md). Money is integer minor units.
@@ -104,8 +105,7 @@ export const DeletedReply = Type.Object({ success: Type.Literal(true) });
 export const PromoteBody = Type.Object({ stepIndex: Type.Integer({ minimum: 0, maximum: MAX_OFFERS - 1 }), variantId: text(40) });
 export type PromoteBody = Static<typeof PromoteBody>;
 
-const day = () => Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "UTC day, inclusive" });
-export const StatsQuery = Type.Object({ from: Type.Optional(day()), to: Type.Optional(day()), currency: Type.Optional(currencyCode()) });
+export const StatsQuery = Type.Object({ from: Type.Optional(DayParam("the first day (inclusive)")), to: Type.Optional(DayParam("the last day (inclusive)")), currency: Type.Optional(currencyCode()) });
 export type StatsQuery = Static<typeof StatsQuery>;
 
 export const VariantStats = Type.Object({

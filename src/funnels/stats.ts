@@ -1,7 +1,7 @@
 import type { Ctx } from "../ctx.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
+import { dayOfMs, dayParam } from "../lib/dates.js";
 import { validationError } from "../lib/errors.js";
-import { dayOf } from "./counters.js";
 import { funnelNotFound } from "./errors.js";
 import type { FunnelIdParams, FunnelStatsReply, StatsQuery, VariantStats } from "./schemas.js";
 import { findFunnelOfBrand, funnelStatsRows } from "./store.js";
@@ -26,10 +26,13 @@ export async function funnelStats({ ctx, input }: { ctx: Ctx; input: FunnelIdPar
   const brandId = await brandOfScope(ctx.db, scope);
   const funnel = await findFunnelOfBrand(ctx.db, brandId, input.id);
   if (!funnel) throw funnelNotFound();
-  const to = input.query.to ?? dayOf(new Date(ctx.clock.now()));
-  const from = input.query.from ?? dayOf(new Date(Date.parse(`${to}T00:00:00Z`) - (DEFAULT_DAYS - 1) * DAY_MS));
-  const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS;
-  if (!Number.isFinite(span) || span < 0) throw validationError("Invalid request: from must be a day on or before to", "from");
+  // Each parameter is checked on its own first, so a day that does not exist is named as such.
+  const now = ctx.clock.now();
+  const toMs = input.query.to !== undefined ? dayParam(input.query.to, "to") : now - (now % DAY_MS);
+  const fromMs = input.query.from !== undefined ? dayParam(input.query.from, "from") : Math.max(0, toMs - (DEFAULT_DAYS - 1) * DAY_MS);
+  const [from, to] = [dayOfMs(fromMs), dayOfMs(toMs)];
+  const span = (toMs - fromMs) / DAY_MS;
+  if (span < 0) throw validationError("Invalid request: from must be a day on or before to", "from");
   if (span >= MAX_DAYS) throw validationError(`Invalid request: at most ${MAX_DAYS} days at a time`, "from");
 
   const rows = await funnelStatsRows(ctx.db, funnel.id, from, to);

@@ -1,10 +1,10 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { recordAudit } from "../audit/record.js";
 import type { Actor, Ctx, Deps } from "../ctx.js";
 import type { ApiKeyScope } from "../db/schema/index.js";
 import { sha256 } from "../lib/crypto.js";
 import { apiKeyRequired, invalidApiKey, missingScope } from "../merchant-credentials/errors.js";
-import { findApiKeyByHash, touchApiKey } from "../merchant-credentials/store.js";
+import { findApiKeyByHash, touchApiKey, type ApiKeyRow } from "../merchant-credentials/store.js";
 import { ctxOf } from "./ctx.js";
 
 /** An API key acting: its brand is the only brand it may touch (CONTRACT §34). */
@@ -20,11 +20,19 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The API key of a `/api/v1` request, set by requireApiKey. */
     apiActor?: ApiActor;
+    /** The key a well-formed `Authorization: Bearer sk_…` names (null: none), looked up once, before rate limiting. */
+    presentedApiKey?: PresentedKey;
   }
 }
 
 // `sk_` and 32 or more base62 characters; anything else is malformed before any lookup.
 const BEARER = /^Bearer (sk_[0-9A-Za-z]{32,128})$/;
+
+/** A lookup of a presented secret by its hash: the row, or null when no key has that hash. */
+interface PresentedKey {
+  secretHash: string;
+  key: ApiKeyRow | null;
+}
 
 type RefusalReason = "malformed" | "unknown" | "revoked" | "missing_scope" | "other_brand";
 type KeyCtx = Pick<Ctx, "db" | "clock" | "actor" | "clientAddress" | "userAgent">;
@@ -44,19 +52,45 @@ export async function recordApiKeyRefusal(ctx: KeyCtx, reason: RefusalReason, ke
   });
 }
 
+/** The key row of a presented secret: the request's earlier lookup when it was of the same secret, else a new one. */
+async function lookUpKey(db: KeyCtx["db"], secret: string, earlier?: PresentedKey): Promise<PresentedKey> {
+  const secretHash = sha256(secret);
+  if (earlier?.secretHash === secretHash) return earlier;
+  return { secretHash, key: await findApiKeyByHash(db, secretHash) };
+}
+
+/**
+ * CONTRACT §41 (issue 31 item 8): a request with a valid key is counted against the key's own budget
+ * (RATE_LIMIT_API_KEY), not its client address, so this runs before registerRateLimit (hooks run in
+ * registration order) and after the session hook (a key wins over a cookie). A malformed, unknown or
+ * revoked key leaves the request anonymous: it counts against the address. Nothing is refused or
+ * audited here; the route's guard does that with this lookup (one query per request).
+ */
+export function registerApiKeyResolution(app: FastifyInstance, deps: Pick<Deps, "database">): void {
+  app.addHook("onRequest", async (request: FastifyRequest) => {
+    const authorization = request.headers.authorization;
+    const secret = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+    if (!secret) return;
+    request.presentedApiKey = await lookUpKey(deps.database.db, secret);
+    const key = request.presentedApiKey.key;
+    if (key && !key.revokedAt) request.rateLimitSubject = { key: `api:${key.id}`, authenticated: true, budget: "apiKey" };
+  });
+}
+
 /**
  * The actor of an `Authorization` header: `Bearer sk_…` looked up by its SHA-256 on a unique index,
- * on every request (no cache, so a revocation holds on every instance at once). A malformed, unknown
- * or revoked key is 401 `Invalid API key`, recorded as `api_key.refused`. `lastUsedAt` moves at most
- * once a minute (a conditional UPDATE).
+ * on every request (no cache, so a revocation holds on every instance at once; `earlier` is this
+ * request's own lookup from registerApiKeyResolution). A malformed, unknown or revoked key is 401
+ * `Invalid API key`, recorded as `api_key.refused`. `lastUsedAt` moves at most once a minute (a
+ * conditional UPDATE).
  */
-export async function authenticateApiKey(ctx: KeyCtx, authorization: string): Promise<ApiActor> {
+export async function authenticateApiKey(ctx: KeyCtx, authorization: string, earlier?: PresentedKey): Promise<ApiActor> {
   const secret = BEARER.exec(authorization)?.[1];
   if (!secret) {
     await recordApiKeyRefusal(ctx, "malformed");
     throw invalidApiKey();
   }
-  const key = await findApiKeyByHash(ctx.db, sha256(secret));
+  const { key } = await lookUpKey(ctx.db, secret, earlier);
   if (!key || key.revokedAt) {
     await recordApiKeyRefusal(ctx, key ? "revoked" : "unknown", key ?? undefined);
     throw invalidApiKey();
@@ -86,10 +120,9 @@ export function requireApiKey(deps: Deps, scopes: readonly ApiKeyScope[]) {
     const authorization = request.headers.authorization;
     if (authorization === undefined) throw apiKeyRequired();
     const ctx = ctxOf(deps, request);
-    const actor = await authenticateApiKey(ctx, authorization);
+    const actor = await authenticateApiKey(ctx, authorization, request.presentedApiKey);
     await assertApiKeyScope(ctx, actor, scopes);
     request.apiActor = actor;
-    request.rateLimitSubject = { key: `api:${actor.id}`, authenticated: true };
   };
 }
 
@@ -101,7 +134,7 @@ export function requireApiKey(deps: Deps, scopes: readonly ApiKeyScope[]) {
 export async function ctxWithOptionalApiKey(deps: Deps, request: FastifyRequest): Promise<Ctx> {
   const authorization = request.headers.authorization;
   if (authorization === undefined) return ctxOf(deps, request);
-  const actor = await authenticateApiKey(ctxOf(deps, request), authorization);
+  const actor = await authenticateApiKey(ctxOf(deps, request), authorization, request.presentedApiKey);
   return ctxOf(deps, request, actor);
 }
 

@@ -82,14 +82,16 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 }
 
+/** A caller with a budget of its own: a session (RATE_LIMIT_AUTHENTICATED) or a merchant API key (RATE_LIMIT_API_KEY). */
 export interface RateLimitSubject {
   key: string;
-  authenticated: boolean;
+  authenticated: true;
+  budget: "session" | "apiKey";
 }
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** Set by the identity layer for a valid session, before rate limiting runs. */
+    /** Set for a valid session (identity/session-hook.ts) or API key (http/api-key.ts), before rate limiting runs. */
     rateLimitSubject?: RateLimitSubject;
   }
 }
@@ -99,12 +101,13 @@ export interface RateLimitOptions {
   clock: Clock;
   anonymous: number;
   authenticated: number;
+  apiKey: number;
 }
 
 /**
  * X-RateLimit-* on every response (SPEC "Limits"; issue 16 departure 4: pages, redirects and static
  * assets too, only /healthz and /metrics without); 429 past the limit. Anonymous by client address,
- * sessions by session. Pages, assets and the API description show the window's state without
+ * sessions by session, merchant API keys by key (CONTRACT §41). Pages, assets and the API description show the window's state without
  * counting, so loading a page does not use up the API's allowance.
  */
 export function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
@@ -112,8 +115,8 @@ export function registerRateLimit(app: FastifyInstance, options: RateLimitOption
     if (EXEMPT.test(request.url)) return;
     const counted = request.routeOptions.config?.rateLimit !== false && !UNCOUNTED.test(request.url);
     const subject = request.rateLimitSubject;
-    const limit = subject?.authenticated ? options.authenticated : options.anonymous;
-    const key = subject?.authenticated ? `s:${subject.key}` : `a:${request.ip}`;
+    const limit = !subject ? options.anonymous : subject.budget === "apiKey" ? options.apiKey : options.authenticated;
+    const key = subject ? `s:${subject.key}` : `a:${request.ip}`;
     const now = options.clock.now();
     const windowStart = now - (now % WINDOW_MS);
     const count = counted ? await options.store.hit(key, windowStart) : await options.store.peek(key, windowStart);

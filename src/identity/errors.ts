@@ -14,4 +14,3 @@ export const twoFactorNotEnabled = () => new AppError("TWO_FACTOR_NOT_ENABLED", 
 export const twoFactorAlreadyEnabled = () => new AppError("TWO_FACTOR_ALREADY_ENABLED", "2FA already enabled");
 export const invalidCode = () => new AppError("INVALID_CODE", "Invalid code");
 export const noOrganization = () => new AppError("NO_ORGANIZATION", "User has no organization");
-export const tooManyCodeChecks = () => new AppError("TOO_MANY_LOGIN_ATTEMPTS", "Too many wrong codes; try again in 15 minutes");

@@ -11,6 +11,14 @@ export const TOKEN_BYTES = 32;
 export const PENDING_LOGIN_MS = 10 * 60_000;
 /** CONTRACT §10: five wrong codes end the pending login. */
 export const PENDING_LOGIN_MAX_FAILURES = 5;
+/**
+ * Issue 31 item 7: ten wrong TOTP codes of one user within an hour, wherever they are sent (the 2FA
+ * login step, turning 2FA off, new recovery codes) and over any number of logins and sessions, lock
+ * TOTP codes of that user for an hour and mail the user. Recovery codes still work.
+ */
+export const CODE_FAILURES = 10;
+export const CODE_WINDOW_MS = 60 * 60_000;
+export const CODE_LOCK_MS = 60 * 60_000;
 
 /** CONTRACT §23: ten failures for one account within 15 minutes lock password login for 30 minutes. */
 export const LOCK_FAILURES = 10;

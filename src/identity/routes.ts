@@ -49,7 +49,7 @@ export function registerIdentityRoutes(app: App, deps: Deps): void {
 
   registerLoginRoutes(app, deps, throttle);
   registerSessionRoutes(app, deps);
-  registerTwoFactorRoutes(app, deps);
+  registerTwoFactorRoutes(app, deps, mail);
   registerMagicLinkRoutes(app, deps, mail);
   registerSocialRoutes(app, deps);
 }
@@ -142,7 +142,9 @@ function registerSessionRoutes(app: App, deps: Deps): void {
 }
 
 /** TOTP: setup and confirm with a session, verify to finish a pending login. */
-function registerTwoFactorRoutes(app: App, deps: Deps): void {
+function registerTwoFactorRoutes(app: App, deps: Deps, mail: { kick(): unknown }): void {
+  // A check that locks the user's codes has queued a mail to the user: sent at once.
+  const kickMail = () => mail.kick();
   app.get(
     "/api/auth/2fa/setup",
     { schema: { tags: AUTH, summary: "Start TOTP setup: secret and otpauth_url (or enabled: true)", response: { 200: TwoFactorSetupReply, ...errorResponses(401) } } },
@@ -168,23 +170,23 @@ function registerTwoFactorRoutes(app: App, deps: Deps): void {
   app.post(
     "/api/auth/2fa/recovery-codes",
     { schema: { tags: AUTH, summary: "Ten new recovery codes for a current TOTP code (not in SPEC; the old ones stop working)", body: TwoFactorCodeBody, response: { 200: RecoveryCodesReply, ...errorResponses(400, 401, 403, 429) } } },
-    async (request) => regenerateRecoveryCodes({ ...sessionRequest(deps, request), input: request.body }),
+    async (request) => regenerateRecoveryCodes({ ...sessionRequest(deps, request), input: request.body, kickMail }),
   );
 
   app.post(
     "/api/auth/2fa/disable",
     { schema: { tags: AUTH, summary: "Turn 2FA off with a current TOTP code or a recovery code (not in SPEC)", body: TwoFactorCodeBody, response: { 200: SuccessReply, ...errorResponses(400, 401, 403, 429) } } },
-    async (request) => disableTwoFactor({ ...sessionRequest(deps, request), input: request.body }),
+    async (request) => disableTwoFactor({ ...sessionRequest(deps, request), input: request.body, kickMail }),
   );
 
   app.post(
     "/api/auth/2fa/verify",
     {
-      schema: { tags: AUTH, summary: "Complete a pending login with a TOTP code", body: TwoFactorVerifyBody, response: { 200: SuccessReply, ...errorResponses(400, 401, 409) } },
+      schema: { tags: AUTH, summary: "Complete a pending login with a TOTP code", body: TwoFactorVerifyBody, response: { 200: SuccessReply, ...errorResponses(400, 401, 409, 429) } },
       config: { missingFields: { fields: ["userId", "token"], message: "Missing fields" } },
     },
     async (request, reply) => {
-      const issued = await verifyTwoFactor({ ctx: ctxOf(deps, request), pendingId: request.cookies[PENDING_LOGIN_COOKIE], input: request.body ?? {} });
+      const issued = await verifyTwoFactor({ ctx: ctxOf(deps, request), pendingId: request.cookies[PENDING_LOGIN_COOKIE], input: request.body ?? {}, kickMail });
       setSession(reply, deps.config, issued);
       return { success: true };
     },

@@ -56,6 +56,6 @@ export function registerSessionResolution(app: FastifyInstance, deps: Deps): voi
       session.lastSeenAt = new Date(now);
     }
     request.adminSession = session;
-    request.rateLimitSubject = { key: idHash, authenticated: true };
+    request.rateLimitSubject = { key: idHash, authenticated: true, budget: "session" };
   });
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import {
   brandAccess,
@@ -12,6 +12,7 @@ import {
   sessions,
   socialAccounts,
   users,
+  type LoginFactor,
   type LoginMethod,
   type OrganizationRole,
 } from "../db/schema/index.js";
@@ -156,23 +157,23 @@ export async function claimTotpStep(db: Db, userId: string, step: number): Promi
   return updated.length === 1;
 }
 
-export async function recordLoginAttempt(db: Db, row: { id: string; email: string; ipAddress: string | null; success: boolean; createdAt: Date }): Promise<void> {
+export async function recordLoginAttempt(db: Db, row: { id: string; email: string; ipAddress: string | null; success: boolean; createdAt: Date; factor?: LoginFactor }): Promise<void> {
   await db.insert(loginAttempts).values(row);
 }
 
-/** Failures for the email since `since`, not counting those before its last success. */
+/** Password failures for the email since `since`, not counting those before its last success. */
 export async function countRecentFailuresForEmail(db: Db, email: string, since: Date): Promise<number> {
   const [lastSuccess] = await db
     .select({ createdAt: loginAttempts.createdAt })
     .from(loginAttempts)
-    .where(and(eq(loginAttempts.email, email), eq(loginAttempts.success, true), gt(loginAttempts.createdAt, since)))
+    .where(and(eq(loginAttempts.email, email), eq(loginAttempts.factor, "password"), eq(loginAttempts.success, true), gt(loginAttempts.createdAt, since)))
     .orderBy(desc(loginAttempts.createdAt))
     .limit(1);
   const from = lastSuccess ? lastSuccess.createdAt : since;
   const [row] = await db
     .select({ n: count() })
     .from(loginAttempts)
-    .where(and(eq(loginAttempts.email, email), eq(loginAttempts.success, false), gt(loginAttempts.createdAt, from)));
+    .where(and(eq(loginAttempts.email, email), eq(loginAttempts.factor, "password"), eq(loginAttempts.success, false), gt(loginAttempts.createdAt, from)));
   return row.n;
 }
 
@@ -180,8 +181,44 @@ export async function countRecentFailuresForAddress(db: Db, ipAddress: string, s
   const [row] = await db
     .select({ n: count() })
     .from(loginAttempts)
-    .where(and(eq(loginAttempts.ipAddress, ipAddress), eq(loginAttempts.success, false), gt(loginAttempts.createdAt, since)));
+    .where(and(eq(loginAttempts.ipAddress, ipAddress), eq(loginAttempts.factor, "password"), eq(loginAttempts.success, false), gt(loginAttempts.createdAt, since)));
   return row.n;
+}
+
+/** Wrong TOTP codes of a user (by email) since `since`, including checks still running (their rows start as failures). */
+export async function countCodeFailures(db: Db, email: string, since: Date): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(loginAttempts)
+    .where(and(eq(loginAttempts.email, email), eq(loginAttempts.factor, "two_factor"), eq(loginAttempts.success, false), gt(loginAttempts.createdAt, since)));
+  return row.n;
+}
+
+/** Marks a code check right (it no longer counts as a failure). */
+export async function markAttemptSucceeded(db: Db, id: string): Promise<void> {
+  await db.update(loginAttempts).set({ success: true }).where(eq(loginAttempts.id, id));
+}
+
+/**
+ * Holds the user's row until the transaction ends (one user's code checks are reserved one at a
+ * time) and answers until when the user's TOTP codes are locked (null: they are not).
+ */
+export async function lockUserForCodeCheck(tx: Db, userId: string): Promise<{ totpLockedUntil: Date | null } | undefined> {
+  const [row] = await tx.select({ totpLockedUntil: users.totpLockedUntil }).from(users).where(eq(users.id, userId)).for("update");
+  return row;
+}
+
+/**
+ * Locks the user's TOTP codes until `until` unless a lock is already running; true only for the
+ * caller that set it (one of several concurrent ones), so what follows a new lock (its mail) happens once.
+ */
+export async function startCodeLock(db: Db, userId: string, until: Date, now: Date): Promise<boolean> {
+  const started = await db
+    .update(users)
+    .set({ totpLockedUntil: until })
+    .where(and(eq(users.id, userId), or(isNull(users.totpLockedUntil), lte(users.totpLockedUntil, now))))
+    .returning({ id: users.id });
+  return started.length === 1;
 }
 
 export async function findLock(db: Db, email: string): Promise<Date | undefined> {

@@ -1,8 +1,8 @@
 import { randomInt } from "node:crypto";
-import { and, count, eq, gte, inArray, isNull, sql } from "drizzle-orm";
+import { and, count, eq, inArray, isNull } from "drizzle-orm";
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
-import { auditLogs, twoFactorRecoveryCodes } from "../db/schema/index.js";
+import { twoFactorRecoveryCodes } from "../db/schema/index.js";
 import { keyedHash } from "../lib/crypto.js";
 
 // 2FA recovery codes (issue 18 item 15, docs/identity.md "Recovery codes").
@@ -57,26 +57,4 @@ export async function recoveryCodesLeft(db: Db, userId: string): Promise<number>
 
 export async function deleteRecoveryCodes(tx: Db, userId: string): Promise<void> {
   await tx.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));
-}
-
-/** Wrong codes a signed-in user may send to disable 2FA or renew codes per window (a stolen session must not guess). */
-export const CODE_CHECK_MAX_FAILURES = 5;
-export const CODE_CHECK_WINDOW_MS = 15 * 60_000;
-
-/** The user's failed code checks (disable, regenerate) in the window, counted from their audit records. */
-export async function recentCodeCheckFailures(db: Db, ctx: Pick<Ctx, "clock">, organizationId: string | null, userId: string): Promise<number> {
-  const [row] = await db
-    .select({ failures: count() })
-    .from(auditLogs)
-    .where(
-      and(
-        organizationId === null ? isNull(auditLogs.organizationId) : eq(auditLogs.organizationId, organizationId),
-        inArray(auditLogs.action, ["two_factor.disable", "two_factor.recovery_codes_generate"]),
-        gte(auditLogs.createdAt, new Date(ctx.clock.now() - CODE_CHECK_WINDOW_MS)),
-        eq(auditLogs.actorId, userId),
-        eq(auditLogs.success, false),
-        sql`${auditLogs.details}->>'reason' = 'wrong_code'`,
-      ),
-    );
-  return row?.failures ?? 0;
 }

@@ -4,9 +4,11 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
-import { sessions, users } from "../db/schema/index.js";
-import { auditActions, call, cookieOf, PASSWORD, pendingOf, registerUser, sessionOf } from "../../test/support/identity.js";
+import { loginAttempts, mailOutbox, sessions, users } from "../db/schema/index.js";
+import { auditActions, call, cookieOf, PASSWORD, pendingOf, registerUser, registerWithTwoFactor, sessionOf } from "../../test/support/identity.js";
+import { testEngine } from "../../test/support/database.js";
 import { seal } from "../lib/crypto.js";
+import { CODE_LOCK_MS } from "./policy.js";
 import { totpCode } from "./totp.js";
 
 let t: TestApp;
@@ -170,5 +172,94 @@ describe("a TOTP secret sealed with a key the server no longer has", () => {
     const confirm = await call(t, "POST", "/api/auth/2fa/confirm", { session: other.session, body: { secret, token: totpCode(secret, t.clock.now()) } });
     expect(confirm.statusCode).toBe(400);
     expect(json(confirm).error).toContain("run setup again");
+  });
+});
+
+// Issue 31 item 7: ten wrong TOTP codes per user per hour, across every login and 2FA step, lock TOTP
+// codes for that user (429, even the right code) with a mail; a recovery code still works.
+describe("the per-user limit on TOTP codes", () => {
+  /** Six digits that no step within drift of now accepts. */
+  const wrongCode = (secret: string, seed: number) => {
+    const valid = new Set([-30_000, 0, 30_000].map((offset) => totpCode(secret, t.clock.now() + offset)));
+    for (let n = seed; ; n++) {
+      const code = String((n * 7919) % 1_000_000).padStart(6, "0");
+      if (!valid.has(code)) return code;
+    }
+  };
+  const lockMails = (email: string) => t.deps.database.db.select().from(mailOutbox).where(eq(mailOutbox.to, email)).then((rows) => rows.filter((row) => /locked/i.test(row.subject)));
+
+  it("refuses the 11th code over four password logins, even the right one, mails the user once; a recovery code still signs in", async () => {
+    const user = await registerWithTwoFactor(t);
+    let guesses = 0;
+    // Three logins with three wrong codes each, then a fourth login's tenth: all answered 401 as before.
+    for (const perLogin of [3, 3, 3, 1]) {
+      const { pending } = await pendingLogin(user.email);
+      for (let i = 0; i < perLogin; i++) {
+        const res = await verify({ userId: user.userId, token: wrongCode(user.secret, ++guesses) }, pending);
+        expect(res.statusCode, `wrong code ${guesses}`).toBe(401);
+      }
+    }
+    expect(guesses).toBe(10);
+    // The 11th, on a fresh pending login, is the right code: refused, unchecked.
+    const { pending } = await pendingLogin(user.email);
+    const refused = await verify({ userId: user.userId, token: totpCode(user.secret, t.clock.now()) }, pending);
+    expect(refused.statusCode).toBe(429);
+    expect(json(refused)).toMatchObject({ code: "TOO_MANY_LOGIN_ATTEMPTS", retryAfter: CODE_LOCK_MS / 1000 });
+    expect(cookieOf(refused, "admin_session")).toBeUndefined();
+
+    const mails = await lockMails(user.email);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.text).toContain("recovery code");
+    const lock = (await auditActions(t, user.userId)).filter((a) => a.action === "user.lock");
+    expect(lock).toMatchObject([{ success: true, details: { factor: "two_factor", failures: 10 } }]);
+
+    // A recovery code still works, on the same pending login (the refused code did not use it up).
+    const recovered = await verify({ userId: user.userId, token: user.recoveryCodes[0] }, pending);
+    expect(recovered.statusCode).toBe(200);
+    expect(json(await call(t, "GET", "/api/admin/auth", { session: sessionOf(recovered) })).session.userId).toBe(user.userId);
+    // Still locked for codes; no second mail.
+    const again = await pendingLogin(user.email);
+    expect((await verify({ userId: user.userId, token: totpCode(user.secret, t.clock.now()) }, again.pending)).statusCode).toBe(429);
+    expect(await lockMails(user.email)).toHaveLength(1);
+
+    // An hour on, codes work again.
+    t.clock.advance(CODE_LOCK_MS);
+    const later = await pendingLogin(user.email);
+    expect((await verify({ userId: user.userId, token: totpCode(user.secret, t.clock.now()) }, later.pending)).statusCode).toBe(200);
+  });
+
+  it("counts another user's codes apart, and a right code is no failure", async () => {
+    const one = await registerWithTwoFactor(t);
+    const two = await registerWithTwoFactor(t);
+    for (let round = 0; round < 3; round++) {
+      const { pending } = await pendingLogin(one.email);
+      for (let i = 0; i < 3; i++) expect((await verify({ userId: one.userId, token: wrongCode(one.secret, round * 3 + i) }, pending)).statusCode).toBe(401);
+      t.clock.advance(30_000);
+      expect((await verify({ userId: one.userId, token: totpCode(one.secret, t.clock.now()) }, (await pendingLogin(one.email)).pending)).statusCode).toBe(200);
+    }
+    // Nine wrong codes and three right ones: the tenth wrong code is still answered 401, then 429.
+    const { pending } = await pendingLogin(one.email);
+    expect((await verify({ userId: one.userId, token: wrongCode(one.secret, 50) }, pending)).statusCode).toBe(401);
+    expect((await verify({ userId: one.userId, token: wrongCode(one.secret, 51) }, pending)).statusCode).toBe(429);
+    // The other user is not affected.
+    expect((await verify({ userId: two.userId, token: totpCode(two.secret, t.clock.now()) }, (await pendingLogin(two.email)).pending)).statusCode).toBe(200);
+  });
+
+  // PGlite has one connection, so requests never overlap there: the race is on the PostgreSQL leg.
+  it.skipIf(testEngine === "pglite")("checks exactly ten of 30 concurrent wrong codes; one lock, one mail", async () => {
+    const user = await registerWithTwoFactor(t);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => call(t, "POST", "/api/auth/2fa/disable", { session: user.session, body: { token: wrongCode(user.secret, 100 + i) } })),
+    );
+    const statuses = answers.map((res) => res.statusCode).sort();
+    expect(statuses.filter((status) => status === 401)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(20);
+    const failures = await t.deps.database.db.select().from(loginAttempts).where(eq(loginAttempts.email, user.email));
+    expect(failures.filter((row) => row.factor === "two_factor" && !row.success)).toHaveLength(10);
+    expect(await lockMails(user.email)).toHaveLength(1);
+    // The right code is refused while locked; the user's 2FA stays on.
+    expect((await call(t, "POST", "/api/auth/2fa/disable", { session: user.session, body: { token: totpCode(user.secret, t.clock.now()) } })).statusCode).toBe(429);
+    const [row] = await t.deps.database.db.select().from(users).where(eq(users.id, user.userId));
+    expect(row!.totpEnabled).toBe(true);
   });
 });

@@ -6,12 +6,16 @@ import { users } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { decrypt, safeEqual, seal, sha256, UndecryptableSecret } from "../lib/crypto.js";
 import { AppError, validationError } from "../lib/errors.js";
-import { invalidCode, missingFields, tooManyCodeChecks, twoFactorAlreadyEnabled, twoFactorNotEnabled } from "./errors.js";
+import { codesLocked, reserveCodeCheck, settleCodeCheck, type CodeOwner } from "./code-limit.js";
+import { invalidCode, missingFields, twoFactorAlreadyEnabled, twoFactorNotEnabled } from "./errors.js";
 import { PENDING_LOGIN_MAX_FAILURES } from "./policy.js";
 import { initialTenant, issueSession, type IssuedSession } from "./sessions.js";
 import { claimTotpStep, countPendingFailure, deletePendingLogin, deleteSession, findPendingLogin, findUserById, type SessionView } from "./store.js";
 import { matchTotpStep, newTotpSecret, otpauthUrl } from "./totp.js";
-import { claimRecoveryCode, CODE_CHECK_MAX_FAILURES, deleteRecoveryCodes, isTotpCode, mintRecoveryCodes, recentCodeCheckFailures, recoveryCodesLeft } from "./two-factor-recovery.js";
+import { claimRecoveryCode, deleteRecoveryCodes, isTotpCode, mintRecoveryCodes, recoveryCodesLeft } from "./two-factor-recovery.js";
+
+/** Wakes the mail job when a check locked the user's codes (its mail is in the outbox already). */
+type KickMail = () => unknown;
 
 export type TwoFactorSetup = { enabled: true; recoveryCodesLeft: number } | { enabled: false; secret: string; otpauth_url: string; qrCode: string };
 
@@ -77,9 +81,10 @@ export async function confirmTwoFactor({ ctx, session, input }: { ctx: Ctx; sess
  * userId (unknown ids too); the pending-login cookie, which must exist, be live and belong to
  * userId (else `Invalid code`); the code, accepted once, one step of drift. Five wrong codes end
  * the pending login. A token that is not six digits is tried as a recovery code (used once; a wrong
- * one counts toward the five like a wrong TOTP code).
+ * one counts toward the five like a wrong TOTP code). TOTP codes also count toward the user's own
+ * limit across logins (code-limit.ts): while it is locked they are refused with 429, unchecked.
  */
-export async function verifyTwoFactor({ ctx, pendingId, input }: { ctx: Ctx; pendingId: string | undefined; input: { userId?: string; token?: string } }): Promise<IssuedSession> {
+export async function verifyTwoFactor({ ctx, pendingId, input, kickMail }: { ctx: Ctx; pendingId: string | undefined; input: { userId?: string; token?: string }; kickMail?: KickMail }): Promise<IssuedSession> {
   const userId = input.userId?.trim();
   const token = input.token?.trim();
   if (!userId || !token) throw missingFields();
@@ -95,11 +100,16 @@ export async function verifyTwoFactor({ ctx, pendingId, input }: { ctx: Ctx; pen
     throw invalidCode();
   }
 
-  const check = await checkSecondFactor(ctx, user.id, user.totpSecretSealed, token);
+  const check = await checkSecondFactor(ctx, user, user.totpSecretSealed, token, kickMail);
   if (!check.ok && check.reason === "secret_undecryptable") {
     ctx.log.warn({ userId: user.id }, "TOTP secret cannot be decrypted (ENCRYPTION_KEY removed too early?); the user cannot complete a 2FA login");
     await audit(false, check.reason);
     throw secretUndecryptable();
+  }
+  if (!check.ok && check.reason === "codes_locked") {
+    // Not a guess (the code was not looked at): the pending login's five are left alone.
+    await audit(false, check.reason);
+    throw codesLocked(check.retryAfter);
   }
   if (!check.ok) {
     const failures = await countPendingFailure(ctx.db, pendingHash!);
@@ -125,30 +135,44 @@ export async function verifyTwoFactor({ ctx, pendingId, input }: { ctx: Ctx; pen
   });
 }
 
-type SecondFactorCheck = { ok: true; factor: "totp" | "recovery_code" } | { ok: false; reason: "wrong_code" | "code_reused" | "secret_undecryptable" };
+type SecondFactorCheck =
+  | { ok: true; factor: "totp" | "recovery_code" }
+  | { ok: false; reason: "wrong_code" | "code_reused" | "secret_undecryptable" }
+  | { ok: false; reason: "codes_locked"; retryAfter: number };
 
-/** A current TOTP code (claimed: each step once) or an unused recovery code (used up here). */
-async function checkSecondFactor(ctx: Ctx, userId: string, secretSealed: string, token: string): Promise<SecondFactorCheck> {
-  if (!isTotpCode(token)) return (await claimRecoveryCode(ctx.db, ctx, userId, token)) ? { ok: true, factor: "recovery_code" } : { ok: false, reason: "wrong_code" };
+/**
+ * A current TOTP code (claimed: each step once) or an unused recovery code (used up here). A TOTP
+ * code is checked only within the user's budget (code-limit.ts): every wrong one counts, at any of
+ * the 2FA steps; a locked budget answers `codes_locked` without looking at the code. Recovery codes
+ * (about 59 random bits each) are outside it, so they work during a lock.
+ */
+async function checkSecondFactor(ctx: Ctx, user: CodeOwner, secretSealed: string, token: string, kickMail?: KickMail): Promise<SecondFactorCheck> {
+  if (!isTotpCode(token)) return (await claimRecoveryCode(ctx.db, ctx, user.id, token)) ? { ok: true, factor: "recovery_code" } : { ok: false, reason: "wrong_code" };
   const secret = openOrNull(secretSealed, ctx);
   if (secret === null) return { ok: false, reason: "secret_undecryptable" };
+  const reserved = await reserveCodeCheck(ctx, user);
+  if ("lockedFor" in reserved) return { ok: false, reason: "codes_locked", retryAfter: reserved.lockedFor };
   const step = matchTotpStep(secret, token.replace(/\s/g, ""), ctx.clock.now());
-  if (step === null) return { ok: false, reason: "wrong_code" };
-  return (await claimTotpStep(ctx.db, userId, step)) ? { ok: true, factor: "totp" } : { ok: false, reason: "code_reused" };
+  const check: SecondFactorCheck =
+    step === null ? { ok: false, reason: "wrong_code" } : (await claimTotpStep(ctx.db, user.id, step)) ? { ok: true, factor: "totp" } : { ok: false, reason: "code_reused" };
+  const { locked } = await settleCodeCheck(ctx, user, reserved.attemptId, check.ok ? "right" : "wrong");
+  if (locked) void kickMail?.();
+  return check;
 }
 
 /**
  * A signed-in user's proof for turning 2FA off or renewing recovery codes: `allowRecovery` says
- * whether a recovery code will do. Five wrong codes in 15 minutes refuse further checks (429), so a
- * stolen session cannot guess its way to turning 2FA off. Failures are audited under `action`.
+ * whether a recovery code will do. Wrong TOTP codes count toward the user's own limit (the same as
+ * at login: per user, whatever organization the session is on), so a stolen session cannot guess
+ * its way to turning 2FA off; a locked limit is 429. Failures are audited under `action`.
  */
-async function proveSecondFactor(ctx: Ctx, session: SessionView, token: string, action: "two_factor.disable" | "two_factor.recovery_codes_generate", allowRecovery: boolean) {
+async function proveSecondFactor(ctx: Ctx, session: SessionView, token: string, action: "two_factor.disable" | "two_factor.recovery_codes_generate", allowRecovery: boolean, kickMail?: KickMail) {
   const user = await findUserById(ctx.db, session.userId);
   if (!user || !user.totpEnabled || !user.totpSecretSealed) throw twoFactorNotEnabled();
-  if ((await recentCodeCheckFailures(ctx.db, ctx, session.organizationId, user.id)) >= CODE_CHECK_MAX_FAILURES) throw tooManyCodeChecks();
-  const check = !allowRecovery && !isTotpCode(token) ? ({ ok: false, reason: "wrong_code" } as const) : await checkSecondFactor(ctx, user.id, user.totpSecretSealed, token.trim());
+  const check = !allowRecovery && !isTotpCode(token) ? ({ ok: false, reason: "wrong_code" } as const) : await checkSecondFactor(ctx, user, user.totpSecretSealed, token.trim(), kickMail);
   if (!check.ok) {
     await withTransaction(ctx.db, (tx) => recordAudit(tx, ctx, { action, resourceType: "user", resourceId: user.id, success: false, details: { reason: check.reason } }));
+    if (check.reason === "codes_locked") throw codesLocked(check.retryAfter);
     throw check.reason === "secret_undecryptable" ? secretUndecryptable() : invalidCode();
   }
   return { user, factor: check.factor };
@@ -158,8 +182,8 @@ async function proveSecondFactor(ctx: Ctx, session: SessionView, token: string, 
  * `POST /api/auth/2fa/disable` (not in SPEC): turns 2FA off with a current TOTP code or a recovery
  * code; the secret, pending secret and recovery codes are deleted.
  */
-export async function disableTwoFactor({ ctx, session, input }: { ctx: Ctx; session: SessionView; input: { token: string } }): Promise<{ success: true }> {
-  const { user, factor } = await proveSecondFactor(ctx, session, input.token, "two_factor.disable", true);
+export async function disableTwoFactor({ ctx, session, input, kickMail }: { ctx: Ctx; session: SessionView; input: { token: string }; kickMail?: KickMail }): Promise<{ success: true }> {
+  const { user, factor } = await proveSecondFactor(ctx, session, input.token, "two_factor.disable", true, kickMail);
   await withTransaction(ctx.db, async (tx) => {
     await tx
       .update(users)
@@ -172,8 +196,8 @@ export async function disableTwoFactor({ ctx, session, input }: { ctx: Ctx; sess
 }
 
 /** `POST /api/auth/2fa/recovery-codes` (not in SPEC): ten new recovery codes for a current TOTP code; the old ones stop working. */
-export async function regenerateRecoveryCodes({ ctx, session, input }: { ctx: Ctx; session: SessionView; input: { token: string } }): Promise<{ success: true; recoveryCodes: string[] }> {
-  const { user } = await proveSecondFactor(ctx, session, input.token, "two_factor.recovery_codes_generate", false);
+export async function regenerateRecoveryCodes({ ctx, session, input, kickMail }: { ctx: Ctx; session: SessionView; input: { token: string }; kickMail?: KickMail }): Promise<{ success: true; recoveryCodes: string[] }> {
+  const { user } = await proveSecondFactor(ctx, session, input.token, "two_factor.recovery_codes_generate", false, kickMail);
   const recoveryCodes = await withTransaction(ctx.db, async (tx) => {
     const codes = await mintRecoveryCodes(tx, ctx, user.id);
     await recordAudit(tx, ctx, { action: "two_factor.recovery_codes_generate", resourceType: "user", resourceId: user.id, success: true, details: { recoveryCodes: codes.length } });

@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { UnixMsParam } from "../lib/dates.js";
 import { DisputeView } from "../disputes/schemas.js";
 import { PAYMENT_PROVIDERS } from "../providers/manifest.js";
 
@@ -10,15 +11,14 @@ export const ORDER_PAGE_SIZE_MAX = 100;
 export const ORDER_STATUSES = ["paid", "partially_refunded", "refunded", "disputed", "failed"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-const UnixMs = (description: string) => Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description });
 const Cents = (description: string) => Type.Integer({ minimum: 0, maximum: 100_000_000_00, description });
 
 export const OrderListQuery = Type.Object({
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "an order id or transaction id (exact), an email or a customer name (case-insensitive, from the start)" })),
   status: Type.Optional(Type.Enum([...ORDER_STATUSES])),
   provider: Type.Optional(Type.Enum([...PAYMENT_PROVIDERS])),
-  from: Type.Optional(UnixMs("created at or after, Unix ms")),
-  to: Type.Optional(UnixMs("created before, Unix ms")),
+  from: Type.Optional(UnixMsParam("created at or after")),
+  to: Type.Optional(UnixMsParam("created before")),
   minAmount: Type.Optional(Cents("the checkout payment's amount at least this, minor units")),
   maxAmount: Type.Optional(Cents("the checkout payment's amount at most this, minor units")),
   test: Type.Optional(Type.Boolean({ description: "true: demo-mode orders only; false: real-money orders only; absent: both" })),

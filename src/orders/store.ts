@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { commissions, orderLineItems, orders, outboxEvents, refunds, webhookDeliveries } from "../db/schema/index.js";
+import { dateParam } from "../lib/dates.js";
 import type { OrderListQuery, OrderStatus } from "./schemas.js";
 
 export type OrderRow = typeof orders.$inferSelect;
@@ -53,8 +54,10 @@ export function orderPageQuery(db: Db, brandId: string, query: OrderListQuery, a
   if (query.q) conditions.push(searchCondition(query.q.trim()));
   if (query.status) conditions.push(statusCondition(query.status));
   if (query.provider) conditions.push(eq(orders.provider, query.provider));
-  if (query.from !== undefined) conditions.push(gte(orders.createdAt, new Date(query.from)));
-  if (query.to !== undefined) conditions.push(lt(orders.createdAt, new Date(query.to)));
+  const from = dateParam(query.from, "from");
+  const to = dateParam(query.to, "to");
+  if (from) conditions.push(gte(orders.createdAt, from));
+  if (to) conditions.push(lt(orders.createdAt, to));
   if (query.minAmount !== undefined) conditions.push(gte(orders.amountCents, query.minAmount));
   if (query.maxAmount !== undefined) conditions.push(lte(orders.amountCents, query.maxAmount));
   if (query.test !== undefined) conditions.push(query.test ? eq(orders.paidInDemo, true) : sql`${orders.paidInDemo} is not true`);

@@ -175,6 +175,59 @@ describe("no input yields a 500: text, nesting, unknown members, encodings", () 
   });
 });
 
+// Issue 31 item 13: each of these was a 500 (an instant a Date cannot hold, a day that does not exist).
+describe("date query parameters: 400 naming the parameter", () => {
+  let funnelId: string;
+  beforeAll(async () => {
+    const body = { name: "Dates", status: "draft", trigger: { match: "all", conditions: [] }, steps: [{ variants: [{ offer: { name: "Extra", price: 500 } }] }] };
+    const res = await call("POST", "/api/admin/funnels", JSON.stringify(body), true);
+    expect(res.statusCode, res.body).toBe(200);
+    funnelId = res.json().funnel.id;
+  });
+
+  const cases = (): [string, string][] => [
+    ["/api/admin/commissions?startDate=9e15", "startDate"],
+    ["/api/admin/commissions?endDate=1e400", "endDate"],
+    ["/api/admin/commissions?startDate=-1", "startDate"],
+    ["/api/admin/audit-logs?startDate=9e15", "startDate"],
+    ["/api/admin/audit-logs?endDate=1e400", "endDate"],
+    ["/api/admin/orders?from=9e15", "from"],
+    ["/api/admin/orders?to=1e400", "to"],
+    ["/api/admin/orders/export.csv?to=1e400", "to"],
+    [`/api/admin/funnels/${funnelId}/stats?to=2026-12-32`, "to"],
+    [`/api/admin/funnels/${funnelId}/stats?to=2026-99-01`, "to"],
+    [`/api/admin/funnels/${funnelId}/stats?to=2026-02-30`, "to"],
+    [`/api/admin/funnels/${funnelId}/stats?from=2026-12-32`, "from"],
+    [`/api/admin/funnels/${funnelId}/stats?from=2026-99-01&to=2026-12-01`, "from"],
+    [`/api/admin/funnels/${funnelId}/stats?from=0000-01-01`, "from"],
+  ];
+
+  it("answers each with 400 VALIDATION_ERROR whose details is the parameter", async () => {
+    const answers = [];
+    for (const [url, parameter] of cases()) {
+      const res = await call("GET", url, undefined, true);
+      answers.push({ url, status: res.statusCode, code: res.json().code, details: res.json().details, names: String(res.json().error).includes(parameter) });
+    }
+    expect(answers).toEqual(cases().map(([url, parameter]) => ({ url, status: 400, code: "VALIDATION_ERROR", details: parameter, names: true })));
+  });
+
+  it("the same on /api/v1/orders with the API key", async () => {
+    for (const query of ["from=9e15", "to=1e400"]) {
+      const res = await call("GET", `/api/v1/orders?${query}`, undefined, true);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json()).toMatchObject({ code: "VALIDATION_ERROR", details: query.split("=")[0] });
+    }
+  });
+
+  it("still takes the widest valid values", async () => {
+    const max = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+    for (const url of [`/api/admin/commissions?startDate=0&endDate=${max}`, `/api/admin/audit-logs?startDate=0&endDate=${max}`, `/api/admin/orders?from=0&to=${max}`, `/api/admin/funnels/${funnelId}/stats?from=2026-02-28&to=2026-03-01`]) {
+      const res = await call("GET", url, undefined, true);
+      expect(res.statusCode, `${url} ${res.body}`).toBe(200);
+    }
+  });
+});
+
 describe("no input yields a 500", () => {
   it("covers the whole API (control: the document lists the routes)", () => {
     expect(routes.length).toBeGreaterThan(60);
@@ -202,3 +255,4 @@ describe("no input yields a 500", () => {
     expect(failures).toEqual([]);
   });
 });
+

@@ -2,7 +2,9 @@
 // 429 past the limit, counters shared through Redis, and a per-process fallback when Redis is down.
 import { randomInt } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
+import { registerOwner } from "../support/admin.js";
 import { buildTestApp, json, type TestApp } from "../support/app.js";
+import { bearer, createApiKey } from "../support/merchant.js";
 
 const opened: TestApp[] = [];
 afterEach(async () => {
@@ -74,6 +76,49 @@ describe("rate limiting in memory", () => {
     await trusted.app.inject({ method: "GET", url: "/api/nope", remoteAddress: proxy, headers: { "x-forwarded-for": randomAddress() } });
     const otherClient = await trusted.app.inject({ method: "GET", url: "/api/nope", remoteAddress: proxy, headers: { "x-forwarded-for": randomAddress() } });
     expect(otherClient.statusCode).toBe(404);
+  });
+});
+
+// CONTRACT §41 (issue 31 item 8): a valid API key is counted against the key's own budget, not the
+// client address; an invalid key counts against the address like any anonymous request.
+describe("API keys have their own budget", () => {
+  const checkout = (t: TestApp, remoteAddress: string, secret: string, n: number) =>
+    t.app.inject({
+      method: "POST",
+      url: "/api/v1/checkouts",
+      remoteAddress,
+      headers: { ...bearer(secret), "content-type": "application/json" },
+      payload: JSON.stringify({ orderId: `budget-${n}-${randomInt(1e9)}`, amount: 1500, currency: "USD", productName: "Plan" }),
+    });
+
+  it("25 checkouts with a valid key from one address all pass under a low anonymous limit; a wrong key counts against the address", async () => {
+    const t = await open({ RATE_LIMIT_ANONYMOUS: "3" });
+    const { secret } = await createApiKey(t, (await registerOwner(t)).session);
+    const address = randomAddress();
+    const answers = [];
+    for (let i = 0; i < 25; i++) answers.push(await checkout(t, address, secret, i));
+    expect(answers.map((res) => res.statusCode)).toEqual(Array(25).fill(201));
+    expect(new Set(answers.map((res) => res.headers["x-ratelimit-limit"]))).toEqual(new Set([String(t.deps.config.rateLimit.apiKey)]));
+    // The key's budget is at least the session's (CONTRACT §41).
+    expect(t.deps.config.rateLimit.apiKey).toBeGreaterThanOrEqual(t.deps.config.rateLimit.authenticated);
+
+    // A well-formed key nobody issued: the address's anonymous budget (3), then 429.
+    const wrong = `sk_${"x".repeat(40)}`;
+    const refused = [];
+    for (let i = 0; i < 4; i++) refused.push((await checkout(t, address, wrong, 100 + i)).statusCode);
+    expect(refused).toEqual([401, 401, 401, 429]);
+    // The address is spent; the valid key from it still works.
+    expect((await checkout(t, address, secret, 200)).statusCode).toBe(201);
+  });
+
+  it("refuses the request past the key's budget (RATE_LIMIT_API_KEY), whatever address it comes from", async () => {
+    const t = await open({ RATE_LIMIT_ANONYMOUS: "2", RATE_LIMIT_AUTHENTICATED: "4", RATE_LIMIT_API_KEY: "5" });
+    const { secret } = await createApiKey(t, (await registerOwner(t)).session);
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push((await checkout(t, randomAddress(), secret, i)).statusCode);
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 429]);
+    t.clock.advance(60_000);
+    expect((await checkout(t, randomAddress(), secret, 7)).statusCode).toBe(201);
   });
 });
 

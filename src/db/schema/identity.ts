@@ -24,6 +24,8 @@ export const users = pgTable(
     totpEnabled: boolean("totp_enabled").notNull().default(false),
     /** Highest 30 s step accepted so far: every code is accepted once (CONTRACT §10). */
     totpLastStep: bigint("totp_last_step", { mode: "number" }),
+    /** TOTP codes refused until then: ten wrong ones within an hour (issue 31 item 7, identity/code-limit.ts). */
+    totpLockedUntil: at("totp_locked_until"),
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
   },
@@ -129,6 +131,12 @@ export const socialAccounts = pgTable(
 );
 
 /** Password login attempts, for the account lock and the per-address limit (CONTRACT §23). */
+/**
+ * What a login attempt is about: the password (per email, CONTRACT §23) or the user's TOTP code at
+ * any 2FA step (per user, issue 31 item 7; keyed by the user's email, which never changes).
+ */
+export type LoginFactor = "password" | "two_factor";
+
 export const loginAttempts = pgTable(
   "login_attempts",
   {
@@ -136,6 +144,7 @@ export const loginAttempts = pgTable(
     email: text("email").notNull(),
     ipAddress: text("ip_address"),
     success: boolean("success").notNull(),
+    factor: text("factor").$type<LoginFactor>().notNull().default("password"),
     createdAt: at("created_at").notNull(),
   },
   (t) => [index("login_attempts_email_idx").on(t.email, t.createdAt), index("login_attempts_ip_idx").on(t.ipAddress, t.createdAt)],
