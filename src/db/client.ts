@@ -28,9 +28,11 @@ export interface Database {
   pool?: pg.Pool;
   /**
    * PostgreSQL only: `listener` gets the seconds every query or transaction waited for a pool
-   * connection (opening a new one included; a wait that timed out too). For /metrics.
+   * connection (opening a new one included; a wait that timed out too), and whether it waited
+   * behind a full pool (`queued`) rather than for a connection being opened. For /metrics and
+   * admission control.
    */
-  onConnectionWait?(listener: (seconds: number) => void): void;
+  onConnectionWait?(listener: (seconds: number, queued: boolean) => void): void;
   /**
    * PostgreSQL only: the pool's queue right now, for admission control (src/http/admission.ts):
    * how many wait for a connection and how long the oldest of them has been waiting.
@@ -137,26 +139,32 @@ export async function openDatabase(config: Config["database"], dataDir: string, 
  * pool.connect, which is wrapped on this instance. Returns the set of listeners to tell, and the
  * queue as it is now (the waits in progress, in the order they started: the first is the oldest).
  */
-function timeConnectionWaits(pool: pg.Pool): { listeners: Set<(seconds: number) => void>; queue: () => PoolQueue } {
-  const listeners = new Set<(seconds: number) => void>();
+function timeConnectionWaits(pool: pg.Pool): { listeners: Set<(seconds: number, queued: boolean) => void>; queue: () => PoolQueue } {
+  const listeners = new Set<(seconds: number, queued: boolean) => void>();
   const inProgress = new Set<{ started: number }>();
   const queue = (): PoolQueue => {
     const oldest = inProgress.values().next().value;
     return { waiting: pool.waitingCount, oldestWaitMs: oldest ? performance.now() - oldest.started : 0 };
   };
   const connect = pool.connect.bind(pool) as (callback: (err: Error | undefined, client?: pg.PoolClient, done?: unknown) => void) => void;
+  let opening = 0;
   const wrapped = (callback?: (err: Error | undefined, client?: pg.PoolClient, done?: unknown) => void) => {
     const started = performance.now();
     const wait = { started };
-    // Only a wait behind a full pool is a queue; opening a new connection is not (it can take 100 ms
-    // on a busy host, and would refuse the requests of a burst that arrive meanwhile).
-    const queued = pool.idleCount === 0 && pool.totalCount >= pool.options.max;
+    // Only a wait behind a full pool whose connections are all open is a queue. Opening a new
+    // connection is not, nor waiting behind openings (capacity on its way): on a cold instance or a
+    // busy host an opening takes 100 ms, and counting it refused the burst of buyers meanwhile.
+    const full = pool.idleCount === 0 && pool.totalCount >= pool.options.max;
+    const opens = pool.idleCount === 0 && !full;
+    const queued = full && opening === 0;
+    if (opens) opening++;
     if (queued) inProgress.add(wait);
     const answer = new Promise<pg.PoolClient>((resolve, reject) =>
       connect((err, client, done) => {
+        if (opens) opening--;
         inProgress.delete(wait);
         const seconds = (performance.now() - started) / 1000;
-        for (const listener of listeners) listener(seconds);
+        for (const listener of listeners) listener(seconds, queued);
         if (callback) callback(err, client, done);
         else if (err) reject(err);
         else resolve(client!);

@@ -1,6 +1,7 @@
 // Admission control (issues 20 and 35, docs/operations.md "Overload"): beyond capacity new checkouts are
 // refused at once with 503 OVERLOADED and Retry-After, while a buyer who started paying is still
 // admitted; a load the instance keeps up with, however long its queue, is refused nothing.
+import net from "node:net";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
@@ -105,6 +106,48 @@ describe.runIf(testEngine === "postgres")("admission by the database pool's stan
     expect(metric(text, "admission_standing_intervals_total")).toBeGreaterThan(0);
     expect(metric(text, 'admission_refused_total{class="new"}')).toBe(0);
     expect(metric(text, "admission_in_flight_requests")).toBe(0);
+  });
+
+  it("a cold instance whose connections open slowly refuses none of its new buyers (opening a connection is no queue)", async () => {
+    // PostgreSQL reached through a TCP proxy that, once armed, holds every new connection for 80 ms
+    // (a cold instance on a busy host). Before the fix every wait of the first interval was an opening
+    // of 80 ms, the queue "stood" with nothing in flight the interval before, and the ceiling (2)
+    // refused the burst: a restarted instance behind nginx answered 503 OVERLOADED (CI, rolling restart).
+    let delayMs = 0;
+    const proxy = net.createServer((inbound) => {
+      inbound.pause();
+      setTimeout(() => {
+        const outbound = net.connect(5432, "127.0.0.1", () => inbound.resume());
+        inbound.pipe(outbound).pipe(inbound);
+        const end = () => (inbound.destroy(), outbound.destroy());
+        inbound.on("error", end).on("close", end);
+        outbound.on("error", end).on("close", end);
+      }, delayMs);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const port = (proxy.address() as net.AddressInfo).port;
+    try {
+      t = await buildTestApp({ env: { ADMISSION_QUEUE_TARGET_MS: String(ADMISSION_DEFAULTS.queue.targetMs) }, databaseVia: (url) => url.replace(/@[^/]+\//, `@127.0.0.1:${port}/`) });
+      // Cold: the connections the start-up opened are closed, and every new one takes 80 ms.
+      const pool = t.deps.database.pool!;
+      const idle = await Promise.all(Array.from({ length: pool.idleCount }, () => pool.connect()));
+      idle.forEach((client) => client.release(true));
+      expect(pool.totalCount).toBe(0);
+      delayMs = 80;
+      // Eight buyers, one new checkout after another, for a second and a half: the first interval
+      // is all openings; then eight on a pool of five.
+      const statuses: number[] = [];
+      const end = performance.now() + 1_500;
+      const buyer = async () => {
+        while (performance.now() < end) statuses.push((await (await newCheckout())()).statusCode);
+      };
+      await Promise.all(Array.from({ length: 8 }, buyer));
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      expect(statuses.length).toBeGreaterThan(8);
+      expect(metric(await metrics(), 'admission_refused_total{class="new"}')).toBe(0);
+    } finally {
+      proxy.close(); // stops taking connections; those open end when afterEach closes the app
+    }
   });
 
   it("an overload (work growing while the queue stands) has its new checkouts refused at once, while buyers already paying are admitted", async () => {

@@ -31,7 +31,7 @@ export interface AdmissionSources {
   /** The database pool's queue (PostgreSQL); absent on PGlite, which has no pool. */
   poolQueue?: () => PoolQueue;
   /** Every wait for a pool connection, in seconds, when it ends (PostgreSQL). */
-  onConnectionWait?: (listener: (seconds: number) => void) => void;
+  onConnectionWait?: (listener: (seconds: number, queued: boolean) => void) => void;
   registry: Registry;
 }
 
@@ -66,7 +66,9 @@ export class AdmissionControl {
     if (poolQueue && onConnectionWait) {
       const queue = new StandingQueue(sources.settings.queue);
       this.queue = queue;
-      onConnectionWait((seconds) => queue.waited(seconds * 1000));
+      // A request that found room in the pool (a connection being opened: slow on a cold instance or a
+      // busy host) shows that no queue stands, however long the opening took.
+      onConnectionWait((seconds, queued) => queue.waited(queued ? seconds * 1000 : 0));
       const standingIntervals = new Counter({ name: "admission_standing_intervals_total", help: "Intervals (ADMISSION_QUEUE_INTERVAL_MS) at whose end the pool's queue stood: no connection wait in them was shorter than ADMISSION_QUEUE_TARGET_MS", registers });
       this.intervals = setInterval(() => {
         queue.closeInterval(poolQueue().oldestWaitMs);

@@ -249,7 +249,10 @@ describe.skipIf(skip !== null)("nginx in front of two instances, rolling restart
     expect((await request("GET", `/c/${code}`)).status).toBe(302);
     await request("GET", "/l/plink-code-0123456789");
     await request("GET", "/api/upsell/session/upsell-session-0123456789/offer");
-    const log = readFileSync(`${dir}/checkout.access.log`, "utf8");
+    // nginx writes a request's line after its answer went out: wait for the last one.
+    const deadline = Date.now() + 10_000;
+    let log = "";
+    while (!(log = readFileSync(`${dir}/checkout.access.log`, "utf8")).includes("/offer HTTP/1.1") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(log).toContain('"GET /c/<code> HTTP/1.1" 302');
     expect(log).toContain('"GET /l/<code> HTTP/1.1"');
     expect(log).toContain('"GET /api/upsell/session/<session>/offer HTTP/1.1"');

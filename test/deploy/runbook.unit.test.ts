@@ -22,8 +22,8 @@ describe("the runbook", () => {
   it("sends the first owner to a page the service serves", () => {
     const urls = [...section("### 3.").matchAll(/https:\/\/\$DOMAIN(\/[a-z/-]*)/g)].map((m) => m[1]!);
     expect(urls.length).toBeGreaterThan(0);
-    const pages = readFileSync("src/web/routes.ts", "utf8");
-    for (const url of urls) expect(pages, `${url} is not a page of src/web/routes.ts`).toContain(`appPage("${url}"`);
+    const pages = readFileSync("src/pages/routes.ts", "utf8");
+    for (const url of urls) expect(pages, `${url} is not a page of src/pages/routes.ts`).toContain(`appPage("${url}"`);
   });
 
   describe("restore drill: the drill's environment", () => {

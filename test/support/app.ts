@@ -25,7 +25,15 @@ export interface TestApp {
  * Builds the real app on a fresh database. Rate limits and admission thresholds are high unless a
  * test sets them, so only the rate-limit and admission tests meet them. `env` overrides any CONTRACT.md variable.
  */
-export async function buildTestApp(options: { env?: Record<string, string>; clock?: ManualClock; jobs?: "background" | "manual" | "off" } = {}): Promise<TestApp> {
+export async function buildTestApp(
+  options: {
+    env?: Record<string, string>;
+    clock?: ManualClock;
+    jobs?: "background" | "manual" | "off";
+    /** Rewrites the test database's URL, e.g. to reach it through a proxy that injects network faults. */
+    databaseVia?: (url: string) => string;
+  } = {},
+): Promise<TestApp> {
   const database = await freshDatabaseUrl();
   const config = loadConfig({
     CHECKOUT_TOKEN_SECRET: TEST_TOKEN_SECRET,
@@ -38,7 +46,7 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
     PUBLIC_BASE_URL: "http://checkout.test",
     LOG_LEVEL: "info",
     ...options.env,
-    DATABASE_URL: database.url,
+    DATABASE_URL: options.databaseVia ? options.databaseVia(database.url) : database.url,
   });
   const logs: string[] = [];
   const sink = new Writable({
