@@ -5,8 +5,8 @@ import type { Db } from "../db/client.js";
 import { orders } from "../db/schema/index.js";
 import { newId } from "../lib/ids.js";
 import { lockCharge, type OrderRow } from "../orders/store.js";
+import { enqueueEvents } from "../outbox/events.js";
 import type { DisputeNotice } from "../providers/webhook-scheme-kit.js";
-import { enqueueEvents } from "../webhooks/events.js";
 import { findDispute, hasOpenDispute, insertDispute, isClosed, isMerchantsFavour, refreshChargeDisputed, updateDispute, type DisputeRow } from "./store.js";
 
 type EventCtx = Pick<Ctx, "clock" | "actor" | "clientAddress" | "userAgent">;

@@ -5,7 +5,7 @@ import { assertRole, brandOfScope } from "../http/auth.js";
 import { notFound, validationError } from "../lib/errors.js";
 import { disputeViewOf, findDisputesOf } from "../disputes/store.js";
 import type { MerchantOrderIdParams, OrderChargeView, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, OrderStatus, OrderSummary } from "./schemas.js";
-import { EVENT_TYPES } from "../webhooks/events.js";
+import { EVENT_TYPES } from "../outbox/events.js";
 import { refundViewOf } from "./refunds.js";
 import { findCheckoutOrder, findCommissionsOf, findLineItemsOf, findRefundsOf, findTimelineOf, findUpsellsOf, orderPageQuery, type OrderCursor, type OrderRow } from "./store.js";
 

@@ -9,9 +9,9 @@ import { bindResource, ofBrand, oncePerKey } from "../http/idempotent-effects.js
 import { AppError, conflict, notFound, validationError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
+import { enqueueEvents } from "../outbox/events.js";
 import type { ResolvedProvider } from "../providers/registry.js";
 import type { PaymentProvider, PaymentProviderType, RefundInput, RefundOutcome } from "../providers/types.js";
-import { enqueueEvents } from "../webhooks/events.js";
 import type { MerchantOrderIdParams, OrderIdParams, RefundBody, RefundReply, RefundView } from "./schemas.js";
 import { addRefunded, findCheckoutOrder, findRefund, findUpsellsOf, heldByRefunds, insertRefund, lockCharge, settleRefund, type OrderRow, type RefundRow } from "./store.js";
 

@@ -2,7 +2,7 @@
 // answerOffer, then saved in one statement written only over the session as it was decided on.
 import type { Db } from "../db/client.js";
 import type { StoredOffer } from "../db/schema/index.js";
-import type { NewEvent } from "../webhooks/events.js";
+import type { NewEvent } from "../outbox/events.js";
 import { offerAlreadyAnswered, offerNotFound, sessionCompleted, sessionExpired } from "./errors.js";
 import { answerOffer, type Answers } from "./machine.js";
 import { answersOf, checkAnswerable, flowSteps, statusOf } from "./session.js";
