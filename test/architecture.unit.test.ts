@@ -198,7 +198,7 @@ export const LAYERS: string[][] = [
   ["lib/"],
 ];
 /** The most imports running up that the layers allow (issue 32: at most 7; lower it as they go, never raise it). */
-const MAX_IMPORTS_RUNNING_UP = 13;
+const MAX_IMPORTS_RUNNING_UP = 10;
 
 const roomOf = (file: string) => {
   const [, first, second] = file.split("/");

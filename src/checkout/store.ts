@@ -180,7 +180,7 @@ export interface CompletionCandidate {
   order: { transactionId: string; provider: string; amountCents: number; result: Record<string, unknown> } | null;
   /** The `failOnCrmError` setting of the CRM in question (as stored: true, "true", …). */
   failOnCrmError: unknown;
-  /** Whether the checkout's brand has a live funnel: a completion looks for one only then (src/funnels/enter.ts). */
+  /** Whether the checkout's brand has a live funnel: a completion looks for one only then (src/upsell/funnel/enter.ts). */
   brandHasLiveFunnel: boolean;
 }
 
