@@ -186,7 +186,7 @@ export const LAYERS: string[][] = [
   ["app.ts", "deps.ts"],
   ["merchant-api/", "admin/"],
   ["funnels/"],
-  ["checkout/", "upsell/", "orders/", "disputes/", "receipts/", "pages/"],
+  ["checkout/", "upsell/", "orders/", "receipts/", "pages/"],
   ["identity/", "salespeople/", "commissions/", "domains/", "marketing/", "merchant-credentials/", "webhooks/", "metrics/", "audit/"],
   ["payments/"],
   ["http/"],
