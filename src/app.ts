@@ -54,8 +54,8 @@ import { receiptsJob } from "./receipts/receipts.js";
 import { RECEIPT_EVENTS } from "./receipts/store.js";
 import { registerReceiptRoutes } from "./receipts/routes.js";
 import { refundReconcilerJob } from "./orders/refund-reconciler.js";
-import { registerDisputeRoutes } from "./disputes/routes.js";
 import { registerOrderRoutes } from "./orders/routes.js";
+import { registerDisputeRoutes } from "./orders/disputes/routes.js";
 import { registerFunnelRoutes } from "./funnels/routes.js";
 
 export interface AppOptions {

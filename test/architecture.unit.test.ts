@@ -150,7 +150,7 @@ describe("import directions", () => {
       ["src/marketing/lists.ts", 'import type { AdminScope } from "../admin/access.js";'],
       ["src/domains/store.ts", 'import { registerDomainRoutes } from "./routes.js";\nimport { callerCtx } from "../http/auth.js";'],
       ["src/lib/ids.ts", 'export { verifyCheckoutToken } from "../checkout/token.js";'],
-      ["src/db/client.ts", 'const events = await import("../webhooks/events.js");'],
+      ["src/db/client.ts", 'const events = await import("../outbox/events.js");'],
       ["src/deps.ts", 'import { startFakeHosting } from "./domains/fake-hosting.js";\nimport { buildTestApp } from "../test/support/app.js";'],
       ["src/upsell/accept-offer.ts", 'import { registerUpsellRoutes } from "./routes.js";'],
       ["src/http/rate-limit.ts", 'import { findSession } from "../identity/store.js";'],
@@ -165,7 +165,7 @@ describe("import directions", () => {
       "src/domains/store.ts -> src/domains/routes.ts: a store holds its feature's queries: no routes, no HTTP",
       "src/domains/store.ts -> src/http/auth.ts: a store holds its feature's queries: no routes, no HTTP",
       "src/lib/ids.ts -> src/checkout/token.ts: lib/ holds helpers with no feature knowledge",
-      "src/db/client.ts -> src/webhooks/events.ts: db/ (client, schema, migrations) knows no feature",
+      "src/db/client.ts -> src/outbox/events.ts: db/ (client, schema, migrations) knows no feature",
       "src/deps.ts -> src/domains/fake-hosting.ts: production code imports no test file, test helper or fake server",
       "src/deps.ts -> test/support/app.ts: production code imports no test file, test helper or fake server",
       "src/upsell/accept-offer.ts -> src/upsell/routes.ts: routes are registered by app.ts (or by a routes file gathering its sub-folders')",
@@ -186,7 +186,7 @@ export const LAYERS: string[][] = [
   ["app.ts", "deps.ts"],
   ["merchant-api/", "admin/"],
   ["funnels/"],
-  ["checkout/", "upsell/", "orders/", "disputes/", "receipts/", "pages/"],
+  ["checkout/", "upsell/", "orders/", "receipts/", "pages/"],
   ["identity/", "salespeople/", "commissions/", "domains/", "marketing/", "merchant-credentials/", "webhooks/", "metrics/", "audit/"],
   ["payments/"],
   ["http/"],
@@ -198,7 +198,7 @@ export const LAYERS: string[][] = [
   ["lib/"],
 ];
 /** The most imports running up that the layers allow (issue 32: at most 7; lower it as they go, never raise it). */
-const MAX_IMPORTS_RUNNING_UP = 14;
+const MAX_IMPORTS_RUNNING_UP = 10;
 
 const roomOf = (file: string) => {
   const [, first, second] = file.split("/");

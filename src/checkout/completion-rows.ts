@@ -1,7 +1,7 @@
 import type { CommissionAmount } from "../commissions/calculate.js";
 import { newId } from "../lib/ids.js";
+import { outboxRows } from "../outbox/events.js";
 import type { CrmProviderType } from "../providers/types.js";
-import { outboxRows } from "../webhooks/events.js";
 import type { CompleteBody, CompleteLineItem, CompleteResponse, SalesAttribution } from "./schemas.js";
 import type { Completion, CompletionCandidate } from "./store.js";
 import type { VerifiedRecord } from "./verify-payment.js";

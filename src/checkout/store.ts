@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, lt, ne, or, sql, type Table } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { hotStatement, rowsAsJson, runHot, insertRowsSql, selectColumns } from "../db/hot.js";
 import { brands, checkouts, commissions, orderLineItems, orders, outboxEvents, providerSettings, shortLinks } from "../db/schema/index.js";
-import type { EventPayloads } from "../webhooks/events.js";
+import type { EventPayloads } from "../outbox/events.js";
 
 // The checkout feature's queries. Each takes a db handle (client or transaction). The hot reads of
 // initialize and complete are prepared statements, one per handle, so PostgreSQL plans them once.
@@ -180,7 +180,7 @@ export interface CompletionCandidate {
   order: { transactionId: string; provider: string; amountCents: number; result: Record<string, unknown> } | null;
   /** The `failOnCrmError` setting of the CRM in question (as stored: true, "true", …). */
   failOnCrmError: unknown;
-  /** Whether the checkout's brand has a live funnel: a completion looks for one only then (src/funnels/enter.ts). */
+  /** Whether the checkout's brand has a live funnel: a completion looks for one only then (src/upsell/funnel/enter.ts). */
   brandHasLiveFunnel: boolean;
 }
 

@@ -6,10 +6,12 @@ import { withTransaction } from "../db/transaction.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { validationError } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
-import { backToDraft, duplicateVariantId, funnelNotFound, minAboveMax, variantNotFound } from "./errors.js";
+import { funnelNotFound } from "../upsell/errors.js";
+import { findFunnelOfBrand, type FunnelWithVersion } from "../upsell/funnel/store.js";
+import { backToDraft, duplicateVariantId, minAboveMax, variantNotFound } from "./errors.js";
 import type { FunnelCondition as FunnelConditionSchema, FunnelTrigger as FunnelTriggerSchema } from "./schemas.js";
 import type { CreateFunnelBody, FunnelIdParams, FunnelReply, FunnelsReply, FunnelView, PromoteBody, UpdateFunnelBody } from "./schemas.js";
-import { findFunnelOfBrand, insertFunnel, insertFunnelVersion, listFunnelsOfBrand, replaceFunnelVersion, updateFunnel, type FunnelWithVersion } from "./store.js";
+import { insertFunnel, insertFunnelVersion, listFunnelsOfBrand, replaceFunnelVersion, updateFunnel } from "./store.js";
 
 type Verb<I> = { ctx: Ctx; input: I };
 

@@ -2,9 +2,10 @@ import type { Ctx } from "../ctx.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { dayOfMs, dayParam } from "../lib/dates.js";
 import { validationError } from "../lib/errors.js";
-import { funnelNotFound } from "./errors.js";
+import { funnelNotFound } from "../upsell/errors.js";
+import { findFunnelOfBrand } from "../upsell/funnel/store.js";
 import type { FunnelIdParams, FunnelStatsReply, StatsQuery, VariantStats } from "./schemas.js";
-import { findFunnelOfBrand, funnelStatsRows } from "./store.js";
+import { funnelStatsRows } from "./store.js";
 import { splitTestVerdicts } from "./winner.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;

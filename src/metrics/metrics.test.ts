@@ -13,7 +13,7 @@ import { startReceiver, type Receiver } from "../../test/support/webhook-receive
 import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { orderClaims, post, signToken } from "../../test/support/checkout.js";
 import { AMOUNT, card } from "../../test/support/provider-payments.js";
-import { enqueueEvents } from "../webhooks/events.js";
+import { enqueueEvents } from "../outbox/events.js";
 
 /** A payment at the demo vault gateway with a card the demo declines. */
 const PAY_ATTEMPT = (t: TestApp, orderId: string) =>

@@ -3,11 +3,10 @@ import type { Db } from "../db/client.js";
 import type { ApiActor } from "../http/api-key.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { notFound, validationError } from "../lib/errors.js";
-import { disputeViewOf, findDisputesOf } from "../disputes/store.js";
 import type { MerchantOrderIdParams, OrderChargeView, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, OrderStatus, OrderSummary } from "./schemas.js";
-import { EVENT_TYPES } from "../webhooks/events.js";
+import { EVENT_TYPES } from "../outbox/events.js";
 import { refundViewOf } from "./refunds.js";
-import { findCheckoutOrder, findCommissionsOf, findLineItemsOf, findRefundsOf, findTimelineOf, findUpsellsOf, orderPageQuery, type OrderCursor, type OrderRow } from "./store.js";
+import { disputeViewOf, findCheckoutOrder, findCommissionsOf, findDisputesOf, findLineItemsOf, findRefundsOf, findTimelineOf, findUpsellsOf, orderPageQuery, type OrderCursor, type OrderRow } from "./store.js";
 
 /** The charge's status from its disputes, its refunds and the provider's notifications, in that order. */
 export function statusOf(row: Pick<OrderRow, "paymentStatus" | "refundedCents" | "amountCents" | "disputed">): OrderStatus {

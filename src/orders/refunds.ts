@@ -2,16 +2,16 @@ import { recordAudit } from "../audit/record.js";
 import { commissionFollowsMoney } from "../commissions/follow-money.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
-import { recordFunnelRefund } from "../funnels/counters.js";
 import type { ApiActor } from "../http/api-key.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { bindResource, ofBrand, oncePerKey } from "../http/idempotent-effects.js";
 import { AppError, conflict, notFound, validationError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
+import { enqueueEvents } from "../outbox/events.js";
 import type { ResolvedProvider } from "../providers/registry.js";
 import type { PaymentProvider, PaymentProviderType, RefundInput, RefundOutcome } from "../providers/types.js";
-import { enqueueEvents } from "../webhooks/events.js";
+import { recordFunnelRefund } from "../upsell/funnel/counters.js";
 import type { MerchantOrderIdParams, OrderIdParams, RefundBody, RefundReply, RefundView } from "./schemas.js";
 import { addRefunded, findCheckoutOrder, findRefund, findUpsellsOf, heldByRefunds, insertRefund, lockCharge, settleRefund, type OrderRow, type RefundRow } from "./store.js";
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from "typebox";
 import { UnixMsParam } from "../lib/dates.js";
-import { DisputeView } from "../disputes/schemas.js";
 import { PAYMENT_PROVIDERS } from "../providers/manifest.js";
+import { DisputeView } from "./disputes/schemas.js";
 
 // Issue 17: the orders list and detail of the back office and of /api/v1 (docs/orders.md).
 

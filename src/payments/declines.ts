@@ -2,8 +2,8 @@ import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { AppError } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
+import { enqueueEvents, type NewEvent } from "../outbox/events.js";
 import type { PaymentProviderType } from "../providers/types.js";
-import { enqueueEvents, type NewEvent } from "../webhooks/events.js";
 import { countDeclines, insertDecline, orderContextOf, type DeclineCounts } from "./store.js";
 
 export type { DeclineCounts } from "./store.js";

@@ -17,7 +17,7 @@ export type Headers = Record<string, string | string[] | undefined>;
 export type PaymentStatus = "succeeded" | "failed" | "refunded";
 
 /**
- * A provider's dispute (chargeback) of one charge, translated (src/disputes applies it). The charge is
+ * A provider's dispute (chargeback) of one charge, translated (src/orders/disputes applies it). The charge is
  * found by its transaction id, else the provider's order id, else our order id.
  */
 export interface DisputeNotice {

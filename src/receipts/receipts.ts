@@ -2,7 +2,7 @@ import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
 import { queueMails, type OutgoingMail } from "../identity/mail.js";
 import type { Job } from "../jobs/runner.js";
-import type { EventPayloads } from "../webhooks/events.js";
+import type { EventPayloads } from "../outbox/events.js";
 import { renderReceipt, type Receipt } from "./render.js";
 import { chargeRefKey, claimReceiptEvents, markReceiptsHandled, receiptAddresses, receiptBrands, type ChargeRef } from "./store.js";
 

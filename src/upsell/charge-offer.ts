@@ -1,16 +1,16 @@
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
-import { funnelEventFields } from "../funnels/counters.js";
 import { AppError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
+import { outboxRows } from "../outbox/events.js";
 import { ABANDONED_CLAIM_MS, claimOrWait } from "../payments/charge-once.js";
 import { paymentFailed, recordDecline } from "../payments/declines.js";
 import { ProviderError, type ChargeOutcome, type PaymentProviderType } from "../providers/types.js";
-import { outboxRows } from "../webhooks/events.js";
 import { answerChanges, eventBase, saveDecided, type Decided } from "./decide-answer.js";
 import { offerAlreadyAnswered } from "./errors.js";
+import { funnelEventFields } from "./funnel/counters.js";
 import type { AcceptOfferResponse } from "./schemas.js";
 import { abandonOfferClaim, claimOffer, findOfferResult, markOfferRefused, type Answer, type OfferClaim } from "./store.js";
 

@@ -1,13 +1,16 @@
 // An answer (accept or decline) to an offer: decided on the session as stored by machine.ts's
-// answerOffer, then saved in one statement written only over the session as it was decided on.
+// answerOffer, then saved in one statement written only over the session as it was decided on (a
+// funnel's counters and commission join it in one transaction).
 import type { Db } from "../db/client.js";
 import type { StoredOffer } from "../db/schema/index.js";
-import type { NewEvent } from "../webhooks/events.js";
+import { withTransaction } from "../db/transaction.js";
+import type { NewEvent } from "../outbox/events.js";
 import { offerAlreadyAnswered, offerNotFound, sessionCompleted, sessionExpired } from "./errors.js";
+import { recordFunnelAnswer } from "./funnel/counters.js";
 import { answerOffer, type Answers } from "./machine.js";
 import { answersOf, checkAnswerable, flowSteps, statusOf } from "./session.js";
 import { inProgress } from "../payments/charge-once.js";
-import { readSessionForAnswer, saveAnswer, type Answer, type SessionForAnswer, type UpsellSessionRow } from "./store.js";
+import { readSessionForAnswer, saveAnswer, type Answer, type SaveOutcome, type SessionForAnswer, type UpsellSessionRow } from "./store.js";
 
 export type Decided = { session: UpsellSessionRow; offer: StoredOffer; answers: Answers; nextOfferId: string | null; completed: boolean; original: SessionForAnswer["original"] };
 
@@ -18,7 +21,7 @@ export async function decide(db: Db, sessionId: string, offerId: string, event: 
 
 /**
  * Saves the answer `build` makes of a decision, in one statement written only over the session as it
- * was decided on (saveAnswer). When another offer of the session was answered meanwhile, the answer is
+ * was decided on (saveWithFunnel). When another offer of the session was answered meanwhile, the answer is
  * decided again on the session as it is now (a repeat of it is replayed) and saved over that. Each
  * conflict is another offer answered, so the session's offer count bounds the tries. A row of the
  * offer that is not this answer's to replace is a charge in progress: 409 REQUEST_IN_PROGRESS.
@@ -27,7 +30,7 @@ export async function saveDecided<R>(db: Db, decided: Decided, event: "accept" |
   const { session, offer } = decided;
   for (let tries = 0; tries <= session.totalOffers; tries++) {
     const { answer, result } = build(decided);
-    const outcome = await saveAnswer(db, answer);
+    const outcome = await saveWithFunnel(db, answer);
     if (outcome === "saved") return result;
     if (outcome === "not_ours") break;
     const again = await decide(db, session.id, offer.id, event, now);
@@ -35,6 +38,20 @@ export async function saveDecided<R>(db: Db, decided: Decided, event: "accept" |
     decided = again;
   }
   throw inProgress();
+}
+
+/**
+ * The answer's one statement (saveAnswer), with no transaction around it. A funnel's session also
+ * counts per step and variant and may earn an upsell commission (docs/funnels.md): those writes join
+ * the statement in a transaction, only when it saved the answer.
+ */
+async function saveWithFunnel(db: Db, answer: Answer): Promise<SaveOutcome> {
+  if (!answer.session.flow[0]?.funnel) return saveAnswer(db, answer);
+  return withTransaction(db, async (tx) => {
+    const outcome = await saveAnswer(tx, answer);
+    if (outcome === "saved") await recordFunnelAnswer(tx, answer.session, answer.changes.acceptedOffers, answer.stats, answer.at, answer.order?.row as { id: string; orderId: string; amountCents: number; currency: string } | undefined);
+    return outcome;
+  });
 }
 
 /**

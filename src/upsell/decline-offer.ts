@@ -1,8 +1,8 @@
 import type { Ctx } from "../ctx.js";
-import { funnelEventFields } from "../funnels/counters.js";
+import { outboxRows } from "../outbox/events.js";
 import { ABANDONED_CLAIM_MS } from "../payments/charge-once.js";
-import { outboxRows } from "../webhooks/events.js";
 import { answerChanges, decide, eventBase, saveDecided, type Decided } from "./decide-answer.js";
+import { funnelEventFields } from "./funnel/counters.js";
 import type { Answer } from "./store.js";
 import type { AnswerOfferBody, DeclineOfferResponse } from "./schemas.js";
 

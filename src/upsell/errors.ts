@@ -14,4 +14,6 @@ export const providerMismatch = () => validationError("Invalid request: provider
 /** CONTRACT §20. */
 export const currencyMismatch = () => validationError("Invalid request: currency must be the original order's currency", "currency");
 export const upsellWindowClosed = () => validationError("Invalid request: upsells are accepted only within 60 minutes of the original order", "originalOrderId");
+/** A funnel named by a merchant server (upsell/funnel/named-session.ts) or the back office (funnels/). */
+export const funnelNotFound = () => new AppError("NOT_FOUND", "Funnel not found");
 export const duplicateOfferId = (field: string) => validationError(`Invalid request: ${field} repeats an offer id`, field);

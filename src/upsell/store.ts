@@ -2,9 +2,7 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { DeclineCounts } from "../payments/declines.js";
 import type { Db } from "../db/client.js";
-import { withTransaction } from "../db/transaction.js";
 import { hotStatement, rowsAsJson, runHot, selectColumns, insertRowsSql } from "../db/hot.js";
-import { recordFunnelAnswer } from "../funnels/counters.js";
 import { checkouts, orderLineItems, orders, outboxEvents, upsellOfferResults, upsellOfferStats, upsellSessions } from "../db/schema/index.js";
 
 // The upsell feature's queries. Each takes a db handle (client or transaction).
@@ -334,19 +332,10 @@ export interface Answer {
 export type SaveOutcome = "saved" | "session_changed" | "not_ours";
 
 /**
- * Everything an answer changes, in one statement with no transaction around it. A funnel's session
- * also counts per step and variant (docs/funnels.md): those writes join the statement in a transaction.
+ * Everything an answer changes, in one statement. A funnel's session also counts per step and variant:
+ * the caller (decide-answer.ts) runs it in a transaction with those writes.
  */
 export async function saveAnswer(db: Db, answer: Answer): Promise<SaveOutcome> {
-  if (!answer.session.flow[0]?.funnel) return runSaveAnswer(db, answer);
-  return withTransaction(db, async (tx) => {
-    const outcome = await runSaveAnswer(tx, answer);
-    if (outcome === "saved") await recordFunnelAnswer(tx, answer.session, answer.changes.acceptedOffers, answer.stats, answer.at, answer.order?.row as { id: string; orderId: string; amountCents: number; currency: string } | undefined);
-    return outcome;
-  });
-}
-
-async function runSaveAnswer(db: Db, answer: Answer): Promise<SaveOutcome> {
   const { session, changes, over } = answer;
   const [row] = await runHot<{ current: boolean; saved: boolean }>(db, SAVE_ANSWER, [
     rowsAsJson(orders, answer.order ? [answer.order.row] : []),

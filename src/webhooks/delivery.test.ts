@@ -10,7 +10,7 @@ import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js
 import { startReceiver, type Receiver } from "../../test/support/webhook-receiver.js";
 import { auditLogs, outboxEvents, webhookDeliveries, webhookEndpoints } from "../db/schema/index.js";
 import { ManualClock } from "../lib/clock.js";
-import { enqueueEvents } from "./events.js";
+import { enqueueEvents } from "../outbox/events.js";
 
 let t: TestApp;
 let owner: Awaited<ReturnType<typeof registerOwner>>;

@@ -184,7 +184,7 @@ describe("the send-time guard", () => {
   it("refuses at send time a token webhookUrl on a private address (DNS rebinding, or a URL never checked at creation)", async () => {
     // A brand without endpoints: this file's endpoints point at a public address nothing may be sent to.
     const c = await registerOwner(t, "Shop C");
-    const { enqueueEvents } = await import("./events.js");
+    const { enqueueEvents } = await import("../outbox/events.js");
     await enqueueEvents(db(), t.clock.now(), [{ brandId: c.brandId, type: "checkout.created", data: {} as never, webhookUrl: "http://localhost:9/hook" }, { brandId: c.brandId, type: "checkout.created", data: {} as never, webhookUrl: "http://127.0.0.1:9/hook" }]);
     await t.app.webhookWorker.deliverDue();
     const rows = await db().select().from(webhookDeliveries).where(eq(webhookDeliveries.target, "token"));

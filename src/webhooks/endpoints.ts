@@ -8,7 +8,7 @@ import { bindResource, keyAlreadyUsed, ofBrand, oncePerKey, type EffectOf } from
 import { seal } from "../lib/crypto.js";
 import { AppError, notFound } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
-import { EVENT_TYPES } from "./events.js";
+import { EVENT_TYPES } from "../outbox/events.js";
 import {
   DELIVERIES_PAGE_SIZE_MAX,
   type AttemptView,

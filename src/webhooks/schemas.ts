@@ -1,5 +1,5 @@
 import { Type, type Static } from "typebox";
-import { EVENT_TYPES } from "./events.js";
+import { EVENT_TYPES } from "../outbox/events.js";
 
 // SPEC "Administration: webhook endpoints" and "Events"; CONTRACT §14, §29, §33; decisions in docs/webhooks.md.
 

@@ -84,7 +84,7 @@ export const orders = pgTable(
     paidInDemo: boolean("paid_in_demo"),
     /** What succeeded refunds gave back of this charge (src/orders/refunds.ts); never more than amountCents. */
     refundedCents: cents("refunded_cents").notNull().default(0),
-    /** The charge has a dispute that is open or was lost (src/disputes): its status reads `disputed`. */
+    /** The charge has a dispute that is open or was lost (src/orders/disputes): its status reads `disputed`. */
     disputed: boolean("disputed").notNull().default(false),
   },
   (t) => [
@@ -92,7 +92,7 @@ export const orders = pgTable(
     index("orders_brand_created_idx").on(t.brandId, t.createdAt),
     index("orders_order_id_idx").on(t.orderId),
     index("orders_transaction_idx").on(t.provider, t.transactionId),
-    /** Disputes of the hosted store name its order, not a transaction (src/disputes/store.ts). */
+    /** Disputes of the hosted store name its order, not a transaction (src/orders/store.ts). */
     index("orders_provider_order_idx").on(t.provider, t.providerOrderId).where(sql`provider_order_id is not null`),
     index("orders_parent_idx").on(t.parentOrderId),
     // The orders list's search (src/orders/store.ts): a transaction id, the start of an email or a name in one brand.

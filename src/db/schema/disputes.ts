@@ -3,7 +3,7 @@ import { orders } from "./checkout.js";
 import { at, cents } from "./columns.js";
 
 /**
- * Our statuses of a dispute (chargeback), whatever the provider calls them (src/disputes, docs/orders.md).
+ * Our statuses of a dispute (chargeback), whatever the provider calls them (src/orders/disputes, docs/orders.md).
  * Open: `needs_response`, `under_review`. Closed: `won` and `charge_refunded` (no money lost by the
  * dispute), `lost` and `accepted` (the merchant gave the money up).
  */

@@ -4,8 +4,8 @@ import type { Db } from "../../db/client.js";
 import { checkouts, DEFAULT_BRAND_ID, incomingWebhookEvents } from "../../db/schema/index.js";
 import { withTransaction } from "../../db/transaction.js";
 import { newId } from "../../lib/ids.js";
-import { recordDisputeNotice } from "../../disputes/record.js";
-import { brandsOfDisputes, findDisputedCharge } from "../../disputes/store.js";
+import { recordDisputeNotice } from "../../orders/disputes/record.js";
+import { brandsOfDisputes, findDisputedCharge } from "../../orders/store.js";
 import { applyPaymentStatus, checkoutOfNotification } from "../../payments/notifications.js";
 import { INCOMING_PROVIDERS, type PaymentProviderType } from "../../providers/manifest.js";
 import { findProviderSettings, readableValuesOf } from "../../providers/settings-store.js";
@@ -122,7 +122,7 @@ async function disputedCharges(tx: Db, brandId: string | null, provider: Incomin
 
 /**
  * `POST /api/webhooks/<provider>`: verify, deduplicate by the provider's event id within the brand,
- * store, and apply the payment status (payments/notifications.ts) or the disputes (disputes/record.ts).
+ * store, and apply the payment status (payments/notifications.ts) or the disputes (orders/disputes/record.ts).
  * A repeat of an event id the brand stored changes nothing. The brand is the one whose secret verified
  * the signature (the provider's scheme), else, for the demo scheme (signed by the operator's secret),
  * the brand of the checkout found, else none: the unique key (provider, event id, brand) then never

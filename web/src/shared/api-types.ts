@@ -26,7 +26,7 @@ import type {
   TwoFactorSetupReply as TwoFactorSetupReplySchema,
   RecoveryCodesReply as RecoveryCodesReplySchema,
 } from "../../../src/identity/schemas";
-import type { DisputeReply as DisputeReplySchema } from "../../../src/disputes/schemas";
+import type { DisputeReply as DisputeReplySchema } from "../../../src/orders/disputes/schemas";
 import type { OrderDetail as OrderDetailSchema, OrderListReply as OrderListReplySchema, RefundReply as RefundReplySchema } from "../../../src/orders/schemas";
 import type { ReceiptSettings as ReceiptSettingsSchema } from "../../../src/receipts/schemas";
 import type { CartPaymentReply as CartPaymentReplySchema, CreateCartReply as CreateCartReplySchema } from "../../../src/providers/cart-gateway/schemas";

@@ -5,13 +5,13 @@
 // follows the outcome (CONTRACT §38); `dispute.created` and `dispute.closed` reach the merchant's endpoint.
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminCall, registerOwner, type Registered } from "../../test/support/admin.js";
-import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
-import { bulkCommissions, commissionedOrder, commissionOf, newSalesperson, portalOf } from "../../test/support/commissions.js";
-import { acceptedUpsell, completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
-import { notifyChargebacks, notifyHostedStore, notifyIntentGateway, notifyStandardWebhooks, setDisputeSecrets } from "../../test/support/disputes.js";
-import { startReceiver, type Receiver } from "../../test/support/webhook-receiver.js";
-import { auditLogs, disputes, incomingWebhookEvents, orders, outboxEvents, refunds } from "../db/schema/index.js";
+import { adminCall, registerOwner, type Registered } from "../../../test/support/admin.js";
+import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
+import { bulkCommissions, commissionedOrder, commissionOf, newSalesperson, portalOf } from "../../../test/support/commissions.js";
+import { acceptedUpsell, completeCheckoutViaApi } from "../../../test/support/completed-checkout.js";
+import { notifyChargebacks, notifyHostedStore, notifyIntentGateway, notifyStandardWebhooks, setDisputeSecrets } from "../../../test/support/disputes.js";
+import { startReceiver, type Receiver } from "../../../test/support/webhook-receiver.js";
+import { auditLogs, disputes, incomingWebhookEvents, orders, outboxEvents, refunds } from "../../db/schema/index.js";
 
 let t: TestApp;
 let shop: Registered;

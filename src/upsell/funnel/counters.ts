@@ -1,13 +1,13 @@
-import type { Db } from "../db/client.js";
-import type { StoredOffer } from "../db/schema/index.js";
-import { calculateCommission } from "../commissions/calculate.js";
-import { newId } from "../lib/ids.js";
+import type { Db } from "../../db/client.js";
+import type { StoredOffer } from "../../db/schema/index.js";
+import { calculateCommission } from "../../commissions/calculate.js";
+import { newId } from "../../lib/ids.js";
 import { bumpFunnelStats, findCommissionOfOrder, funnelOfferOfUpsellOrder, insertCommission, type FunnelStatsDelta } from "./store.js";
 
 // The funnel counters of an upsell answer and of a refund, written in their transactions. Imports
 // nothing of upsell/ or orders/ (they call in here), so there is no import cycle.
 
-/** An offer-counter change as the upsell store computes it. */
+/** An offer-counter change as the answer computes it (Answer's stats). */
 interface OfferDelta {
   offerId: string;
   shown?: number;
@@ -47,9 +47,10 @@ export function funnelAnswerDeltas(session: AnsweredSession, acceptedAfter: read
   return deltas;
 }
 
+/** The UTC day a counter belongs to. */
 export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
-/** Called by the upsell store in the answer's transaction; nothing for a session no funnel created. */
+/** Called by the answer's verb (decide-answer.ts) in the answer's transaction; nothing for a session no funnel created. */
 export async function recordFunnelAnswer(
   tx: Db,
   session: AnsweredSession,

@@ -3,14 +3,14 @@
 // kept with us only elsewhere; a closed dispute, a provider's refusal or error changes nothing here.
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addUser, registerOwner, type Registered } from "../../test/support/admin.js";
-import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
-import { orderClaims, post, signToken } from "../../test/support/checkout.js";
-import { commissionedOrder, commissionOf } from "../../test/support/commissions.js";
-import { notifyChargebacks, notifyIntentGateway, setDisputeSecrets } from "../../test/support/disputes.js";
-import { call } from "../../test/support/identity.js";
-import { auditLogs, commissions, disputes, orders, outboxEvents } from "../db/schema/index.js";
-import { startFakeIntentGateway, type FakeIntentGateway } from "../providers/intent-gateway/fake-server.js";
+import { addUser, registerOwner, type Registered } from "../../../test/support/admin.js";
+import { buildTestApp, json, type TestApp } from "../../../test/support/app.js";
+import { orderClaims, post, signToken } from "../../../test/support/checkout.js";
+import { commissionedOrder, commissionOf } from "../../../test/support/commissions.js";
+import { notifyChargebacks, notifyIntentGateway, setDisputeSecrets } from "../../../test/support/disputes.js";
+import { call } from "../../../test/support/identity.js";
+import { auditLogs, commissions, disputes, orders, outboxEvents } from "../../db/schema/index.js";
+import { startFakeIntentGateway, type FakeIntentGateway } from "../../providers/intent-gateway/fake-server.js";
 
 let t: TestApp;
 let fake: FakeIntentGateway;

@@ -1,13 +1,12 @@
-import { recordAudit } from "../audit/record.js";
-import type { Ctx } from "../ctx.js";
-import { withTransaction } from "../db/transaction.js";
-import { assertRole, brandOfScope } from "../http/auth.js";
-import { AppError, conflict, notFound } from "../lib/errors.js";
-import { findCheckoutOrder, findUpsellsOf, lockCharge, type OrderRow } from "../orders/store.js";
-import type { DisputeAnswerOutcome, PaymentProvider, ProviderCall } from "../providers/types.js";
+import { recordAudit } from "../../audit/record.js";
+import type { Ctx } from "../../ctx.js";
+import { withTransaction } from "../../db/transaction.js";
+import { assertRole, brandOfScope } from "../../http/auth.js";
+import { AppError, conflict, notFound } from "../../lib/errors.js";
+import type { DisputeAnswerOutcome, PaymentProvider, ProviderCall } from "../../providers/types.js";
+import { disputeViewOf, findCheckoutOrder, findDisputeById, findUpsellsOf, isClosed, lockCharge, updateDispute, type DisputeRow, type OrderRow } from "../store.js";
 import { onDisputeClosed } from "./record.js";
 import type { DisputeParams, DisputeReply, EvidenceBody } from "./schemas.js";
-import { disputeViewOf, findDisputeById, isClosed, updateDispute, type DisputeRow } from "./store.js";
 
 const closedAlready = () => conflict("Dispute is already closed", "DISPUTE_CLOSED");
 

@@ -1,12 +1,11 @@
-import type { Ctx } from "../ctx.js";
-import type { ApiActor } from "../http/api-key.js";
-import { validationError } from "../lib/errors.js";
-import { noSavedMethod, originalOrderNotFound, upsellWindowClosed } from "../upsell/errors.js";
-import { UPSELL_WINDOW_MS } from "../upsell/create-session.js";
-import { originalOrderOf } from "../upsell/store.js";
-import type { CreateSessionResponse } from "../upsell/schemas.js";
+import type { Ctx } from "../../ctx.js";
+import type { ApiActor } from "../../http/api-key.js";
+import { validationError } from "../../lib/errors.js";
+import { funnelNotFound, noSavedMethod, originalOrderNotFound, upsellWindowClosed } from "../errors.js";
+import { UPSELL_WINDOW_MS } from "../create-session.js";
+import { originalOrderOf } from "../store.js";
+import type { CreateSessionResponse } from "../schemas.js";
 import { startFunnelSession } from "./enter.js";
-import { funnelNotFound } from "./errors.js";
 import { findFunnelOfBrand } from "./store.js";
 
 export interface NamedFunnelSessionBody {

@@ -1,4 +1,4 @@
-import type { FunnelCondition, FunnelConditionGroup, FunnelTrigger } from "../db/schema/index.js";
+import type { FunnelCondition, FunnelConditionGroup, FunnelTrigger } from "../../db/schema/index.js";
 
 /** What a trigger can ask of the original order. */
 export interface OrderFacts {

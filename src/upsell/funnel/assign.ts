@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { FunnelVariant } from "../db/schema/index.js";
+import type { FunnelVariant } from "../../db/schema/index.js";
 
 /**
  * The variant a buyer sees at a step: a stable hash of the original order id (with the funnel and

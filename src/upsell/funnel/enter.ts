@@ -1,16 +1,14 @@
-import type { Ctx } from "../ctx.js";
-import type { FunnelOffer, FunnelOfferRef, FunnelStep, StoredOffer } from "../db/schema/index.js";
-import { withTransaction } from "../db/transaction.js";
-import { newId } from "../lib/ids.js";
-import { UPSELL_WINDOW_MS } from "../upsell/create-session.js";
-import { newSessionRow, offerCount } from "../upsell/session.js";
-import { originalOrderOf, saveNewSession, type OriginalOrder } from "../upsell/store.js";
+import type { Ctx } from "../../ctx.js";
+import type { FunnelOffer, FunnelOfferRef, FunnelStep, StoredOffer } from "../../db/schema/index.js";
+import { withTransaction } from "../../db/transaction.js";
+import { newId } from "../../lib/ids.js";
+import { UPSELL_WINDOW_MS } from "../create-session.js";
+import { newSessionRow, offerCount } from "../session.js";
+import { originalOrderOf, saveNewSession, type OriginalOrder } from "../store.js";
 import { assignVariant } from "./assign.js";
 import { dayOf } from "./counters.js";
 import { chooseFunnel, type OrderFacts } from "./trigger.js";
 import { bumpFunnelStats, claimFunnelEntry, findFunnelEntry, hasEarlierOrder, lineItemsOf, liveFunnelsOfBrand, type FunnelWithVersion } from "./store.js";
-
-/** The UTC day a counter belongs to. */
 
 /** The offer's price in the order's currency: `prices[currency]`, else `price`; undefined when it has none. */
 function priceIn(offer: FunnelOffer, currency: string): { priceCents?: number; originalPriceCents?: number } {

@@ -1,8 +1,8 @@
-import type { Deps } from "../ctx.js";
-import { callerCtx } from "../http/auth.js";
-import { noStore } from "../http/no-store.js";
-import { errorResponses } from "../http/schemas.js";
-import type { App } from "../http/types.js";
+import type { Deps } from "../../ctx.js";
+import { callerCtx } from "../../http/auth.js";
+import { noStore } from "../../http/no-store.js";
+import { errorResponses } from "../../http/schemas.js";
+import type { App } from "../../http/types.js";
 import { acceptDispute, submitDisputeEvidence } from "./answer.js";
 import { DisputeParams, DisputeReply, EvidenceBody } from "./schemas.js";
 
