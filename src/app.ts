@@ -19,7 +19,7 @@ import { ErrorBody } from "./http/schemas.js";
 import { registerValidation } from "./http/validation.js";
 import type { App } from "./http/types.js";
 import { registerCheckoutRoutes } from "./checkout/routes.js";
-import { registerProviderRoutes } from "./providers/routes.js";
+import { registerProviderRoutes } from "./payments/routes.js";
 import { registerIdentityRoutes } from "./identity/routes.js";
 import { registerUpsellRoutes } from "./upsell/routes.js";
 import { registerSessionResolution } from "./identity/session-hook.js";

@@ -63,7 +63,10 @@ export const RULES: Rule[] = [
     notFrom: ["src/providers/demo/index.ts"],
     to: ["src/providers/*/demo.ts"],
   },
-  { why: "payment rules (payments/) know no HTTP route and no administration", from: ["src/payments/**"], to: [...ROUTES, "src/admin/**"] },
+  // payments/ owns our side of every provider, its HTTP routes included: those gather each other, nothing else there imports one.
+  { why: "payment rules (payments/) know no HTTP route", from: ["src/payments/**"], notFrom: ROUTES, to: ROUTES },
+  { why: "payments' routes gather only payments' routes", from: ROUTES.map((glob) => glob.replace("src/**", "src/payments/**")), to: ROUTES, notTo: ["src/payments/**"] },
+  { why: "payments/ knows no administration", from: ["src/payments/**"], to: ["src/admin/**"] },
 ];
 
 /** Single imports a rule allows after all, each with its reason. */

@@ -7,7 +7,7 @@ import { AppError } from "../../lib/errors.js";
 import { escapeHtml } from "../../lib/html.js";
 import { formatMoney } from "../../lib/money.js";
 import { htmlAnswer, registerDemoPages, sendGone, sendPage } from "../demo/pages.js";
-import { tagsOf } from "../route-options.js";
+import { tagsOf } from "../../payments/endpoints/route-options.js";
 import { findDemoDraft, payDemoDraft, returnLocation, safeReturnPath } from "./demo-checkout.js";
 import { PROVIDER, type DemoDraft } from "./provider.js";
 

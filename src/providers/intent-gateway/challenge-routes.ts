@@ -6,7 +6,7 @@ import { AppError } from "../../lib/errors.js";
 import { escapeHtml } from "../../lib/html.js";
 import { formatMoney } from "../../lib/money.js";
 import { htmlAnswer, registerDemoPages, sendGone, sendPage } from "../demo/pages.js";
-import { tagsOf } from "../route-options.js";
+import { tagsOf } from "../../payments/endpoints/route-options.js";
 import { answerChallenge, findChallenge } from "./challenge.js";
 import { PROVIDER } from "./provider.js";
 

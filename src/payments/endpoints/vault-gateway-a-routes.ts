@@ -3,12 +3,11 @@ import { ctxWithOptionalApiKey } from "../../http/api-key.js";
 import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
-import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { cardOf } from "../schemas.js";
-import { processVaultPayment } from "../../payments/endpoints/vault-gateway.js";
-import { processVaultUpsell } from "../../payments/endpoints/vault-gateway.js";
-import { PROVIDER } from "./provider.js";
-import { VaultAPaymentBody, VaultPaymentReply, VaultUpsellBody, VaultUpsellReply } from "./schemas.js";
+import { providerRouteOptions, tagsOf } from "./route-options.js";
+import { cardOf } from "../../providers/schemas.js";
+import { processVaultPayment, processVaultUpsell } from "./vault-gateway.js";
+import { PROVIDER } from "../../providers/vault-gateway-a/provider.js";
+import { VaultAPaymentBody, VaultPaymentReply, VaultUpsellBody, VaultUpsellReply } from "../../providers/vault-gateway-a/schemas.js";
 
 export function registerVaultGatewayARoutes(app: App, deps: Deps): void {
   const tags = tagsOf(PROVIDER);
