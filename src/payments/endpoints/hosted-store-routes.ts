@@ -5,7 +5,7 @@ import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "./route-options.js";
 import { PROVIDER } from "../../providers/hosted-store/provider.js";
 import { completeHostedCheckout, confirmStoreOrder, createHostedCheckout } from "./hosted-store.js";
-import { registerHostedStoreDemoRoutes } from "../../providers/hosted-store/demo-checkout-routes.js";
+import { registerHostedStoreDemoRoutes } from "../demo-store/routes.js";
 import { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "../../providers/hosted-store/schemas.js";
 
 export function registerHostedStoreRoutes(app: App, deps: Deps): void {

@@ -5,7 +5,7 @@ import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "./route-options.js";
 import { PROVIDER } from "../../providers/intent-gateway/provider.js";
 import { confirmPaymentIntent, createPaymentIntent } from "./intent-gateway.js";
-import { registerIntentGatewayChallengeRoutes } from "../../providers/intent-gateway/challenge-routes.js";
+import { registerIntentGatewayChallengeRoutes } from "../challenge/routes.js";
 import { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "../../providers/intent-gateway/schemas.js";
 
 export function registerIntentGatewayRoutes(app: App, deps: Deps): void {
