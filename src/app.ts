@@ -49,6 +49,7 @@ import { Metrics, type JobBacklog } from "./metrics/metrics.js";
 import { buildInfo } from "./metrics/build-info.js";
 import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
 import { registerMerchantCredentialRoutes } from "./merchant-credentials/routes.js";
+import { assertMerchantProof } from "./merchant-credentials/proof.js";
 import { registerMerchantApiRoutes } from "./merchant-api/routes.js";
 import { receiptsJob } from "./receipts/receipts.js";
 import { RECEIPT_EVENTS } from "./receipts/store.js";
@@ -208,7 +209,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   });
 
   registerCheckoutRoutes(app, deps);
-  registerProviderRoutes(app, deps);
+  // payments/ knows no API keys: the merchant proof a real upsell charge needs is handed in.
+  registerProviderRoutes(app, deps, { merchantProof: assertMerchantProof });
   registerIdentityRoutes(app, deps);
   registerUpsellRoutes(app, deps);
   registerDirectoryRoutes(app, deps);
