@@ -32,7 +32,7 @@ import { registerSettingsRoutes } from "./admin/settings/routes.js";
 import { registerDashboardRoutes } from "./admin/dashboard/routes.js";
 import { registerCrmAdminRoutes } from "./admin/crm/routes.js";
 import { registerWebhookRoutes } from "./webhooks/routes.js";
-import { registerIncomingWebhookRoutes } from "./webhooks/incoming/routes.js";
+import { registerIncomingWebhookRoutes } from "./payments/incoming/routes.js";
 import { WebhookWorker } from "./webhooks/worker.js";
 import { MailSender } from "./identity/mail.js";
 import { JobRunner } from "./jobs/runner.js";
@@ -56,6 +56,8 @@ import { RECEIPT_EVENTS } from "./receipts/store.js";
 import { registerReceiptRoutes } from "./receipts/routes.js";
 import { refundReconcilerJob } from "./orders/refund-reconciler.js";
 import { registerDisputeRoutes } from "./disputes/routes.js";
+import { recordDisputeNotice } from "./disputes/record.js";
+import { brandsOfDisputes, findDisputedCharge } from "./disputes/store.js";
 import { registerOrderRoutes } from "./orders/routes.js";
 import { registerFunnelRoutes } from "./funnels/routes.js";
 
@@ -231,7 +233,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerDisputeRoutes(app, deps);
 
   registerWebhookRoutes(app, deps, worker);
-  await registerIncomingWebhookRoutes(app, deps);
+  // Provider notifications are payments'; the dispute notices they carry are the disputes feature's.
+  await registerIncomingWebhookRoutes(app, deps, { disputeNotices: { brandsOf: brandsOfDisputes, findCharge: findDisputedCharge, record: recordDisputeNotice } });
   await registerWebRoutes(app, deps);
 
   return app;
