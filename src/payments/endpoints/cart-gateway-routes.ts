@@ -5,7 +5,7 @@ import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "./route-options.js";
 import { PROVIDER } from "../../providers/cart-gateway/provider.js";
 import { createCart, payCart } from "./cart-gateway.js";
-import { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "../../providers/cart-gateway/schemas.js";
+import { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "./cart-gateway-schemas.js";
 
 export function registerCartGatewayRoutes(app: App, deps: Deps): void {
   const tags = tagsOf(PROVIDER);

@@ -6,7 +6,7 @@ import { providerRouteOptions, tagsOf } from "./route-options.js";
 import { PROVIDER } from "../../providers/hosted-store/provider.js";
 import { completeHostedCheckout, confirmStoreOrder, createHostedCheckout } from "./hosted-store.js";
 import { registerHostedStoreDemoRoutes } from "../demo-store/routes.js";
-import { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "../../providers/hosted-store/schemas.js";
+import { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "./hosted-store-schemas.js";
 
 export function registerHostedStoreRoutes(app: App, deps: Deps): void {
   const tags = tagsOf(PROVIDER);

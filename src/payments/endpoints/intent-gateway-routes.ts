@@ -6,7 +6,7 @@ import { providerRouteOptions, tagsOf } from "./route-options.js";
 import { PROVIDER } from "../../providers/intent-gateway/provider.js";
 import { confirmPaymentIntent, createPaymentIntent } from "./intent-gateway.js";
 import { registerIntentGatewayChallengeRoutes } from "../challenge/routes.js";
-import { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "../../providers/intent-gateway/schemas.js";
+import { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "./intent-gateway-schemas.js";
 
 export function registerIntentGatewayRoutes(app: App, deps: Deps): void {
   const tags = tagsOf(PROVIDER);

@@ -5,7 +5,7 @@ import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "./route-options.js";
 import { PROVIDER } from "../../providers/order-crm-a/provider.js";
 import { confirmCrmAOrder, createCrmAOrder, payCrmAOrder } from "./order-crm-a.js";
-import { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "../../providers/order-crm-a/schemas.js";
+import { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "./order-crm-a-schemas.js";
 
 export function registerOrderCrmARoutes(app: App, deps: Deps): void {
   const tags = tagsOf(PROVIDER);

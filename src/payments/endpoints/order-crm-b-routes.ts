@@ -5,7 +5,7 @@ import type { App } from "../../http/types.js";
 import { providerRouteOptions, tagsOf } from "./route-options.js";
 import { PROVIDER } from "../../providers/order-crm-b/provider.js";
 import { payCrmBOrder } from "./order-crm-b.js";
-import { CrmBPaymentBody, CrmBPaymentReply } from "../../providers/order-crm-b/schemas.js";
+import { CrmBPaymentBody, CrmBPaymentReply } from "./order-crm-b-schemas.js";
 
 export function registerOrderCrmBRoutes(app: App, deps: Deps): void {
   app.post(

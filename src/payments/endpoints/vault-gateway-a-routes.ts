@@ -7,7 +7,7 @@ import { providerRouteOptions, tagsOf } from "./route-options.js";
 import { cardOf } from "../../providers/schemas.js";
 import { processVaultPayment, processVaultUpsell, type MerchantProof } from "./vault-gateway.js";
 import { PROVIDER } from "../../providers/vault-gateway-a/provider.js";
-import { VaultAPaymentBody, VaultPaymentReply, VaultUpsellBody, VaultUpsellReply } from "../../providers/vault-gateway-a/schemas.js";
+import { VaultAPaymentBody, VaultPaymentReply, VaultUpsellBody, VaultUpsellReply } from "./vault-gateway-a-schemas.js";
 
 export function registerVaultGatewayARoutes(app: App, deps: Deps, { merchantProof }: { merchantProof: MerchantProof }): void {
   const tags = tagsOf(PROVIDER);

@@ -6,7 +6,7 @@ import { providerRouteOptions, tagsOf } from "./route-options.js";
 import { cardOf } from "../../providers/schemas.js";
 import { processVaultPayment } from "./vault-gateway.js";
 import { PROVIDER } from "../../providers/vault-gateway-b/provider.js";
-import { VaultBPaymentBody, VaultPaymentReply } from "../../providers/vault-gateway-b/schemas.js";
+import { VaultBPaymentBody, VaultPaymentReply } from "./vault-gateway-b-schemas.js";
 
 export function registerVaultGatewayBRoutes(app: App, deps: Deps): void {
   app.post(

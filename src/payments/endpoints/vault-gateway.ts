@@ -4,7 +4,7 @@ import type { VaultGatewayId, VaultPaymentInput } from "../../providers/vault-ga
 import { attemptPayment, resolveCharge, resolvePayment, succeededCharge } from "../attempts.js";
 import { chargeOnce } from "../charge-once.js";
 import type { CardInput } from "../../providers/types.js";
-import type { VaultUpsellBody, VaultUpsellReply } from "../../providers/vault-gateway-a/schemas.js";
+import type { VaultUpsellBody, VaultUpsellReply } from "./vault-gateway-a-schemas.js";
 
 export interface VaultPaymentReply {
   success: boolean;
