@@ -19,7 +19,7 @@ import { ErrorBody } from "./http/schemas.js";
 import { registerValidation } from "./http/validation.js";
 import type { App } from "./http/types.js";
 import { registerCheckoutRoutes } from "./checkout/routes.js";
-import { registerProviderRoutes } from "./providers/routes.js";
+import { registerProviderRoutes } from "./payments/routes.js";
 import { registerIdentityRoutes } from "./identity/routes.js";
 import { registerUpsellRoutes } from "./upsell/routes.js";
 import { registerSessionResolution } from "./identity/session-hook.js";
@@ -32,7 +32,7 @@ import { registerSettingsRoutes } from "./admin/settings/routes.js";
 import { registerDashboardRoutes } from "./admin/dashboard/routes.js";
 import { registerCrmAdminRoutes } from "./admin/crm/routes.js";
 import { registerWebhookRoutes } from "./webhooks/routes.js";
-import { registerIncomingWebhookRoutes } from "./webhooks/incoming/routes.js";
+import { registerIncomingWebhookRoutes } from "./payments/incoming/routes.js";
 import { WebhookWorker } from "./webhooks/worker.js";
 import { MailSender } from "./identity/mail.js";
 import { JobRunner } from "./jobs/runner.js";
@@ -49,11 +49,14 @@ import { Metrics, type JobBacklog } from "./metrics/metrics.js";
 import { buildInfo } from "./metrics/build-info.js";
 import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
 import { registerMerchantCredentialRoutes } from "./merchant-credentials/routes.js";
+import { assertMerchantProof } from "./merchant-credentials/proof.js";
 import { registerMerchantApiRoutes } from "./merchant-api/routes.js";
 import { receiptsJob } from "./receipts/receipts.js";
 import { RECEIPT_EVENTS } from "./receipts/store.js";
 import { registerReceiptRoutes } from "./receipts/routes.js";
 import { refundReconcilerJob } from "./orders/refund-reconciler.js";
+import { recordDisputeNotice } from "./orders/disputes/record.js";
+import { brandsOfDisputes, findDisputedCharge } from "./orders/store.js";
 import { registerOrderRoutes } from "./orders/routes.js";
 import { registerDisputeRoutes } from "./orders/disputes/routes.js";
 import { registerFunnelRoutes } from "./funnels/routes.js";
@@ -208,7 +211,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   });
 
   registerCheckoutRoutes(app, deps);
-  registerProviderRoutes(app, deps);
+  // payments/ knows no API keys: the merchant proof a real upsell charge needs is handed in.
+  registerProviderRoutes(app, deps, { merchantProof: assertMerchantProof });
   registerIdentityRoutes(app, deps);
   registerUpsellRoutes(app, deps);
   registerDirectoryRoutes(app, deps);
@@ -229,7 +233,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerDisputeRoutes(app, deps);
 
   registerWebhookRoutes(app, deps, worker);
-  await registerIncomingWebhookRoutes(app, deps);
+  // Provider notifications are payments'; the dispute notices they carry are the disputes feature's.
+  await registerIncomingWebhookRoutes(app, deps, { disputeNotices: { brandsOf: brandsOfDisputes, findCharge: findDisputedCharge, record: recordDisputeNotice } });
   await registerWebRoutes(app, deps);
 
   return app;

@@ -2,7 +2,6 @@ import { AppError } from "../lib/errors.js";
 
 // Checkout error codes (CONTRACT §3); statuses live in src/http/error-codes.ts. Texts from SPEC.md are exact.
 export const invalidToken = () => new AppError("INVALID_TOKEN", "Invalid token");
-export const providerNotAllowed = () => new AppError("PROVIDER_NOT_ALLOWED", "Payment provider not allowed for this checkout");
 export const checkoutNotFound = () => new AppError("CHECKOUT_NOT_FOUND", "Checkout not found");
 export const checkoutExpired = () => new AppError("CHECKOUT_EXPIRED", "Checkout expired");
 export const checkoutCompleted = () => new AppError("CHECKOUT_COMPLETED", "Checkout already completed");

@@ -192,7 +192,7 @@ export async function findTimelineOf(db: Db, brandId: string, checkoutId: string
   return { events, deliveries };
 }
 
-// ---- disputes of a charge (docs/orders.md "Disputes"): applied by disputes/record.ts, answered by disputes/answer.ts
+// ---- disputes of a charge (docs/orders.md "Disputes"): applied by orders/disputes/record.ts, answered by orders/disputes/answer.ts
 
 export type DisputeRow = typeof disputes.$inferSelect;
 

@@ -1,7 +1,7 @@
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { withTransaction } from "../db/transaction.js";
-import { providerNotAllowed } from "../checkout/errors.js";
+import { providerNotAllowed } from "./errors.js";
 import { AppError } from "../lib/errors.js";
 import { assertCardAcceptable } from "../providers/demo/cards.js";
 import type { PaymentAdapters } from "../providers/registry.js";

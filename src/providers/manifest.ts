@@ -13,7 +13,7 @@ export type ProviderKind = "payment" | "crm";
 export type WebhookScheme = "intent-gateway" | "vault-gateway-a" | "hosted-store" | "order-crm-b" | "cart-gateway";
 
 export interface ProviderEntry {
-  /** The folder under src/providers/ holding provider.ts, demo.ts, adapter.ts, fake-server.ts, schemas.ts, routes.ts and its own webhook.ts. */
+  /** The folder under src/providers/ holding provider.ts, demo.ts, adapter.ts, fake-server.ts and its own webhook.ts (its endpoints: src/payments/endpoints/<folder>*.ts). */
   folder: string;
   /** Every provider takes payments; some also record orders as a CRM (complete rule 1). */
   kinds: readonly ProviderKind[];

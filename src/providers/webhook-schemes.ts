@@ -1,5 +1,5 @@
 import { safeEqual } from "../lib/crypto.js";
-import { keyOfSecret } from "../webhooks/signer.js";
+import { keyOfSecret } from "../lib/webhook-secret.js";
 import { parseCartNotification } from "./cart-gateway/webhook.js";
 import { shopifyScheme } from "./hosted-store/webhook.js";
 import { stripeScheme } from "./intent-gateway/webhook.js";

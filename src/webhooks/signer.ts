@@ -1,32 +1,27 @@
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
+import { WHSEC_PREFIX } from "../lib/webhook-secret.js";
 
-const PREFIX = "whsec_";
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** CONTRACT §29: an omitted endpoint secret is generated in the `whsec_` form (24 random bytes). */
 export function generateSecret(): string {
-  return PREFIX + randomBytes(24).toString("base64");
+  return WHSEC_PREFIX + randomBytes(24).toString("base64");
 }
 
 /** Why a supplied secret is refused (CONTRACT §29, §33: at least 16 characters; a `whsec_` one must be base64), or null. */
 export function secretProblem(secret: string): string | null {
   if (secret.length < 16) return "must be at least 16 characters";
-  if (secret.startsWith(PREFIX)) {
-    const rest = secret.slice(PREFIX.length);
+  if (secret.startsWith(WHSEC_PREFIX)) {
+    const rest = secret.slice(WHSEC_PREFIX.length);
     if (!BASE64.test(rest) || Buffer.from(rest, "base64").length === 0) return "after whsec_ must be base64";
   }
   return null;
 }
 
-/** The HMAC key of a secret: base64 decoding of a `whsec_` secret's rest, else its UTF-8 bytes (CONTRACT §29). */
-export function keyOfSecret(secret: string): Uint8Array {
-  return secret.startsWith(PREFIX) ? Buffer.from(secret.slice(PREFIX.length), "base64") : Buffer.from(secret, "utf8");
-}
-
 /** What GET shows instead of a secret: `whsec_…f3Qa`. */
 export function maskSecret(secret: string): string {
-  const head = secret.startsWith(PREFIX) ? PREFIX : "";
+  const head = secret.startsWith(WHSEC_PREFIX) ? WHSEC_PREFIX : "";
   return `${head}…${secret.slice(-4)}`;
 }
 

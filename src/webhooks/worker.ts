@@ -10,7 +10,8 @@ import { newId } from "../lib/ids.js";
 import type { Job } from "../jobs/runner.js";
 import { sendWebhook, SEND_TIMEOUT_MS, type SendResult } from "./send.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { keyOfSecret, signatureHeaders, SIGNATURE_HEADERS } from "./signer.js";
+import { keyOfSecret } from "../lib/webhook-secret.js";
+import { signatureHeaders, SIGNATURE_HEADERS } from "./signer.js";
 import { claimDueDeliveries, disableEnabledEndpoint, endpointsByIds, fanOutEvents, markEndpointsHealth, recordAttempts, releaseClaims, type ClaimedRow, type DeliveryOutcome, type EndpointRow } from "./store.js";
 
 /** Delays after the 1st, 2nd, … failed attempt: 75 h in all, so retries span at least 72 hours (CONTRACT §14). */

@@ -30,7 +30,7 @@ export const checkouts = pgTable(
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
     completedAt: at("completed_at"),
-    /** The provider's latest word on the payment, from its notifications (src/webhooks/incoming). */
+    /** The provider's latest word on the payment, from its notifications (src/payments/incoming). */
     paymentStatus: text("payment_status").$type<"succeeded" | "failed" | "refunded">(),
     /**
      * Who is recording the checkout's order in its CRM (src/checkout/record-in-crm.ts): a completion
@@ -78,7 +78,7 @@ export const orders = pgTable(
     /** The response of the first completion, replayed to identical repeats (CONTRACT §7). */
     result: jsonb("result").$type<Record<string, unknown>>().notNull(),
     createdAt: at("created_at").notNull(),
-    /** The provider's latest word on the payment, from its notifications (src/webhooks/incoming). */
+    /** The provider's latest word on the payment, from its notifications (src/payments/incoming). */
     paymentStatus: text("payment_status").$type<"succeeded" | "failed" | "refunded">(),
     /** Paid through a provider's demo adapter (no real money): money paths then need no API key (CONTRACT §35). Null before 0006. */
     paidInDemo: boolean("paid_in_demo"),

@@ -2,7 +2,7 @@ import type { Ctx } from "../../ctx.js";
 import { assertExpectedCharge, lineItemsTotal } from "../../providers/schemas.js";
 import { expectedChargeOf, payOrderByCard, resolvePayment } from "../attempts.js";
 import { PROVIDER } from "../../providers/cart-gateway/provider.js";
-import type { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "../../providers/cart-gateway/schemas.js";
+import type { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "./cart-gateway-schemas.js";
 
 /** create-cart: the cart process-payment charges (Σ price × quantity); its total and currency must be the checkout's (when one is initialized). */
 export async function createCart(ctx: Ctx, body: CreateCartBody): Promise<CreateCartReply> {

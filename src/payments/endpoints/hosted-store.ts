@@ -5,7 +5,7 @@ import { attemptPayment, declineOfCharge, expectedChargeOf, resolvePayment, succ
 import { DEMO_UNIT_PRICE_CENTS } from "../../providers/hosted-store/demo.js";
 import { PROVIDER } from "../../providers/hosted-store/provider.js";
 import { assertExpectedCharge, MAX_AMOUNT_CENTS } from "../../providers/schemas.js";
-import type { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "../../providers/hosted-store/schemas.js";
+import type { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "./hosted-store-schemas.js";
 
 /** The line items at their given prices, or the demo catalogue's price per unit for those without one. */
 const lineItemsTotal = (items: CreateHostedCheckoutBody["lineItems"]) => items.reduce((sum, item) => sum + (item.price ?? DEMO_UNIT_PRICE_CENTS) * item.quantity, 0);

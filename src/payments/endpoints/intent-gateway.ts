@@ -6,7 +6,7 @@ import { orderContextOf } from "../store.js";
 import { paymentFailed } from "../declines.js";
 import { assertExpectedCharge, optionalCardOf } from "../../providers/schemas.js";
 import { PROVIDER, type PaymentIntentView } from "../../providers/intent-gateway/provider.js";
-import type { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "../../providers/intent-gateway/schemas.js";
+import type { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "./intent-gateway-schemas.js";
 
 const declineOfIntent = (intent: PaymentIntentView) =>
   intent.status === "failed" ? { reason: intent.declineReason ?? "card_declined", amountCents: intent.amountCents, currency: intent.currency } : null;

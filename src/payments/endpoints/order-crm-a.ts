@@ -2,7 +2,7 @@ import type { Ctx } from "../../ctx.js";
 import { assertExpectedCharge } from "../../providers/schemas.js";
 import { expectedChargeOf, payOrderByCard, resolvePayment } from "../attempts.js";
 import { PROVIDER } from "../../providers/order-crm-a/provider.js";
-import type { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "../../providers/order-crm-a/schemas.js";
+import type { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "./order-crm-a-schemas.js";
 
 /** create-order: the CRM order process-payment charges; its total and currency must be the checkout's (when one is initialized). */
 export async function createCrmAOrder(ctx: Ctx, body: CreateCrmAOrderBody): Promise<CreateCrmAOrderReply> {

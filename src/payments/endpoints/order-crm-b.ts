@@ -2,7 +2,7 @@ import type { Ctx } from "../../ctx.js";
 import { lineItemsTotal } from "../../providers/schemas.js";
 import { payOrderByCard } from "../attempts.js";
 import { PROVIDER } from "../../providers/order-crm-b/provider.js";
-import type { CrmBPaymentBody, CrmBPaymentReply } from "../../providers/order-crm-b/schemas.js";
+import type { CrmBPaymentBody, CrmBPaymentReply } from "./order-crm-b-schemas.js";
 
 /** Creates the CRM order from the line items and charges its total by card; the total and currency must be the checkout's. */
 export function payCrmBOrder(ctx: Ctx, body: CrmBPaymentBody): Promise<CrmBPaymentReply> {

@@ -1,11 +1,10 @@
 import type { Ctx } from "../../ctx.js";
 import { validationError } from "../../lib/errors.js";
-import { assertMerchantProof } from "../../merchant-credentials/proof.js";
 import type { VaultGatewayId, VaultPaymentInput } from "../../providers/vault-gateway-a/provider.js";
 import { attemptPayment, resolveCharge, resolvePayment, succeededCharge } from "../attempts.js";
 import { chargeOnce } from "../charge-once.js";
 import type { CardInput } from "../../providers/types.js";
-import type { VaultUpsellBody, VaultUpsellReply } from "../../providers/vault-gateway-a/schemas.js";
+import type { VaultUpsellBody, VaultUpsellReply } from "./vault-gateway-a-schemas.js";
 
 export interface VaultPaymentReply {
   success: boolean;
@@ -36,8 +35,14 @@ export async function processVaultPayment(ctx: Ctx, provider: VaultGatewayId, in
 
 const UPSELL_PROVIDER = "vault_gateway_a";
 
+/**
+ * CONTRACT §35's merchant proof of the order's brand (merchant-credentials/proof.ts), handed in by
+ * app.ts: API keys are merchant credentials' business, not payments'. Throws when it is missing.
+ */
+export type MerchantProof = (ctx: Ctx, order: { brandId: string; paidInDemo: boolean | null }) => Promise<void>;
+
 /** process-upsell: a one-click charge of the method vaulted for `originalOrderId`. */
-export async function processVaultUpsell(ctx: Ctx, body: VaultUpsellBody): Promise<VaultUpsellReply> {
+export async function processVaultUpsell(ctx: Ctx, body: VaultUpsellBody, assertMerchantProof: MerchantProof): Promise<VaultUpsellReply> {
   const { order, adapter, call, within } = await resolvePayment(ctx, UPSELL_PROVIDER, { orderId: body.originalOrderId });
   // CONTRACT §35: a real charge needs the merchant's key; the demo adapter moves no money.
   if (!adapter.demo || ctx.actor.type === "api") await assertMerchantProof(ctx, { brandId: order.brandId, paidInDemo: adapter.demo });

@@ -22,7 +22,7 @@ type IntentData = {
   returnUrl?: string;
 };
 
-/** The demo bank's 3-D Secure page of an intent (src/providers/intent-gateway/challenge-routes.ts). */
+/** The demo bank's 3-D Secure page of an intent (src/payments/challenge/routes.ts). */
 export const challengePath = (paymentIntentId: string, challenge: string) => `/demo/intent-gateway/3ds/${encodeURIComponent(paymentIntentId)}/${encodeURIComponent(challenge)}`;
 
 function viewOf(row: LedgerRecord): PaymentIntentView {

@@ -29,12 +29,12 @@ import type {
 import type { DisputeReply as DisputeReplySchema } from "../../../src/orders/disputes/schemas";
 import type { OrderDetail as OrderDetailSchema, OrderListReply as OrderListReplySchema, RefundReply as RefundReplySchema } from "../../../src/orders/schemas";
 import type { ReceiptSettings as ReceiptSettingsSchema } from "../../../src/receipts/schemas";
-import type { CartPaymentReply as CartPaymentReplySchema, CreateCartReply as CreateCartReplySchema } from "../../../src/providers/cart-gateway/schemas";
-import type { ConfirmIntentReply as ConfirmIntentReplySchema } from "../../../src/providers/intent-gateway/schemas";
-import type { CrmAPaymentReply as CrmAPaymentReplySchema } from "../../../src/providers/order-crm-a/schemas";
-import type { CrmBPaymentReply as CrmBPaymentReplySchema } from "../../../src/providers/order-crm-b/schemas";
-import type { CompleteHostedCheckoutReply as CompleteHostedCheckoutReplySchema } from "../../../src/providers/hosted-store/schemas";
-import type { VaultPaymentReply as VaultPaymentReplySchema } from "../../../src/providers/vault-gateway-a/schemas";
+import type { CartPaymentReply as CartPaymentReplySchema, CreateCartReply as CreateCartReplySchema } from "../../../src/payments/endpoints/cart-gateway-schemas";
+import type { ConfirmIntentReply as ConfirmIntentReplySchema } from "../../../src/payments/endpoints/intent-gateway-schemas";
+import type { CrmAPaymentReply as CrmAPaymentReplySchema } from "../../../src/payments/endpoints/order-crm-a-schemas";
+import type { CrmBPaymentReply as CrmBPaymentReplySchema } from "../../../src/payments/endpoints/order-crm-b-schemas";
+import type { CompleteHostedCheckoutReply as CompleteHostedCheckoutReplySchema } from "../../../src/payments/endpoints/hosted-store-schemas";
+import type { VaultPaymentReply as VaultPaymentReplySchema } from "../../../src/payments/endpoints/vault-gateway-a-schemas";
 import type { ListsReply as ListsReplySchema, UpdateMappingsReply as UpdateMappingsReplySchema } from "../../../src/marketing/schemas";
 import type { ListSalespeopleReply as ListSalespeopleReplySchema, PortalStateReply as PortalStateReplySchema } from "../../../src/salespeople/schemas";
 import type { ConfirmationReply as ConfirmationReplySchema } from "../../../src/pages/schemas";

@@ -1,5 +1,5 @@
 import { Type, type Static } from "typebox";
-import { Address, CardFields, Currency, Customer, OrderId, ProductLineItems } from "../schemas.js";
+import { Address, CardFields, Currency, Customer, OrderId, ProductLineItems } from "../../providers/schemas.js";
 
 export const CrmBPaymentBody = Type.Object({
   orderId: OrderId,

@@ -5,10 +5,10 @@ import type { App } from "../../http/types.js";
 import { AppError } from "../../lib/errors.js";
 import { escapeHtml } from "../../lib/html.js";
 import { formatMoney } from "../../lib/money.js";
-import { htmlAnswer, registerDemoPages, sendGone, sendPage } from "../demo/pages.js";
-import { tagsOf } from "../route-options.js";
+import { htmlAnswer, registerDemoPages, sendGone, sendPage } from "../demo-pages.js";
+import { tagsOf } from "../endpoints/route-options.js";
 import { answerChallenge, findChallenge } from "./challenge.js";
-import { PROVIDER } from "./provider.js";
+import { PROVIDER } from "../../providers/intent-gateway/provider.js";
 
 const ChallengeParams = Type.Object({
   paymentIntentId: Type.String({ minLength: 1, maxLength: 255 }),

@@ -1,10 +1,10 @@
 import type { Ctx } from "../../ctx.js";
 import { withTransaction } from "../../db/transaction.js";
-import { chargeOnce } from "../../payments/charge-once.js";
-import { recordDecline } from "../../payments/declines.js";
-import { orderContextOf } from "../../payments/store.js";
-import { resolvePayment } from "../../payments/attempts.js";
-import { PROVIDER, type ChallengeOutcome, type PaymentIntentView } from "./provider.js";
+import { chargeOnce } from "../charge-once.js";
+import { recordDecline } from "../declines.js";
+import { orderContextOf } from "../store.js";
+import { resolvePayment } from "../attempts.js";
+import { PROVIDER, type ChallengeOutcome, type PaymentIntentView } from "../../providers/intent-gateway/provider.js";
 
 /**
  * The demo bank's 3-D Secure step (docs/providers.md "3-D Secure"): the intent confirmed with the

@@ -2,11 +2,11 @@ import type { Deps } from "../../ctx.js";
 import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
-import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { cardOf } from "../schemas.js";
-import { processVaultPayment } from "../../payments/endpoints/vault-gateway.js";
-import { PROVIDER } from "./provider.js";
-import { VaultBPaymentBody, VaultPaymentReply } from "./schemas.js";
+import { providerRouteOptions, tagsOf } from "./route-options.js";
+import { cardOf } from "../../providers/schemas.js";
+import { processVaultPayment } from "./vault-gateway.js";
+import { PROVIDER } from "../../providers/vault-gateway-b/provider.js";
+import { VaultBPaymentBody, VaultPaymentReply } from "./vault-gateway-b-schemas.js";
 
 export function registerVaultGatewayBRoutes(app: App, deps: Deps): void {
   app.post(

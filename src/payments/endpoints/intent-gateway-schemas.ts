@@ -1,5 +1,5 @@
 import { Type, type Static } from "typebox";
-import { Address, AmountCents, CHECKOUT_RETURN_PATH, Currency, Metadata, OptionalCardFields, OrderId } from "../schemas.js";
+import { Address, AmountCents, CHECKOUT_RETURN_PATH, Currency, Metadata, OptionalCardFields, OrderId } from "../../providers/schemas.js";
 
 export const CreateIntentBody = Type.Object({
   amount: AmountCents,

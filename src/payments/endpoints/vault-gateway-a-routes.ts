@@ -3,14 +3,13 @@ import { ctxWithOptionalApiKey } from "../../http/api-key.js";
 import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
-import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { cardOf } from "../schemas.js";
-import { processVaultPayment } from "../../payments/endpoints/vault-gateway.js";
-import { processVaultUpsell } from "../../payments/endpoints/vault-gateway.js";
-import { PROVIDER } from "./provider.js";
-import { VaultAPaymentBody, VaultPaymentReply, VaultUpsellBody, VaultUpsellReply } from "./schemas.js";
+import { providerRouteOptions, tagsOf } from "./route-options.js";
+import { cardOf } from "../../providers/schemas.js";
+import { processVaultPayment, processVaultUpsell, type MerchantProof } from "./vault-gateway.js";
+import { PROVIDER } from "../../providers/vault-gateway-a/provider.js";
+import { VaultAPaymentBody, VaultPaymentReply, VaultUpsellBody, VaultUpsellReply } from "./vault-gateway-a-schemas.js";
 
-export function registerVaultGatewayARoutes(app: App, deps: Deps): void {
+export function registerVaultGatewayARoutes(app: App, deps: Deps, { merchantProof }: { merchantProof: MerchantProof }): void {
   const tags = tagsOf(PROVIDER);
 
   app.post(
@@ -36,6 +35,6 @@ export function registerVaultGatewayARoutes(app: App, deps: Deps): void {
         response: { 200: VaultUpsellReply, ...errorResponses(400, 401, 402, 403, 409, 422, 429, 502, 503) },
       },
     },
-    async (request) => processVaultUpsell(await ctxWithOptionalApiKey(deps, request), request.body),
+    async (request) => processVaultUpsell(await ctxWithOptionalApiKey(deps, request), request.body, merchantProof),
   );
 }

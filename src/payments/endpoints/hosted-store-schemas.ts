@@ -1,5 +1,5 @@
 import { Type, type Static } from "typebox";
-import { AmountCents, Currency, OrderId, VariantLineItems } from "../schemas.js";
+import { AmountCents, Currency, OrderId, VariantLineItems } from "../../providers/schemas.js";
 
 const StoreOrderId = Type.String({ minLength: 1, maxLength: 255 });
 

@@ -4,9 +4,9 @@
 import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, json, TEST_TOKEN_SECRET, type TestApp } from "../../test/support/app.js";
-import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
-import { checkouts, incomingWebhookEvents, orders } from "../db/schema/index.js";
+import { buildTestApp, json, TEST_TOKEN_SECRET, type TestApp } from "../../../test/support/app.js";
+import { completeCheckoutViaApi } from "../../../test/support/completed-checkout.js";
+import { checkouts, incomingWebhookEvents, orders } from "../../db/schema/index.js";
 
 let t: TestApp;
 beforeAll(async () => {

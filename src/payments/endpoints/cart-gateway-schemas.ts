@@ -1,5 +1,5 @@
 import { Type, type Static } from "typebox";
-import { Address, CardFields, CartLineItems, Currency, Customer, OrderId } from "../schemas.js";
+import { Address, CardFields, CartLineItems, Currency, Customer, OrderId } from "../../providers/schemas.js";
 
 export const CreateCartBody = Type.Object({
   orderId: OrderId,

@@ -6,10 +6,10 @@ import type { App } from "../../http/types.js";
 import { AppError } from "../../lib/errors.js";
 import { escapeHtml } from "../../lib/html.js";
 import { formatMoney } from "../../lib/money.js";
-import { htmlAnswer, registerDemoPages, sendGone, sendPage } from "../demo/pages.js";
-import { tagsOf } from "../route-options.js";
-import { findDemoDraft, payDemoDraft, returnLocation, safeReturnPath } from "./demo-checkout.js";
-import { PROVIDER, type DemoDraft } from "./provider.js";
+import { htmlAnswer, registerDemoPages, sendGone, sendPage } from "../demo-pages.js";
+import { tagsOf } from "../endpoints/route-options.js";
+import { findDemoDraft, payDemoDraft, returnLocation, safeReturnPath } from "./checkout.js";
+import { PROVIDER, type DemoDraft } from "../../providers/hosted-store/provider.js";
 
 const DraftParams = Type.Object({ storeOrderId: Type.String({ minLength: 1, maxLength: 255 }) });
 const DraftQuery = Type.Object({ return_url: Type.Optional(Type.String({ maxLength: 4096 })) });

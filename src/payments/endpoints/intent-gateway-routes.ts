@@ -2,11 +2,11 @@ import type { Deps } from "../../ctx.js";
 import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
-import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./provider.js";
-import { confirmPaymentIntent, createPaymentIntent } from "../../payments/endpoints/intent-gateway.js";
-import { registerIntentGatewayChallengeRoutes } from "./challenge-routes.js";
-import { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "./schemas.js";
+import { providerRouteOptions, tagsOf } from "./route-options.js";
+import { PROVIDER } from "../../providers/intent-gateway/provider.js";
+import { confirmPaymentIntent, createPaymentIntent } from "./intent-gateway.js";
+import { registerIntentGatewayChallengeRoutes } from "../challenge/routes.js";
+import { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "./intent-gateway-schemas.js";
 
 export function registerIntentGatewayRoutes(app: App, deps: Deps): void {
   const tags = tagsOf(PROVIDER);

@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
-import type { App } from "../../http/types.js";
-import { escapeHtml, htmlPage } from "../../lib/html.js";
+import type { App } from "../http/types.js";
+import { escapeHtml, htmlPage } from "../lib/html.js";
 
 /**
  * The demo providers' own pages (the bank's 3-D Secure page, the store's checkout): plain HTML

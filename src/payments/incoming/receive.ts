@@ -4,18 +4,31 @@ import type { Db } from "../../db/client.js";
 import { checkouts, DEFAULT_BRAND_ID, incomingWebhookEvents } from "../../db/schema/index.js";
 import { withTransaction } from "../../db/transaction.js";
 import { newId } from "../../lib/ids.js";
-import { recordDisputeNotice } from "../../orders/disputes/record.js";
-import { brandsOfDisputes, findDisputedCharge } from "../../orders/store.js";
-import { applyPaymentStatus, checkoutOfNotification } from "../../payments/notifications.js";
+import { applyPaymentStatus, checkoutOfNotification } from "../notifications.js";
 import { INCOMING_PROVIDERS, type PaymentProviderType } from "../../providers/manifest.js";
 import { findProviderSettings, readableValuesOf } from "../../providers/settings-store.js";
 import { DEMO_SIGNATURE_HEADER, DEMO_TIMESTAMP_HEADER, isDemoSignatureValid } from "./demo-scheme.js";
-import { headerOf, parseNormalised, refused, type Headers, type ProviderNotification } from "../../providers/webhook-scheme-kit.js";
+import { headerOf, parseNormalised, refused, type DisputeNotice, type Headers, type ProviderNotification } from "../../providers/webhook-scheme-kit.js";
 import { PROVIDER_SCHEMES } from "../../providers/webhook-schemes.js";
 
 /** SPEC "Salesperson portal and incoming provider webhooks": every provider of the manifest notifies us. */
 export { INCOMING_PROVIDERS };
 export type IncomingProvider = PaymentProviderType;
+
+/** The brands of the charges dispute notices name by transaction id or provider order id (none: []). */
+export type BrandsOfDisputes = (db: Db, provider: IncomingProvider, notices: DisputeNotice[]) => Promise<string[]>;
+
+/**
+ * What the disputes feature does with the dispute notices a verified notification carries, handed in
+ * by app.ts: payments/ receives and verifies provider notifications, disputes finds and applies them.
+ */
+export interface DisputeNotices<Charge extends { id: string }> {
+  brandsOf: BrandsOfDisputes;
+  /** The charge of the brand a notice names, if any. */
+  findCharge: (db: Db, brandId: string, provider: IncomingProvider, notice: DisputeNotice) => Promise<Charge | undefined>;
+  /** Applies a notice to its charge, inside the notification's transaction. */
+  record: (tx: Db, ctx: Ctx, charge: Charge, notice: DisputeNotice) => Promise<void>;
+}
 
 /** A notification older or newer than this (by its signed timestamp) is refused: replay defence. */
 export const TIMESTAMP_TOLERANCE_MS = 5 * 60_000;
@@ -44,7 +57,7 @@ export async function webhookSecretOf(ctx: Pick<Ctx, "db" | "config" | "log">, b
  * the checkouts with its order id (normally one), else those of the charges its disputes name by
  * transaction id or provider order id, else the default brand.
  */
-async function candidateBrands(db: Db, provider: IncomingProvider, event: ProviderNotification, named: string | undefined): Promise<string[]> {
+async function candidateBrands(db: Db, brandsOfDisputes: BrandsOfDisputes, provider: IncomingProvider, event: ProviderNotification, named: string | undefined): Promise<string[]> {
   if (named) return [named];
   if (event.orderId) {
     const rows = await db.selectDistinct({ brandId: checkouts.brandId }).from(checkouts).where(eq(checkouts.orderId, event.orderId)).limit(10);
@@ -59,11 +72,11 @@ async function candidateBrands(db: Db, provider: IncomingProvider, event: Provid
  * `webhookSecret` of the brand the notification belongs to; then the 5-minute window where the
  * scheme signs a timestamp. Returns the translated notification and the brand whose secret verified it.
  */
-export async function verifyWithProviderScheme(ctx: Ctx, notification: RawNotification): Promise<{ event: ProviderNotification; brandId: string }> {
+export async function verifyWithProviderScheme(ctx: Ctx, notification: RawNotification, brandsOfDisputes: BrandsOfDisputes): Promise<{ event: ProviderNotification; brandId: string }> {
   const scheme = PROVIDER_SCHEMES[notification.provider];
   const event = scheme.parse(notification.body.toString("utf8"), notification.headers);
   let secretFound = false;
-  for (const brandId of await candidateBrands(ctx.db, notification.provider, event, notification.brand ?? event.brandId)) {
+  for (const brandId of await candidateBrands(ctx.db, brandsOfDisputes, notification.provider, event, notification.brand ?? event.brandId)) {
     const secret = await webhookSecretOf(ctx, brandId, notification.provider);
     if (!secret) continue;
     secretFound = true;
@@ -91,17 +104,17 @@ export function verifyDemoNotification(ctx: Pick<Ctx, "clock" | "config">, notif
  * demo mode (PAYMENT_MODE=test), the demo scheme, but only for brands without a `webhookSecret`
  * for the provider. Live mode has no demo scheme.
  */
-async function verified(ctx: Ctx, notification: RawNotification): Promise<{ event: ProviderNotification; brandId: string | null; narrow: string | undefined }> {
+async function verified(ctx: Ctx, notification: RawNotification, brandsOfDisputes: BrandsOfDisputes): Promise<{ event: ProviderNotification; brandId: string | null; narrow: string | undefined }> {
   const scheme = PROVIDER_SCHEMES[notification.provider];
   if (headerOf(notification.headers, scheme.signatureHeader) !== undefined) {
-    const { event, brandId } = await verifyWithProviderScheme(ctx, notification);
+    const { event, brandId } = await verifyWithProviderScheme(ctx, notification, brandsOfDisputes);
     return { event, brandId, narrow: brandId };
   }
   if (ctx.config.paymentMode === "live") throw refused("Missing webhook signature");
   verifyDemoNotification(ctx, notification);
   const event = parseNormalised(notification.body.toString("utf8"));
   const narrow = notification.brand ?? event.brandId;
-  for (const brandId of await candidateBrands(ctx.db, notification.provider, event, narrow)) {
+  for (const brandId of await candidateBrands(ctx.db, brandsOfDisputes, notification.provider, event, narrow)) {
     // This brand has the provider's secret: only the provider's own signature is accepted for it.
     if (await webhookSecretOf(ctx, brandId, notification.provider)) throw refused("Missing webhook signature");
   }
@@ -109,11 +122,11 @@ async function verified(ctx: Ctx, notification: RawNotification): Promise<{ even
 }
 
 /** The disputes of a verified notification with the charges they name in its brand; unmatched ones are left out. */
-async function disputedCharges(tx: Db, brandId: string | null, provider: IncomingProvider, event: ProviderNotification) {
+async function disputedCharges<Charge extends { id: string }>(tx: Db, disputes: DisputeNotices<Charge>, brandId: string | null, provider: IncomingProvider, event: ProviderNotification) {
   if (!brandId) return [];
-  const found = [];
+  const found: { notice: DisputeNotice; charge: Charge }[] = [];
   for (const notice of event.disputes ?? []) {
-    const charge = await findDisputedCharge(tx, brandId, provider, notice);
+    const charge = await disputes.findCharge(tx, brandId, provider, notice);
     if (charge) found.push({ notice, charge });
   }
   // Charges are then locked in one order, so two notifications of the same charges never deadlock.
@@ -122,18 +135,18 @@ async function disputedCharges(tx: Db, brandId: string | null, provider: Incomin
 
 /**
  * `POST /api/webhooks/<provider>`: verify, deduplicate by the provider's event id within the brand,
- * store, and apply the payment status (payments/notifications.ts) or the disputes (orders/disputes/record.ts).
+ * store, and apply the payment status (payments/notifications.ts) or the disputes (`disputes`, from app.ts).
  * A repeat of an event id the brand stored changes nothing. The brand is the one whose secret verified
  * the signature (the provider's scheme), else, for the demo scheme (signed by the operator's secret),
  * the brand of the checkout found, else none: the unique key (provider, event id, brand) then never
  * lets one brand's notification suppress another's (issue 31).
  */
-export async function receiveNotification(ctx: Ctx, notification: RawNotification): Promise<{ received: true; duplicate: boolean; outcome: string }> {
-  const { event, brandId, narrow } = await verified(ctx, notification);
+export async function receiveNotification<Charge extends { id: string }>(ctx: Ctx, notification: RawNotification, disputes: DisputeNotices<Charge>): Promise<{ received: true; duplicate: boolean; outcome: string }> {
+  const { event, brandId, narrow } = await verified(ctx, notification, disputes.brandsOf);
   const now = new Date(ctx.clock.now());
   return withTransaction(ctx.db, async (tx) => {
     const checkout = await checkoutOfNotification(tx, event, narrow);
-    const disputed = await disputedCharges(tx, brandId, notification.provider, event);
+    const disputed = await disputedCharges(tx, disputes, brandId, notification.provider, event);
     const outcome = event.disputes ? (disputed.length > 0 ? "applied" : "unmatched") : !event.status ? "ignored" : checkout ? "applied" : "unmatched";
     const stored = await tx
       .insert(incomingWebhookEvents)
@@ -153,7 +166,7 @@ export async function receiveNotification(ctx: Ctx, notification: RawNotificatio
     if (stored.length === 0) return { received: true as const, duplicate: true, outcome: "duplicate" };
     if (checkout && event.status) await applyPaymentStatus(tx, checkout, event.status, event.transactionId, now);
     // The provider acted, not a user: its consequences (commissions) are audited as the system's.
-    for (const { notice, charge } of disputed) await recordDisputeNotice(tx, { ...ctx, actor: { type: "system" } }, charge, notice);
+    for (const { notice, charge } of disputed) await disputes.record(tx, { ...ctx, actor: { type: "system" } }, charge, notice);
     return { received: true as const, duplicate: false, outcome };
   });
 }

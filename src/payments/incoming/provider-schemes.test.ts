@@ -7,12 +7,12 @@ import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, json, TEST_TOKEN_SECRET, type TestApp } from "../../test/support/app.js";
-import { createBrand } from "../../test/support/checkout.js";
-import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
-import { checkouts, incomingWebhookEvents, orders, providerSettings } from "../db/schema/index.js";
-import type { SettingsProvider } from "../providers/catalog.js";
-import { splitForStorage, upsertProviderSettings } from "../providers/settings-store.js";
+import { buildTestApp, json, TEST_TOKEN_SECRET, type TestApp } from "../../../test/support/app.js";
+import { createBrand } from "../../../test/support/checkout.js";
+import { completeCheckoutViaApi } from "../../../test/support/completed-checkout.js";
+import { checkouts, incomingWebhookEvents, orders, providerSettings } from "../../db/schema/index.js";
+import type { SettingsProvider } from "../../providers/catalog.js";
+import { splitForStorage, upsertProviderSettings } from "../../providers/settings-store.js";
 
 type Status = "succeeded" | "failed" | "refunded";
 type Provider = "intent_gateway" | "vault_gateway_a" | "vault_gateway_b" | "hosted_store" | "order_crm_a" | "order_crm_b" | "cart_gateway";

@@ -2,10 +2,10 @@ import type { Deps } from "../../ctx.js";
 import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
-import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./provider.js";
-import { payCrmBOrder } from "../../payments/endpoints/order-crm-b.js";
-import { CrmBPaymentBody, CrmBPaymentReply } from "./schemas.js";
+import { providerRouteOptions, tagsOf } from "./route-options.js";
+import { PROVIDER } from "../../providers/order-crm-b/provider.js";
+import { payCrmBOrder } from "./order-crm-b.js";
+import { CrmBPaymentBody, CrmBPaymentReply } from "./order-crm-b-schemas.js";
 
 export function registerOrderCrmBRoutes(app: App, deps: Deps): void {
   app.post(

@@ -2,11 +2,11 @@ import type { Deps } from "../../ctx.js";
 import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
-import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./provider.js";
-import { completeHostedCheckout, confirmStoreOrder, createHostedCheckout } from "../../payments/endpoints/hosted-store.js";
-import { registerHostedStoreDemoRoutes } from "./demo-checkout-routes.js";
-import { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "./schemas.js";
+import { providerRouteOptions, tagsOf } from "./route-options.js";
+import { PROVIDER } from "../../providers/hosted-store/provider.js";
+import { completeHostedCheckout, confirmStoreOrder, createHostedCheckout } from "./hosted-store.js";
+import { registerHostedStoreDemoRoutes } from "../demo-store/routes.js";
+import { CompleteHostedCheckoutReply, ConfirmStoreOrderReply, CreateHostedCheckoutBody, CreateHostedCheckoutReply, StoreOrderBody } from "./hosted-store-schemas.js";
 
 export function registerHostedStoreRoutes(app: App, deps: Deps): void {
   const tags = tagsOf(PROVIDER);

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { providerTag, type PaymentProviderType } from "./manifest.js";
+import { providerTag, type PaymentProviderType } from "../../providers/manifest.js";
 
 /**
  * Provider answers carry client secrets, payment method tokens or payment state: no cache may keep

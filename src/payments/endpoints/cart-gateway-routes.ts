@@ -2,10 +2,10 @@ import type { Deps } from "../../ctx.js";
 import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
-import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./provider.js";
-import { createCart, payCart } from "../../payments/endpoints/cart-gateway.js";
-import { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "./schemas.js";
+import { providerRouteOptions, tagsOf } from "./route-options.js";
+import { PROVIDER } from "../../providers/cart-gateway/provider.js";
+import { createCart, payCart } from "./cart-gateway.js";
+import { CartPaymentBody, CartPaymentReply, CreateCartBody, CreateCartReply } from "./cart-gateway-schemas.js";
 
 export function registerCartGatewayRoutes(app: App, deps: Deps): void {
   const tags = tagsOf(PROVIDER);

@@ -2,9 +2,9 @@
 // answers 503 `Payment provider not configured` and charges nothing.
 import { count } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, type TestApp } from "../../test/support/app.js";
-import { address, AMOUNT, card, customer, post } from "../../test/support/provider-payments.js";
-import { demoProviderRecords, paymentDeclines } from "../db/schema/index.js";
+import { buildTestApp, type TestApp } from "../../../test/support/app.js";
+import { address, AMOUNT, card, customer, post } from "../../../test/support/provider-payments.js";
+import { demoProviderRecords, paymentDeclines } from "../../db/schema/index.js";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -2,10 +2,10 @@ import type { Deps } from "../../ctx.js";
 import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
-import { providerRouteOptions, tagsOf } from "../route-options.js";
-import { PROVIDER } from "./provider.js";
-import { confirmCrmAOrder, createCrmAOrder, payCrmAOrder } from "../../payments/endpoints/order-crm-a.js";
-import { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "./schemas.js";
+import { providerRouteOptions, tagsOf } from "./route-options.js";
+import { PROVIDER } from "../../providers/order-crm-a/provider.js";
+import { confirmCrmAOrder, createCrmAOrder, payCrmAOrder } from "./order-crm-a.js";
+import { ConfirmCrmAOrderBody, ConfirmCrmAOrderReply, CreateCrmAOrderBody, CreateCrmAOrderReply, CrmAPaymentBody, CrmAPaymentReply } from "./order-crm-a-schemas.js";
 
 export function registerOrderCrmARoutes(app: App, deps: Deps): void {
   const tags = tagsOf(PROVIDER);

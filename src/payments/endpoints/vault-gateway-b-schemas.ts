@@ -1,5 +1,5 @@
 import { Type, type Static } from "typebox";
-import { Address, AmountCents, CardFields, Currency, Customer, OrderId, ProductLineItems } from "../schemas.js";
+import { Address, AmountCents, CardFields, Currency, Customer, OrderId, ProductLineItems } from "../../providers/schemas.js";
 
 export const VaultBPaymentBody = Type.Object({
   orderId: OrderId,
@@ -13,4 +13,4 @@ export const VaultBPaymentBody = Type.Object({
 });
 export type VaultBPaymentBody = Static<typeof VaultBPaymentBody>;
 
-export { VaultPaymentReply } from "../vault-gateway-a/schemas.js";
+export { VaultPaymentReply } from "./vault-gateway-a-schemas.js";

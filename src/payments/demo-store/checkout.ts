@@ -1,13 +1,13 @@
 import type { Ctx } from "../../ctx.js";
 import { withTransaction } from "../../db/transaction.js";
-import { expectedChargeOf, resolvePayment } from "../../payments/attempts.js";
-import { assertUnderDeclineLimit, paymentFailed, recordDecline } from "../../payments/declines.js";
-import { completeHostedCheckout } from "../../payments/endpoints/hosted-store.js";
-import { orderContextOf } from "../../payments/store.js";
-import { assertExpectedCharge, CHECKOUT_RETURN_PATH } from "../schemas.js";
-import { assertCardAcceptable, testCardBehaviour } from "../demo/cards.js";
-import type { CardInput } from "../types.js";
-import { PROVIDER, type DemoDraft } from "./provider.js";
+import { expectedChargeOf, resolvePayment } from "../attempts.js";
+import { assertUnderDeclineLimit, paymentFailed, recordDecline } from "../declines.js";
+import { completeHostedCheckout } from "../endpoints/hosted-store.js";
+import { orderContextOf } from "../store.js";
+import { assertExpectedCharge, CHECKOUT_RETURN_PATH } from "../../providers/schemas.js";
+import { assertCardAcceptable, testCardBehaviour } from "../../providers/demo/cards.js";
+import type { CardInput } from "../../providers/types.js";
+import { PROVIDER, type DemoDraft } from "../../providers/hosted-store/provider.js";
 
 /**
  * The demo store's checkout page (docs/providers.md "hosted_store"): what the real store's hosted

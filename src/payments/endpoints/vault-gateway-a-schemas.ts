@@ -1,5 +1,5 @@
 import { Type, type Static } from "typebox";
-import { Address, AmountCents, CardFields, Currency, Customer, OrderId } from "../schemas.js";
+import { Address, AmountCents, CardFields, Currency, Customer, OrderId } from "../../providers/schemas.js";
 
 export const VaultAPaymentBody = Type.Object({
   orderId: OrderId,

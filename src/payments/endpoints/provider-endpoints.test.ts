@@ -4,11 +4,11 @@
 import { and, eq } from "drizzle-orm";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, type TestApp } from "../../test/support/app.js";
-import { address, AMOUNT, card, customer, post } from "../../test/support/provider-payments.js";
-import { demoProviderRecords } from "../db/schema/index.js";
-import { DEMO_UNIT_PRICE_CENTS } from "./hosted-store/demo.js";
-import { orderClaims, signToken } from "../../test/support/checkout.js";
+import { buildTestApp, type TestApp } from "../../../test/support/app.js";
+import { address, AMOUNT, card, customer, post } from "../../../test/support/provider-payments.js";
+import { demoProviderRecords } from "../../db/schema/index.js";
+import { DEMO_UNIT_PRICE_CENTS } from "../../providers/hosted-store/demo.js";
+import { orderClaims, signToken } from "../../../test/support/checkout.js";
 
 let t: TestApp;
 beforeAll(async () => {

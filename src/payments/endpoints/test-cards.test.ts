@@ -3,9 +3,9 @@
 // and a `payment.failed` outbox event, and the ledger never holds a card number.
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildTestApp, type TestApp } from "../../test/support/app.js";
-import { AMOUNT, card, CARD_ENDPOINTS, post } from "../../test/support/provider-payments.js";
-import { brands, checkouts, demoProviderRecords, organizations, outboxEvents, paymentDeclines } from "../db/schema/index.js";
+import { buildTestApp, type TestApp } from "../../../test/support/app.js";
+import { AMOUNT, card, CARD_ENDPOINTS, post } from "../../../test/support/provider-payments.js";
+import { brands, checkouts, demoProviderRecords, organizations, outboxEvents, paymentDeclines } from "../../db/schema/index.js";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { notFound } from "../../lib/errors.js";
 import { Type } from "typebox";
-import { INCOMING_PROVIDERS, receiveNotification, type IncomingProvider } from "./receive.js";
+import { INCOMING_PROVIDERS, receiveNotification, type DisputeNotices, type IncomingProvider } from "./receive.js";
 
 const KNOWN = new Set<string>(INCOMING_PROVIDERS);
 
@@ -12,7 +12,7 @@ const KNOWN = new Set<string>(INCOMING_PROVIDERS);
  * Provider notifications. Their own plugin scope: the JSON body is kept as the exact bytes the
  * signature covers (a Buffer, never re-encoded), and parsed by the provider's scheme.
  */
-export async function registerIncomingWebhookRoutes(app: App, deps: Deps): Promise<void> {
+export async function registerIncomingWebhookRoutes<Charge extends { id: string }>(app: App, deps: Deps, { disputeNotices }: { disputeNotices: DisputeNotices<Charge> }): Promise<void> {
   await app.register(async (scope) => {
     scope.removeContentTypeParser("application/json");
     scope.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: 256 * 1024 }, (_request, body, done) => done(null, body));
@@ -32,7 +32,7 @@ export async function registerIncomingWebhookRoutes(app: App, deps: Deps): Promi
         if (!KNOWN.has(provider)) throw notFound("Unknown provider");
         const { brand } = request.query as { brand?: string };
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        return receiveNotification(ctxOf(deps, request), { provider: provider as IncomingProvider, body, headers: request.headers, brand });
+        return receiveNotification(ctxOf(deps, request), { provider: provider as IncomingProvider, body, headers: request.headers, brand }, disputeNotices);
       },
     );
   });

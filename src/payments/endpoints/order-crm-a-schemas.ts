@@ -1,5 +1,5 @@
 import { Type, type Static } from "typebox";
-import { Address, AmountCents, CardFields, Currency, Customer, OrderId, ProductLineItems } from "../schemas.js";
+import { Address, AmountCents, CardFields, Currency, Customer, OrderId, ProductLineItems } from "../../providers/schemas.js";
 
 const CrmAOrderId = Type.String({ minLength: 1, maxLength: 255 });
 
