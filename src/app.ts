@@ -5,13 +5,13 @@ import cookie from "@fastify/cookie";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Deps } from "./ctx.js";
 import { fastifyTrustProxy } from "./config/trust-proxy.js";
+import { registerCallerResolvers } from "./http/auth.js";
 import { registerContentEncoding } from "./http/content-encoding.js";
 import { registerErrorHandling, renderFrameworkError } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { requestLineLogger } from "./lib/logger.js";
 import { AdmissionControl, registerAdmission } from "./http/admission.js";
 import { registerNoStoreForCookies } from "./http/no-store.js";
-import { registerApiKeyResolution } from "./http/api-key.js";
 import { registerRateLimit, RedisRateLimitStore, type RateLimitStore } from "./http/rate-limit.js";
 import { registerSecurityHeaders } from "./http/security-headers.js";
 import { requestIdOf } from "./http/request-id.js";
@@ -22,7 +22,7 @@ import { registerCheckoutRoutes } from "./checkout/routes.js";
 import { registerProviderRoutes } from "./payments/routes.js";
 import { registerIdentityRoutes } from "./identity/routes.js";
 import { registerUpsellRoutes } from "./upsell/routes.js";
-import { registerSessionResolution } from "./identity/session-hook.js";
+import { sessionCaller } from "./identity/session-caller.js";
 import { registerDirectoryRoutes } from "./admin/directory-routes.js";
 import { registerAuditRoutes } from "./audit/routes.js";
 import { registerCommissionRoutes } from "./commissions/routes.js";
@@ -48,6 +48,7 @@ import { registerResponseCompression } from "./pages/compression.js";
 import { Metrics, type JobBacklog } from "./metrics/metrics.js";
 import { buildInfo } from "./metrics/build-info.js";
 import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
+import { apiKeyCaller } from "./merchant-credentials/api-key-caller.js";
 import { registerMerchantCredentialRoutes } from "./merchant-credentials/routes.js";
 import { assertMerchantProof } from "./merchant-credentials/proof.js";
 import { registerMerchantApiRoutes } from "./merchant-api/routes.js";
@@ -186,10 +187,9 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
 
   await app.register(cookie);
   registerNoStoreForCookies(app);
-  // Before rate limiting: a valid session gets the authenticated limit (hooks run in registration order).
-  registerSessionResolution(app, deps);
-  // Before rate limiting too: a valid API key is counted against its own budget (CONTRACT §41).
-  registerApiKeyResolution(app, deps);
+  // Who calls (http/auth.ts), checked before rate limiting (hooks run in registration order): a valid
+  // session gets the authenticated limit, a valid API key its own budget (CONTRACT §41), winning over a cookie.
+  registerCallerResolvers(app, [sessionCaller(deps), apiKeyCaller(deps)]);
   registerRateLimit(app, { store: options.rateLimitStore, clock: deps.clock, ...deps.config.rateLimit });
   registerIdempotency(app, { db: deps.database.db, clock: deps.clock, hashKey: deps.config.encryptionKey });
   // After idempotency: replays are stored uncompressed, each answer compressed for its own client.

@@ -5,14 +5,14 @@ import type { Database, Db } from "./db/client.js";
 import type { Clock } from "./lib/clock.js";
 import type { ProviderRegistry } from "./providers/registry.js";
 
-/** Who is acting: resolved by src/http/auth.ts, checked inside verbs by its assertRole; audit records name it. */
+/** Who is acting: resolved by the caller resolvers of src/http/auth.ts, checked inside verbs by its assertRole; audit records name it. */
 export interface Actor {
   type: "user" | "salesperson" | "api" | "system" | "anonymous";
   id?: string;
   organizationId?: string;
   brandId?: string;
   role?: string;
-  /** An API key's scopes (type `api`), checked by src/http/api-key.ts. */
+  /** An API key's scopes (type `api`), checked by each `/api/v1` verb (merchant-credentials/api-key-caller.ts assertScope). */
   scopes?: readonly string[];
 }
 

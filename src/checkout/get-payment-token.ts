@@ -1,5 +1,5 @@
 import type { Ctx } from "../ctx.js";
-import { isApiActor } from "../http/api-key.js";
+import { isApiActor } from "../http/auth.js";
 import { assertMerchantProof } from "../merchant-credentials/proof.js";
 import { notFound } from "../lib/errors.js";
 import type { PaymentProviderType } from "../providers/types.js";

@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Deps } from "../ctx.js";
-import { ctxWithOptionalApiKey } from "../http/api-key.js";
+import { callerCtx, OPTIONAL_API_KEY_CALLER } from "../http/auth.js";
 import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
@@ -99,6 +99,7 @@ export function registerCheckoutRoutes(app: App, deps: Deps): void {
   app.post(
     "/api/checkout/get-payment-token",
     {
+      config: { caller: OPTIONAL_API_KEY_CALLER },
       onRequest: noStore,
       schema: {
         tags: ["checkout"],
@@ -107,6 +108,6 @@ export function registerCheckoutRoutes(app: App, deps: Deps): void {
         response: { 200: GetPaymentTokenResponse, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => getPaymentToken({ ctx: await ctxWithOptionalApiKey(deps, request), input: request.body }),
+    async (request) => getPaymentToken({ ctx: callerCtx(deps, request), input: request.body }),
   );
 }

@@ -1,11 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { AppError } from "../lib/errors.js";
+import { AppError, type ErrorCode } from "../lib/errors.js";
 import { ProviderError } from "../providers/types.js";
-import { STATUS_BY_CODE } from "./error-codes.js";
+import { ERROR_CODES, isErrorCode } from "./error-codes.js";
 
 export interface ErrorBody {
   error: string;
-  code?: string;
+  code?: ErrorCode;
   details?: string;
   [extra: string]: unknown;
 }
@@ -78,11 +78,12 @@ export function toErrorResponse(error: unknown, request: FastifyRequest): { stat
     return { status: 502, body: { error: `Payment provider ${error.provider} failed`, code: "PROVIDER_ERROR" } };
   }
   if (error instanceof AppError) {
-    const status = STATUS_BY_CODE[error.code];
-    if (status === undefined) {
-      request.log.error({ err: error }, "AppError with a code missing from STATUS_BY_CODE");
+    // The type allows only catalogue codes; a code from outside the types (a cast, JSON) is still a 500.
+    if (!isErrorCode(error.code)) {
+      request.log.error({ err: error }, "AppError with a code missing from ERROR_CODES");
       return { status: 500, body: { error: "Internal server error", code: "INTERNAL_ERROR" } };
     }
+    const status = ERROR_CODES[error.code].status;
     const body: ErrorBody = { error: error.message, code: error.code, ...error.extra };
     if (error.details !== undefined) body.details = error.details;
     return { status, body };

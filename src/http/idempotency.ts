@@ -3,6 +3,8 @@ import type { Db } from "../db/client.js";
 import type { Clock } from "../lib/clock.js";
 import { canonicalJson } from "../lib/canonical-json.js";
 import { keyedHash } from "../lib/crypto.js";
+import type { ErrorCode } from "../lib/errors.js";
+import { ERROR_CODES } from "./error-codes.js";
 import { clearStaleKey, completeKey, deleteKey, findKey, reserveKey } from "./idempotency-store.js";
 
 const KEEP_MS = 24 * 60 * 60 * 1000;
@@ -27,8 +29,8 @@ declare module "fastify" {
   }
 }
 
-function errorReply(reply: FastifyReply, status: number, error: string, code: string) {
-  return reply.code(status).send({ error, code });
+function errorReply(reply: FastifyReply, error: string, code: ErrorCode) {
+  return reply.code(ERROR_CODES[code].status).send({ error, code });
 }
 
 /**
@@ -46,7 +48,7 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     const key = request.headers["idempotency-key"];
     if (key === undefined) return;
     if (typeof key !== "string" || !KEY_FORMAT.test(key)) {
-      return errorReply(reply, 400, "Idempotency-Key must be 1 to 255 printable characters", "VALIDATION_ERROR");
+      return errorReply(reply, "Idempotency-Key must be 1 to 255 printable characters", "VALIDATION_ERROR");
     }
     const caller = request.rateLimitSubject?.authenticated ? `s:${request.rateLimitSubject.key}` : `a:${request.ip}`;
     const scope = `${caller} ${request.method} ${request.routeOptions.url}`;
@@ -62,11 +64,11 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
       return;
     }
     const first = await findKey(deps.db, { scope, key });
-    if (!first) return errorReply(reply, 409, "Request in progress", "REQUEST_IN_PROGRESS");
+    if (!first) return errorReply(reply, "Request in progress", "REQUEST_IN_PROGRESS");
     if (first.requestHash !== requestHash) {
-      return errorReply(reply, 422, "Idempotency key reused with different parameters", "IDEMPOTENCY_KEY_REUSED");
+      return errorReply(reply, "Idempotency key reused with different parameters", "IDEMPOTENCY_KEY_REUSED");
     }
-    if (first.state === "running") return errorReply(reply, 409, "Request in progress", "REQUEST_IN_PROGRESS");
+    if (first.state === "running") return errorReply(reply, "Request in progress", "REQUEST_IN_PROGRESS");
     reply.code(first.statusCode!).headers(first.responseHeaders ?? {}).header("idempotent-replayed", "true");
     return reply.type("application/json; charset=utf-8").send(first.responseBody);
   });

@@ -91,7 +91,7 @@ export interface RateLimitSubject {
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** Set for a valid session (identity/session-hook.ts) or API key (http/api-key.ts), before rate limiting runs. */
+    /** Set for a valid session (identity/session-caller.ts) or API key (merchant-credentials/api-key-caller.ts), before rate limiting runs. */
     rateLimitSubject?: RateLimitSubject;
   }
 }

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config/index.js";
 import { Type } from "typebox";
 import type { Deps } from "../ctx.js";
-import { actorOfSession, requireSession } from "../http/auth.js";
+import { callerCtx } from "../http/auth.js";
 import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
@@ -10,6 +10,7 @@ import { loginWithPassword } from "./login.js";
 import { MAGIC_LINK_MESSAGE, requestMagicLink, verifyMagicLink } from "./magic-link.js";
 import { MAGIC_LINK_MIN_RESPONSE_MS, PENDING_LOGIN_COOKIE, SESSION_COOKIE, SOCIAL_STATE_COOKIE, SOCIAL_STATE_MS } from "./policy.js";
 import { assertRegistrationOpen, registerUser } from "./register.js";
+import { requireSession } from "./session-caller.js";
 import {
   SocialProvidersReply,
   AuthStateReply,
@@ -67,7 +68,7 @@ function setSession(reply: FastifyReply, config: Config, outcome: LoginOutcome):
 /** The session (401 without one) and the verb context acting as its user. */
 function sessionRequest(deps: Deps, request: FastifyRequest, extra?: Record<string, unknown>) {
   const session = requireSession(request, extra);
-  return { session, ctx: ctxOf(deps, request, actorOfSession(session)) };
+  return { session, ctx: callerCtx(deps, request) };
 }
 
 /** Registration and password login. */

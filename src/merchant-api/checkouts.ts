@@ -4,29 +4,30 @@ import type { CheckoutClaims } from "../checkout/schemas.js";
 import { findBrandForCheckout } from "../checkout/store.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
-import type { ApiActor } from "../http/api-key.js";
 import { bindResource, ofBrand, oncePerKey } from "../http/idempotent-effects.js";
 import { notFound } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { assertSafeRedirectFields } from "../lib/redirect-url.js";
 import { newId } from "../lib/ids.js";
+import { assertScope } from "../merchant-credentials/api-key-caller.js";
 import { invalidApiKey } from "../merchant-credentials/errors.js";
 import type { CheckoutIdParams, CreateCheckoutBody, CreatedCheckout, MerchantCheckoutView } from "./schemas.js";
 import { findCreatedCheckout, findMerchantCheckout, insertMerchantCheckout } from "./store.js";
 
-type Verb<I> = { ctx: Ctx; actor: ApiActor; input: I };
+type Verb<I> = { ctx: Ctx; input: I };
 
 export const DEFAULT_CHECKOUT_LIFETIME_SECONDS = 3600;
 
 /**
- * `POST /api/v1/checkouts`: signs a checkout token for the key's brand (the brand is the key's, never
+ * `POST /api/v1/checkouts` (scope checkouts:write): signs a checkout token for the key's brand (the brand is the key's, never
  * the body's) and stores its short link, the same way the link generators do. `successUrl` and
  * `cancelUrl` must be absolute http(s) URLs without userinfo (400 naming the member). A completed orderId is
  * 409 `Checkout already completed`. An Idempotency-Key is bound to the checkout in the transaction
  * that stores it (CONTRACT §40): a repeat, also after a crash and after the HTTP reservation was taken
  * over or expired, answers that checkout (the same id, url and token), never a second one.
  */
-export async function createMerchantCheckout({ ctx, actor, input }: Verb<CreateCheckoutBody>): Promise<CreatedCheckout> {
+export async function createMerchantCheckout({ ctx, input }: Verb<CreateCheckoutBody>): Promise<CreatedCheckout> {
+  const actor = await assertScope(ctx, "checkouts:write");
   const effect = ofBrand(actor.brandId, "checkout");
   return oncePerKey(ctx, effect, {
     answer: async (id) => {
@@ -75,8 +76,9 @@ const createdOf = (ctx: Pick<Ctx, "config">, made: { id: string; orderId: string
   expiresAt: made.expiresAt.getTime(),
 });
 
-/** `GET /api/v1/checkouts/<id>`: another brand's id is a not-found. */
-export async function getMerchantCheckout({ ctx, actor, input }: Verb<CheckoutIdParams>): Promise<MerchantCheckoutView> {
+/** `GET /api/v1/checkouts/<id>` (scope checkouts:write or orders:read): another brand's id is a not-found. */
+export async function getMerchantCheckout({ ctx, input }: Verb<CheckoutIdParams>): Promise<MerchantCheckoutView> {
+  const actor = await assertScope(ctx, "checkouts:write", "orders:read");
   const row = await findMerchantCheckout(ctx.db, actor.brandId, input.id);
   if (!row) throw notFound("Checkout not found");
   const completed = row.checkoutStatus === "completed";

@@ -1,14 +1,13 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { getPaymentToken } from "../checkout/get-payment-token.js";
 import { GetPaymentTokenBody, GetPaymentTokenResponse } from "../checkout/schemas.js";
 import type { Deps } from "../ctx.js";
-import { apiCtxOf, requireApiKey } from "../http/api-key.js";
+import { callerCtx, MERCHANT_API_CALLER } from "../http/auth.js";
 import { errorResponses, MERCHANT_API_TAG } from "../http/schemas.js";
 import type { App } from "../http/types.js";
-import { createUpsellSession } from "../upsell/create-session.js";
 import { createNamedFunnelSession, namedFunnelBody } from "../upsell/funnel/named-session.js";
 import { CreateSessionBody, CreateSessionResponse } from "../upsell/schemas.js";
 import { createMerchantCheckout, getMerchantCheckout } from "./checkouts.js";
+import { createMerchantUpsellSession, getMerchantPaymentToken } from "./upsell.js";
 import { CheckoutIdParams, CreateCheckoutBody, CreatedCheckout, MerchantCheckoutView } from "./schemas.js";
 
 const tags = [MERCHANT_API_TAG];
@@ -21,15 +20,15 @@ async function noStore(_request: FastifyRequest, reply: FastifyReply): Promise<v
 
 /**
  * Issue 15: `/api/v1` for merchant servers, `Authorization: Bearer sk_…` only (a session cookie is no
- * key). The guard runs on onRequest, before Idempotency-Key is looked at; each route calls the same
- * verb as its public counterpart, acting as the key.
+ * key). The key is admitted on onRequest (http/auth.ts), before Idempotency-Key is looked at; each
+ * verb starts with its scope (assertScope) and calls the same rules as its public counterpart, acting as the key.
  */
 export function registerMerchantApiRoutes(app: App, deps: Deps): void {
   app.post(
     "/api/v1/checkouts",
     {
-      config: { idempotent: true },
-      onRequest: [noStore, requireApiKey(deps, ["checkouts:write"])],
+      config: { idempotent: true, caller: MERCHANT_API_CALLER },
+      onRequest: noStore,
       schema: {
         tags,
         security,
@@ -39,8 +38,7 @@ export function registerMerchantApiRoutes(app: App, deps: Deps): void {
       },
     },
     async (request, reply) => {
-      const ctx = apiCtxOf(deps, request);
-      const created = await createMerchantCheckout({ ctx, actor: request.apiActor!, input: request.body });
+      const created = await createMerchantCheckout({ ctx: callerCtx(deps, request), input: request.body });
       return reply.code(201).send(created);
     },
   );
@@ -48,7 +46,8 @@ export function registerMerchantApiRoutes(app: App, deps: Deps): void {
   app.get(
     "/api/v1/checkouts/:id",
     {
-      onRequest: [noStore, requireApiKey(deps, ["checkouts:write", "orders:read"])],
+      config: { caller: MERCHANT_API_CALLER },
+      onRequest: noStore,
       schema: {
         tags,
         security,
@@ -57,18 +56,18 @@ export function registerMerchantApiRoutes(app: App, deps: Deps): void {
         response: { 200: MerchantCheckoutView, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => getMerchantCheckout({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: request.params }),
+    async (request) => getMerchantCheckout({ ctx: callerCtx(deps, request), input: request.params }),
   );
 
   app.post(
     "/api/v1/upsell/sessions",
     {
-      config: { idempotent: true },
-      onRequest: [noStore, requireApiKey(deps, ["upsell:write"])],
+      config: { idempotent: true, caller: MERCHANT_API_CALLER },
+      onRequest: noStore,
       // Issue 19: `{ originalOrderId, funnelId }` starts the session from a stored funnel (docs/funnels.md), answered before the SPEC body's schema.
       preValidation: async (request, reply) => {
         const named = namedFunnelBody(request.body);
-        if (named) return reply.send(await createNamedFunnelSession({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: named }));
+        if (named) return reply.send(await createNamedFunnelSession({ ctx: callerCtx(deps, request), input: named }));
       },
       schema: {
         tags,
@@ -78,13 +77,14 @@ export function registerMerchantApiRoutes(app: App, deps: Deps): void {
         response: { 200: CreateSessionResponse, ...errorResponses(400, 401, 403, 404, 409, 422) },
       },
     },
-    async (request) => createUpsellSession({ ctx: apiCtxOf(deps, request), input: request.body }),
+    async (request) => createMerchantUpsellSession({ ctx: callerCtx(deps, request), input: request.body }),
   );
 
   app.post(
     "/api/v1/payment-tokens",
     {
-      onRequest: [noStore, requireApiKey(deps, ["upsell:write"])],
+      config: { caller: MERCHANT_API_CALLER },
+      onRequest: noStore,
       schema: {
         tags,
         security,
@@ -93,6 +93,6 @@ export function registerMerchantApiRoutes(app: App, deps: Deps): void {
         response: { 200: GetPaymentTokenResponse, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => getPaymentToken({ ctx: apiCtxOf(deps, request), input: request.body }),
+    async (request) => getMerchantPaymentToken({ ctx: callerCtx(deps, request), input: request.body }),
   );
 }

@@ -83,6 +83,27 @@ describe("API keys", () => {
     expect(json(withSession)).toEqual({ error: "API key required", code: "UNAUTHORIZED" });
   });
 
+  it("takes the proof its route takes: a key on an administration route is not looked at further (no refusal, no audit, no use); a cookie beside a key", async () => {
+    const key = await createApiKey(t, owner.session);
+    const refusals = async () => (await t.deps.database.db.select().from(auditLogs).where(eq(auditLogs.action, "api_key.refused"))).length;
+    const lastUsed = async () => (await t.deps.database.db.select().from(apiKeys).where(eq(apiKeys.id, key.id)))[0]!.lastUsedAt;
+    const before = await refusals();
+    for (const header of [`Bearer ${key.secret}`, `Bearer sk_${"B".repeat(40)}`, "Bearer nope"]) {
+      const res = await t.app.inject({ method: "GET", url: "/api/admin/api-keys", headers: { authorization: header } });
+      expect(res.statusCode, header).toBe(401);
+      expect(json(res)).toEqual({ error: "Unauthorized", code: "UNAUTHORIZED" });
+    }
+    expect(await refusals()).toBe(before);
+    expect(await lastUsed()).toBeNull();
+    // With a session too: the administration route acts as the session, /api/v1 as the key.
+    const asSession = await call(t, "GET", "/api/admin/api-keys", { session: owner.session, headers: bearer(`sk_${"C".repeat(40)}`) });
+    expect(asSession.statusCode).toBe(200);
+    expect(await refusals()).toBe(before);
+    const asKey = await call(t, "GET", "/api/v1/checkouts/mco_none", { session: other.session, headers: bearer(key.secret) });
+    expect(asKey.statusCode).toBe(404);
+    expect(await lastUsed()).not.toBeNull();
+  });
+
   it("refuses malformed, unknown and revoked keys alike, and audits each refusal with its reason", async () => {
     const key = await createApiKey(t, owner.session);
     expect((await checkout(key.secret)).statusCode).toBe(201);

@@ -1,5 +1,6 @@
 import type { Ctx } from "../ctx.js";
-import { assertApiKeyScope, isApiActor, recordApiKeyRefusal } from "../http/api-key.js";
+import { isApiActor } from "../http/auth.js";
+import { assertScope, recordApiKeyRefusal } from "./api-key-caller.js";
 import { apiKeyRequired, invalidApiKey } from "./errors.js";
 
 /**
@@ -15,7 +16,7 @@ export async function assertMerchantProof(ctx: Ctx, order: { brandId: string; pa
       await recordApiKeyRefusal(ctx, "other_brand", actor);
       throw invalidApiKey();
     }
-    await assertApiKeyScope(ctx, actor, ["upsell:write"]);
+    await assertScope(ctx, "upsell:write");
     return;
   }
   if (order.paidInDemo !== true) throw apiKeyRequired();

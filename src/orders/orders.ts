@@ -1,8 +1,8 @@
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
-import type { ApiActor } from "../http/api-key.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { notFound, validationError } from "../lib/errors.js";
+import { assertScope } from "../merchant-credentials/api-key-caller.js";
 import type { MerchantOrderIdParams, OrderChargeView, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, OrderStatus, OrderSummary } from "./schemas.js";
 import { EVENT_TYPES } from "../outbox/events.js";
 import { refundViewOf } from "./refunds.js";
@@ -133,9 +133,14 @@ export async function getOrder({ ctx, input }: { ctx: Ctx; input: OrderIdParams 
   return orderDetailOfBrand(ctx.db, brandId, { id: input.id });
 }
 
-/** `GET /api/v1/orders`: the key's brand (scope orders:read, checked by the route's guard). */
-export const listMerchantOrders = ({ ctx, actor, input }: { ctx: Ctx; actor: ApiActor; input: OrderListQuery }) => listOrdersOfBrand(ctx.db, actor.brandId, input);
+/** `GET /api/v1/orders` (scope orders:read): the key's brand. */
+export async function listMerchantOrders({ ctx, input }: { ctx: Ctx; input: OrderListQuery }): Promise<OrderListReply> {
+  const key = await assertScope(ctx, "orders:read");
+  return listOrdersOfBrand(ctx.db, key.brandId, input);
+}
 
-/** `GET /api/v1/orders/<orderId>`: by the merchant's order id, the key's brand only. */
-export const getMerchantOrder = ({ ctx, actor, input }: { ctx: Ctx; actor: ApiActor; input: MerchantOrderIdParams }) =>
-  orderDetailOfBrand(ctx.db, actor.brandId, { orderId: input.orderId });
+/** `GET /api/v1/orders/<orderId>` (scope orders:read): by the merchant's order id, the key's brand only. */
+export async function getMerchantOrder({ ctx, input }: { ctx: Ctx; input: MerchantOrderIdParams }): Promise<OrderDetail> {
+  const key = await assertScope(ctx, "orders:read");
+  return orderDetailOfBrand(ctx.db, key.brandId, { orderId: input.orderId });
+}

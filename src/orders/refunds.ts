@@ -2,12 +2,12 @@ import { recordAudit } from "../audit/record.js";
 import { commissionFollowsMoney } from "../commissions/follow-money.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
-import type { ApiActor } from "../http/api-key.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
 import { bindResource, ofBrand, oncePerKey } from "../http/idempotent-effects.js";
 import { AppError, conflict, notFound, validationError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
+import { assertScope } from "../merchant-credentials/api-key-caller.js";
 import { enqueueEvents } from "../outbox/events.js";
 import type { ResolvedProvider } from "../providers/registry.js";
 import type { PaymentProvider, PaymentProviderType, RefundInput, RefundOutcome } from "../providers/types.js";
@@ -197,6 +197,8 @@ export async function refundOrder({ ctx, input }: { ctx: Ctx; input: OrderIdPara
   return refundOrderCharge(ctx, brandId, { id: input.id }, input.body, `user:${scope.userId}`);
 }
 
-/** `POST /api/v1/orders/<orderId>/refunds`: scope orders:refund (the route's guard), the key's brand. */
-export const refundMerchantOrder = ({ ctx, actor, input }: { ctx: Ctx; actor: ApiActor; input: MerchantOrderIdParams & { body: RefundBody } }) =>
-  refundOrderCharge(ctx, actor.brandId, { orderId: input.orderId }, input.body, `api:${actor.id}`);
+/** `POST /api/v1/orders/<orderId>/refunds` (scope orders:refund): an order of the key's brand. */
+export async function refundMerchantOrder({ ctx, input }: { ctx: Ctx; input: MerchantOrderIdParams & { body: RefundBody } }): Promise<RefundReply> {
+  const key = await assertScope(ctx, "orders:refund");
+  return refundOrderCharge(ctx, key.brandId, { orderId: input.orderId }, input.body, `api:${key.id}`);
+}

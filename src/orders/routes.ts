@@ -1,7 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { Deps } from "../ctx.js";
-import { apiCtxOf, requireApiKey } from "../http/api-key.js";
-import { callerCtx } from "../http/auth.js";
+import { callerCtx, MERCHANT_API_CALLER } from "../http/auth.js";
 import { noStore } from "../http/no-store.js";
 import { errorResponses, MERCHANT_API_TAG } from "../http/schemas.js";
 import type { App } from "../http/types.js";
@@ -85,7 +84,8 @@ export function registerOrderRoutes(app: App, deps: Deps): void {
   app.get(
     "/api/v1/orders",
     {
-      onRequest: [noStore, requireApiKey(deps, ["orders:read"])],
+      config: { caller: MERCHANT_API_CALLER },
+      onRequest: noStore,
       schema: {
         tags: [MERCHANT_API_TAG],
         security,
@@ -94,13 +94,14 @@ export function registerOrderRoutes(app: App, deps: Deps): void {
         response: { 200: OrderListReply, ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => listMerchantOrders({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: request.query }),
+    async (request) => listMerchantOrders({ ctx: callerCtx(deps, request), input: request.query }),
   );
 
   app.get(
     "/api/v1/orders/:orderId",
     {
-      onRequest: [noStore, requireApiKey(deps, ["orders:read"])],
+      config: { caller: MERCHANT_API_CALLER },
+      onRequest: noStore,
       schema: {
         tags: [MERCHANT_API_TAG],
         security,
@@ -109,14 +110,14 @@ export function registerOrderRoutes(app: App, deps: Deps): void {
         response: { 200: OrderDetail, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => getMerchantOrder({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: request.params }),
+    async (request) => getMerchantOrder({ ctx: callerCtx(deps, request), input: request.params }),
   );
 
   app.post(
     "/api/v1/orders/:orderId/refunds",
     {
-      config: { idempotent: true },
-      onRequest: [noStore, requireApiKey(deps, ["orders:refund"])],
+      config: { idempotent: true, caller: MERCHANT_API_CALLER },
+      onRequest: noStore,
       schema: {
         tags: [MERCHANT_API_TAG],
         security,
@@ -126,6 +127,6 @@ export function registerOrderRoutes(app: App, deps: Deps): void {
         response: { 200: RefundReply, 202: RefundReply, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 502, 503) },
       },
     },
-    async (request, reply) => replyRefund(reply, await refundMerchantOrder({ ctx: apiCtxOf(deps, request), actor: request.apiActor!, input: { ...request.params, body: request.body } })),
+    async (request, reply) => replyRefund(reply, await refundMerchantOrder({ ctx: callerCtx(deps, request), input: { ...request.params, body: request.body } })),
   );
 }

@@ -3,7 +3,7 @@ import { recordAudit } from "../audit/record.js";
 import type { Config } from "../config/index.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
-import { isSessionOver } from "../identity/session-hook.js";
+import { isSessionOver } from "../identity/session-caller.js";
 import { invalidCredentials } from "../identity/errors.js";
 import { verifyPassword } from "../identity/password.js";
 import { normalizeEmail } from "../identity/register.js";

@@ -1,6 +1,6 @@
 import type { Ctx } from "../ctx.js";
 import type { StoredOffer } from "../db/schema/index.js";
-import { isApiActor } from "../http/api-key.js";
+import { isApiActor } from "../http/auth.js";
 import { ofBrand, oncePerKey, writeBound, type EffectOf } from "../http/idempotent-effects.js";
 import { assertMerchantProof } from "../merchant-credentials/proof.js";
 import { newId } from "../lib/ids.js";

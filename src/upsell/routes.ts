@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Deps } from "../ctx.js";
-import { ctxWithOptionalApiKey } from "../http/api-key.js";
+import { callerCtx, OPTIONAL_API_KEY_CALLER } from "../http/auth.js";
 import { ctxOf } from "../http/ctx.js";
 import { errorResponses } from "../http/schemas.js";
 import type { App } from "../http/types.js";
@@ -39,7 +39,7 @@ export function registerUpsellRoutes(app: App, deps: Deps): void {
   app.post(
     "/api/upsell/create-session",
     {
-      config: { idempotent: true },
+      config: { idempotent: true, caller: OPTIONAL_API_KEY_CALLER },
       onRequest: noStore,
       schema: {
         tags,
@@ -48,7 +48,7 @@ export function registerUpsellRoutes(app: App, deps: Deps): void {
         response: { 200: CreateSessionResponse, ...errorResponses(400, 401, 403, 404, 409, 422) },
       },
     },
-    async (request) => createUpsellSession({ ctx: await ctxWithOptionalApiKey(deps, request), input: request.body }),
+    async (request) => createUpsellSession({ ctx: callerCtx(deps, request), input: request.body }),
   );
 
   app.post(

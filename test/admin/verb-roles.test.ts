@@ -1,6 +1,6 @@
-// Every administration verb asserts its role itself: called directly (as a worker or the coming
-// /api/v1 routes would, without an /api/admin route's guard) with a caller below its role, it
-// refuses exactly as its route does and changes nothing.
+// Every administration verb asserts its role itself, and every /api/v1 verb its API key scope: called
+// directly (as a worker or another route would, without its route in front) with a caller below its
+// role or without its scope, it refuses exactly as its route does and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { count } from "drizzle-orm";
 import { buildTestApp, type TestApp } from "../support/app.js";
@@ -21,8 +21,13 @@ import { bulkUpdateCommissions } from "../../src/commissions/bulk-update.js";
 import { listCommissions } from "../../src/commissions/list.js";
 import { addDomain, listDomains, removeDomain, updateDomainAction } from "../../src/domains/domains.js";
 import { getLists, updateMappings } from "../../src/marketing/lists.js";
-import { getOrder, listOrders } from "../../src/orders/orders.js";
-import { refundOrder } from "../../src/orders/refunds.js";
+import { getMerchantOrder, getOrder, listMerchantOrders, listOrders } from "../../src/orders/orders.js";
+import { refundMerchantOrder, refundOrder } from "../../src/orders/refunds.js";
+import { createMerchantCheckout, getMerchantCheckout } from "../../src/merchant-api/checkouts.js";
+import { createMerchantUpsellSession, getMerchantPaymentToken } from "../../src/merchant-api/upsell.js";
+import { createNamedFunnelSession } from "../../src/upsell/funnel/named-session.js";
+import type { ApiKeyScope } from "../../src/db/schema/index.js";
+import { eq } from "drizzle-orm";
 import { createSalesperson, listSalespeople } from "../../src/salespeople/manage.js";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, testEndpoint } from "../../src/webhooks/endpoints.js";
 
@@ -139,5 +144,41 @@ describe("administration verbs called directly", () => {
       if (BELOW[least]) await verb(ctxAs(BELOW[least]())).catch(() => undefined);
     }
     expect(await stored()).toEqual(before);
+  });
+});
+
+/** Each `/api/v1` verb with the scopes its route documents (the first is named when none is held). */
+const KEY_VERBS: [string, ApiKeyScope[], Verb][] = [
+  ["createMerchantCheckout", ["checkouts:write"], (ctx) => createMerchantCheckout({ ctx, input: { orderId: "v-1", amount: 100, currency: "USD", productName: "Thing" } as never })],
+  ["getMerchantCheckout", ["checkouts:write", "orders:read"], (ctx) => getMerchantCheckout({ ctx, input: { id: "mco_1" } })],
+  ["createNamedFunnelSession", ["upsell:write"], (ctx) => createNamedFunnelSession({ ctx, input: { originalOrderId: "ord_1", funnelId: "fun_1" } })],
+  ["createMerchantUpsellSession", ["upsell:write"], (ctx) => createMerchantUpsellSession({ ctx, input: { originalOrderId: "ord_1", customerEmail: "a@example.com", provider: "vault_gateway_a", offers: [] } as never })],
+  ["getMerchantPaymentToken", ["upsell:write"], (ctx) => getMerchantPaymentToken({ ctx, input: { provider: "vault_gateway_a", transactionId: "tx_1" } })],
+  ["listMerchantOrders", ["orders:read"], (ctx) => listMerchantOrders({ ctx, input: { limit: 25 } })],
+  ["getMerchantOrder", ["orders:read"], (ctx) => getMerchantOrder({ ctx, input: { orderId: "ord_1" } })],
+  ["refundMerchantOrder", ["orders:refund"], (ctx) => refundMerchantOrder({ ctx, input: { orderId: "ord_1", body: { reason: "other" } } })],
+];
+
+const ALL_SCOPES: ApiKeyScope[] = ["checkouts:write", "orders:read", "orders:refund", "upsell:write"];
+const keyWith = (scopes: ApiKeyScope[]): Actor => ({ type: "api", id: "key_verbs", organizationId: owner.organizationId, brandId: owner.brandId, scopes });
+
+describe("/api/v1 verbs called directly", () => {
+  it.each(KEY_VERBS)("%s refuses any caller but an API key with 401 API key required", async (_name, _scopes, verb) => {
+    for (const actor of [{ type: "anonymous" }, userOf("owner", owner.userId)] as Actor[]) {
+      await expect(verb(ctxAs(actor))).rejects.toMatchObject({ code: "UNAUTHORIZED", message: "API key required" });
+    }
+  });
+
+  it.each(KEY_VERBS)("%s refuses a key without its scope (%s) with 403, audited", async (_name, scopes, verb) => {
+    const refusals = () => t.deps.database.db.select().from(auditLogs).where(eq(auditLogs.action, "api_key.refused"));
+    const before = (await refusals()).length;
+    await expect(verb(ctxAs(keyWith(ALL_SCOPES.filter((scope) => !scopes.includes(scope)))))).rejects.toMatchObject({ code: "FORBIDDEN", message: `API key lacks scope ${scopes[0]}` });
+    const after = await refusals();
+    expect(after).toHaveLength(before + 1);
+    expect(after).toContainEqual(expect.objectContaining({ actorType: "api", actorId: "key_verbs", brandId: owner.brandId, success: false, details: { reason: "missing_scope", scope: scopes[0] } }));
+  });
+
+  it("an administration verb refuses an API key (it holds no organization role)", async () => {
+    await expect(listOrders({ ctx: ctxAs(keyWith(ALL_SCOPES)), input: { limit: 25 } })).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });

@@ -1,5 +1,5 @@
 import type { Deps } from "../../ctx.js";
-import { ctxWithOptionalApiKey } from "../../http/api-key.js";
+import { callerCtx, OPTIONAL_API_KEY_CALLER } from "../../http/auth.js";
 import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
@@ -28,6 +28,7 @@ export function registerVaultGatewayARoutes(app: App, deps: Deps, { merchantProo
     "/api/providers/vault_gateway_a/process-upsell",
     {
       ...providerRouteOptions,
+      config: { ...providerRouteOptions.config, caller: OPTIONAL_API_KEY_CALLER },
       schema: {
         tags,
         summary: "One-click upsell charge of the vaulted method of originalOrderId (Bearer API key of the order's brand with upsell:write, except in demo mode)",
@@ -35,6 +36,6 @@ export function registerVaultGatewayARoutes(app: App, deps: Deps, { merchantProo
         response: { 200: VaultUpsellReply, ...errorResponses(400, 401, 402, 403, 409, 422, 429, 502, 503) },
       },
     },
-    async (request) => processVaultUpsell(await ctxWithOptionalApiKey(deps, request), request.body, merchantProof),
+    async (request) => processVaultUpsell(callerCtx(deps, request), request.body, merchantProof),
   );
 }

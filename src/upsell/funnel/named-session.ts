@@ -1,6 +1,6 @@
 import type { Ctx } from "../../ctx.js";
-import type { ApiActor } from "../../http/api-key.js";
 import { validationError } from "../../lib/errors.js";
+import { assertScope } from "../../merchant-credentials/api-key-caller.js";
 import { funnelNotFound, noSavedMethod, originalOrderNotFound, upsellWindowClosed } from "../errors.js";
 import { UPSELL_WINDOW_MS } from "../create-session.js";
 import { originalOrderOf } from "../store.js";
@@ -27,12 +27,13 @@ export function namedFunnelBody(body: unknown): NamedFunnelSessionBody | null {
 }
 
 /**
- * `POST /api/v1/upsell/sessions { originalOrderId, funnelId }`: the key's brand's funnel (live or
+ * `POST /api/v1/upsell/sessions { originalOrderId, funnelId }` (scope upsell:write): the key's brand's funnel (live or
  * paused: a merchant may keep a funnel for its server only; its trigger is not asked) starts the
  * order's funnel session, priced from the stored funnel. An order that already has a funnel session
  * gets it again. No step priced in the order's currency: SPEC's `skipUpsell` answer.
  */
-export async function createNamedFunnelSession({ ctx, actor, input }: { ctx: Ctx; actor: ApiActor; input: NamedFunnelSessionBody }): Promise<CreateSessionResponse> {
+export async function createNamedFunnelSession({ ctx, input }: { ctx: Ctx; input: NamedFunnelSessionBody }): Promise<CreateSessionResponse> {
+  const actor = await assertScope(ctx, "upsell:write");
   const funnel = await findFunnelOfBrand(ctx.db, actor.brandId, input.funnelId);
   if (!funnel || funnel.status === "draft") throw funnelNotFound();
   const order = await originalOrderOf(ctx.db, { orderId: input.originalOrderId, brandId: actor.brandId });
