@@ -82,7 +82,7 @@ export async function openDatabase(config: Config["database"], dataDir: string, 
       // Hot statements are prepared per connection, and PostgreSQL keeps the generic plan it made
       // on their sixth run. Made while tables were empty (a fresh deployment), such a plan can pick
       // the wrong index and keep it as they grow: a completion's read took 14 ms at 12 000 checkouts
-      // (bench/flow-statements.mjs). A connection replaced every minute plans again on the tables as
+      // (measured by the flow-statements benchmark). A connection replaced every minute plans again on the tables as
       // they are. An expired connection is only closed when released, never mid-transaction.
       maxLifetimeSeconds: options.connectionLifetimeSeconds ?? 60,
     });
