@@ -11,7 +11,7 @@ describe.runIf(testEngine === "postgres")("PostgreSQL pool", () => {
   let database: Database;
   let drop: () => Promise<void>;
   beforeAll(async () => {
-    const fresh = await freshDatabaseUrl();
+    const fresh = await freshDatabaseUrl({ empty: true });
     drop = fresh.drop;
     const pool = { size: 2, statementTimeoutMs: 300, idleInTransactionTimeoutMs: 4_000 };
     database = await openDatabase({ kind: "postgres", url: fresh.url, pool }, "");
