@@ -11,7 +11,8 @@ const browserTests = ["test/e2e/**/*.test.ts"];
 // Generous: these bound a hung test, never a slow one; a loaded 2-core machine can take a minute to
 // start a server process (test/support/process.ts waits up to 120 s for one).
 const common = { testTimeout: 180_000, hookTimeout: 180_000 };
-// Migrates once per run: the database every test app starts from (a PGlite dump, a PostgreSQL template).
+// Migrates once per run: the database every test app starts from (a PGlite dump, a PostgreSQL
+// template); the browser files' servers start on the dump too.
 const globalSetup = ["test/support/migrated-database.ts"];
 const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p)) ?? "";
 
@@ -25,7 +26,7 @@ export default defineConfig({
         ? [{ test: { ...common, name: "postgres", include: dbTests, exclude: [...unitTests, ...browserTests], globalSetup, env: { TEST_DB: "postgres" } } }]
         : []),
       // One file at a time: each starts a server and a browser on a machine shared with the other legs.
-      { test: { ...common, name: "browser", include: browserTests, fileParallelism: false, env: { CHROMIUM_PATH: chromium } } },
+      { test: { ...common, name: "browser", include: browserTests, fileParallelism: false, globalSetup, env: { CHROMIUM_PATH: chromium } } },
     ],
   },
 });

@@ -45,9 +45,12 @@ let snapshot: Promise<Blob> | undefined;
 
 /** The run's migrated PGlite data directory (test/support/migrated-database.ts), read once per test file; each test app loads a copy. */
 export function pgliteSnapshot(): Promise<Blob> {
-  snapshot ??= (async () => new Blob([await readFile(await provided("pgliteDump"))]))();
+  snapshot ??= (async () => new Blob([await readFile(await pgliteDumpFile())]))();
   return snapshot;
 }
+
+/** The run's migrated PGlite data directory as a tar file (test/support/migrated-database.ts). */
+export const pgliteDumpFile = (): Promise<string> => provided("pgliteDump");
 
 /** A value the run's globalSetup provided (imported here, not at the top: cluster.ts, which scripts use outside vitest, imports this file). */
 async function provided<K extends "pgliteDump" | "postgresTemplate">(key: K): Promise<string> {
