@@ -11,6 +11,9 @@ const browserTests = ["test/e2e/**/*.test.ts"];
 // Generous: these bound a hung test, never a slow one; a loaded 2-core machine can take a minute to
 // start a server process (test/support/process.ts waits up to 120 s for one).
 const common = { testTimeout: 180_000, hookTimeout: 180_000 };
+// Migrates once per run: the database every test app starts from (a PGlite dump, a PostgreSQL
+// template); the browser files' servers start on the dump too.
+const globalSetup = ["test/support/migrated-database.ts"];
 const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p)) ?? "";
 
 export default defineConfig({
@@ -18,12 +21,12 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     projects: [
-      { test: { ...common, name: "pglite", include: dbTests, exclude: browserTests, env: { TEST_DB: "pglite" } } },
+      { test: { ...common, name: "pglite", include: dbTests, exclude: browserTests, globalSetup, env: { TEST_DB: "pglite" } } },
       ...(process.env.DATABASE_URL
-        ? [{ test: { ...common, name: "postgres", include: dbTests, exclude: [...unitTests, ...browserTests], env: { TEST_DB: "postgres" } } }]
+        ? [{ test: { ...common, name: "postgres", include: dbTests, exclude: [...unitTests, ...browserTests], globalSetup, env: { TEST_DB: "postgres" } } }]
         : []),
       // One file at a time: each starts a server and a browser on a machine shared with the other legs.
-      { test: { ...common, name: "browser", include: browserTests, fileParallelism: false, env: { CHROMIUM_PATH: chromium } } },
+      { test: { ...common, name: "browser", include: browserTests, fileParallelism: false, globalSetup, env: { CHROMIUM_PATH: chromium } } },
     ],
   },
 });

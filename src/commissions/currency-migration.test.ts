@@ -43,7 +43,7 @@ beforeAll(async () => {
     migrateTo = (folder) => migratePglite(pgliteDb, { migrationsFolder: folder });
     close = () => client.close();
   } else {
-    const database = await freshDatabaseUrl();
+    const database = await freshDatabaseUrl({ empty: true });
     const pool = new pg.Pool({ connectionString: database.url, max: 1 });
     const pgDb = drizzlePg(pool);
     db = pgDb;

@@ -3,6 +3,7 @@
 // payout adds a clawback line that the portal and the report show and the next payout nets.
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testEngine } from "../../test/support/database.js";
 import { registerOwner, type Registered } from "../../test/support/admin.js";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { bulkCommissions, commissionedOrder, commissionOf, newSalesperson, portalOf } from "../../test/support/commissions.js";
@@ -53,7 +54,8 @@ describe("a refund before payout", () => {
     expect(await commissionOf(t, commission.id)).toMatchObject({ status: "cancelled", commissionAmountCents: 50 });
   });
 
-  it("concurrent partial refunds each move the commission once: five of 100 leave half of it", async () => {
+  // PostgreSQL only: PGlite has one connection and runs transactions one at a time, so this race cannot fail there.
+  it.runIf(testEngine === "postgres")("concurrent partial refunds each move the commission once: five of 100 leave half of it", async () => {
     const sp = await newSalesperson(t, shop);
     const { order, commission } = await commissionedOrder(t, shop, sp.id);
     const answers = await Promise.all(Array.from({ length: 5 }, () => refund(order.id, { amount: 100, reason: "other" })));

@@ -11,7 +11,7 @@ describe.runIf(testEngine === "postgres")("PostgreSQL pool", () => {
   let database: Database;
   let drop: () => Promise<void>;
   beforeAll(async () => {
-    const fresh = await freshDatabaseUrl();
+    const fresh = await freshDatabaseUrl({ empty: true });
     drop = fresh.drop;
     const pool = { size: 2, statementTimeoutMs: 300, idleInTransactionTimeoutMs: 4_000 };
     database = await openDatabase({ kind: "postgres", url: fresh.url, pool }, "");
@@ -72,7 +72,9 @@ describe.runIf(testEngine === "postgres")("PostgreSQL pool", () => {
         const { rows } = await tx.execute(sql`select pg_backend_pid() as pid`);
         // Terminated from another session while this transaction waits between statements.
         await other.query("select pg_terminate_backend($1)", [(rows[0] as { pid: number }).pid]);
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // Until the client has heard of it (on a busy machine that can take longer than any fixed wait).
+        const deadline = Date.now() + 10_000;
+        while (lost.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         await tx.execute(sql`select 1`);
       }).catch((error: unknown) => error);
       other.release();

@@ -18,14 +18,17 @@ async function afterACheckout(jobs: "off" | "background") {
   t = await buildTestApp({ jobs, env: { WORKERS: jobs === "off" ? "off" : "on" } });
   await completeCheckoutViaApi(t);
   const triggered = await t.app.jobs.trigger("webhook-delivery");
-  // Real time for a loop that would run: it polls at least every 200 ms.
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
   const db = t.deps.database.db;
-  return {
-    triggered,
-    undispatched: (await db.select().from(outboxEvents).where(isNull(outboxEvents.dispatchedAt))).length,
-    deliveries: (await db.select().from(webhookDeliveries)).length,
-  };
+  const undispatched = async () => (await db.select().from(outboxEvents).where(isNull(outboxEvents.dispatchedAt))).length;
+  if (jobs === "off") {
+    // Nothing to wait for: real time for a loop that would run (it polls at least every 200 ms).
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  } else {
+    // Running jobs fan the events out: wait for that, not for a fixed time.
+    const deadline = Date.now() + 10_000;
+    while ((await undispatched()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { triggered, undispatched: await undispatched(), deliveries: (await db.select().from(webhookDeliveries)).length };
 }
 
 describe("WORKERS=off", () => {

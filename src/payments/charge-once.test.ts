@@ -3,6 +3,7 @@
 // charges before. Tried as an attacker would: concurrent repeats, another card, a completed order.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testEngine } from "../../test/support/database.js";
 import { buildTestApp, type TestApp } from "../../test/support/app.js";
 import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { address, AMOUNT, card, CARD_ENDPOINTS, customer, post } from "../../test/support/provider-payments.js";
@@ -29,7 +30,8 @@ let n = 0;
 const nextOrderId = (label: string) => `once-${label.replace(/\W+/g, "-")}-${++n}`;
 
 describe.each(CARD_ENDPOINTS)("$name", (endpoint) => {
-  it("ten concurrent identical requests without Idempotency-Key charge once, and every one gets the first answer", async () => {
+  // PostgreSQL only: PGlite has one connection and runs transactions one at a time, so this race cannot fail there.
+  it.runIf(testEngine === "postgres")("ten concurrent identical requests without Idempotency-Key charge once, and every one gets the first answer", async () => {
     const orderId = nextOrderId(endpoint.name);
     const body = (await endpoint.arrange(t, orderId))(card());
     const answers = await Promise.all(Array.from({ length: 10 }, () => post(t, endpoint.url, body)));

@@ -1,13 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { createRequire } from "node:module";
 import { Secret, TOTP } from "otpauth";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { signCheckoutToken } from "../../src/checkout/token.js";
-import { startServer, type StartedServer } from "../support/process.js";
+import { migratedDataDir, startServer, type StartedServer } from "../support/process.js";
 import { expect } from "vitest";
 
 /** The Chromium binary (vitest.config.ts looks for Debian's); empty when there is none. */
@@ -30,9 +28,9 @@ export interface Stack {
  * customer does.
  */
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), "e2e-"));
-  // A first start migrates a new embedded database: on a busy machine that alone can take half a
-  // minute, and a start took 95 s on a 2-core machine at load 40 (many test legs at once).
+  // A migrated embedded database: a first start on an empty one (initdb and every migration) took
+  // half a minute on a busy machine, and 95 s on a 2-core machine at load 40 (many test legs at once).
+  const dataDir = await migratedDataDir("e2e-");
   const server = await startServer({ DATA_DIR: dataDir, CHECKOUT_TOKEN_SECRET: TOKEN_SECRET, RATE_LIMIT_ANONYMOUS: "10000", RATE_LIMIT_AUTHENTICATED: "10000", ...env }, 150_000);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -3,21 +3,23 @@
 // ENCRYPTION_KEY_PREVIOUS; `npm run rotate-keys` (dist/rotate-keys.js) re-seals them with the new key,
 // prints its counts, exits 1 while a value opens with no configured key, is idempotent, and
 // afterwards the old key can be removed.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SESSION_COOKIE } from "../../src/identity/policy.js";
 import { startInstance, type Instance } from "../cluster/cluster.js";
 import { registerOwnerOver } from "../support/live-service.js";
-import { runToExit } from "../support/process.js";
+import { migratedDataDir, runToExit } from "../support/process.js";
 
 const OLD_KEY = Buffer.alloc(32, 11).toString("base64");
 const NEW_KEY = Buffer.alloc(32, 12).toString("hex");
 const SECRET = "sk_test_rotation_4242";
 
 describe("ENCRYPTION_KEY rotation", () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), "rotation-"));
+  // Starts on a migrated embedded database: what is tested is the rotation, not a first start.
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await migratedDataDir("rotation-");
+  });
   let instance: Instance | null = null;
   afterAll(async () => {
     await instance?.stop();

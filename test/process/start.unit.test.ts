@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runToExit, startServer } from "../support/process.js";
+import { migratedDataDir, runToExit, startServer } from "../support/process.js";
 
 async function post(baseUrl: string, url: string, body: unknown) {
   const res = await fetch(baseUrl + url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -61,7 +61,8 @@ describe("the service process", () => {
   });
 
   it("keeps its generated secrets across restarts", async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), "svc-"));
+    // The first start on an empty DATA_DIR is the test above; this one needs no initdb.
+    const dataDir = await migratedDataDir("svc-");
     const first = await startServer({ DATA_DIR: dataDir });
     const generated = await post(first.baseUrl, "/api/token/generate", {});
     await first.stop();

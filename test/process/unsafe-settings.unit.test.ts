@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runToExit, startServer } from "../support/process.js";
+import { migratedDataDir, runToExit, startServer } from "../support/process.js";
 
 const SECRETS = { CHECKOUT_TOKEN_SECRET: "p".repeat(40), ENCRYPTION_KEY: Buffer.alloc(32, 3).toString("base64") };
 // Every unsafe default at once: test payments, open registration, no SMTP, and TRUST_PROXY=true on 0.0.0.0.
@@ -36,7 +36,7 @@ describe("unsafe settings in production", () => {
   });
 
   it("starts once each is acknowledged, with one warning line per setting and the start-up line", async () => {
-    const server = await startServer({ ...UNSAFE, DATA_DIR: mkdtempSync(path.join(tmpdir(), "unsafe-")), ALLOW_UNSAFE: ALL, BUILD_COMMIT: "0123456789abcdef0123456789abcdef01234567" });
+    const server = await startServer({ ...UNSAFE, DATA_DIR: await migratedDataDir("unsafe-"), ALLOW_UNSAFE: ALL, BUILD_COMMIT: "0123456789abcdef0123456789abcdef01234567" });
     try {
       expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
       const lines = server.output().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, any>);
@@ -56,7 +56,7 @@ describe("unsafe settings in production", () => {
 
   it("outside production the same settings only warn", async () => {
     const { NODE_ENV: _production, ...env } = UNSAFE;
-    const server = await startServer({ ...env, DATA_DIR: mkdtempSync(path.join(tmpdir(), "unsafe-")) });
+    const server = await startServer({ ...env, DATA_DIR: await migratedDataDir("unsafe-") });
     try {
       expect(server.output()).toContain("unsafe setting trust_proxy_true: TRUST_PROXY=true");
       // On the embedded database the trying-out defaults (test payments, open registration, no SMTP) are meant.

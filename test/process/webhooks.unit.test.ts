@@ -2,13 +2,10 @@
 // delivered after a restart, once each per endpoint (by webhook-id); and two processes on one
 // PostgreSQL database share 500 deliveries without sending any twice. Needs `npm run build`.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { addEndpointOver, completeCheckoutOver, registerOwnerOver } from "../support/live-service.js";
-import { startServer, type StartedServer } from "../support/process.js";
+import { migratedDataDir, startServer, type StartedServer } from "../support/process.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 
 const TOKEN_SECRET = "process-test-token-secret-0123456789abcdef";
@@ -43,7 +40,7 @@ describe("webhook delivery across a crash", () => {
     cleanup.push(() => receiver.close());
     // The receiver is down (503) until the first process is dead: nothing is delivered before the kill.
     receiver.answer = { status: 503 };
-    const dataDir = mkdtempSync(path.join(tmpdir(), "svc-webhooks-"));
+    const dataDir = await migratedDataDir("svc-webhooks-");
     const first: StartedServer = await startServer({ ...ENV, DATA_DIR: dataDir });
     cleanup.push(() => first.stop("SIGKILL"));
     const session = await registerOwnerOver(first.baseUrl);

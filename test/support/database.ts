@@ -1,28 +1,32 @@
 import { randomBytes } from "node:crypto";
-import { PGlite } from "@electric-sql/pglite";
+import { readFile } from "node:fs/promises";
 import pg from "pg";
-import { migrateDatabase, openDatabase } from "../../src/db/client.js";
 
 /** Which engine this test run uses: vitest projects set TEST_DB (see vitest.config.ts). */
 export const testEngine = process.env.TEST_DB === "postgres" ? "postgres" : "pglite";
 
 /**
- * A fresh database for one test app, so tests never see each other's rows: an in-memory PGlite,
- * or a new PostgreSQL database created next to DATABASE_URL's and dropped afterwards.
+ * A fresh database for one test app, so tests never see each other's rows: an in-memory PGlite (which
+ * the app loads from pgliteSnapshot()), or a new PostgreSQL database next to DATABASE_URL's, cloned
+ * from the run's migrated template (test/support/migrated-database.ts) and dropped afterwards.
+ * `empty`: a database without the migrations, for tests that run them (PostgreSQL only).
  */
-export async function freshDatabaseUrl(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshDatabaseUrl(options: { empty?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   if (testEngine === "pglite") return { url: "memory://", drop: async () => {} };
   const base = process.env.DATABASE_URL;
   if (!base) throw new Error("TEST_DB=postgres needs DATABASE_URL");
-  return createDatabase(base, "test");
+  return createDatabase(base, "test", options.empty ? undefined : await provided("postgresTemplate"));
 }
 
-/** A new, empty PostgreSQL database next to `baseUrl`'s, named `<prefix>_…`; `drop` removes it (forcing out any connection). */
-export async function createDatabase(baseUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A new PostgreSQL database next to `baseUrl`'s, named `<prefix>_…`: empty, or a copy of `template`;
+ * `drop` removes it (forcing out any connection).
+ */
+export async function createDatabase(baseUrl: string, prefix: string, template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`);
   await admin.end();
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
@@ -39,15 +43,19 @@ export async function createDatabase(baseUrl: string, prefix: string): Promise<{
 
 let snapshot: Promise<Blob> | undefined;
 
-/** One migrated in-memory database per test worker, dumped once; each test app loads a copy (2-4x faster than initdb). */
+/** The run's migrated PGlite data directory (test/support/migrated-database.ts), read once per test file; each test app loads a copy. */
 export function pgliteSnapshot(): Promise<Blob> {
-  snapshot ??= (async () => {
-    const database = await openDatabase({ kind: "pglite-memory", url: "memory://" }, "");
-    await migrateDatabase(database);
-    const client = (database.db as unknown as { $client: PGlite }).$client;
-    const dump = await client.dumpDataDir("none");
-    await database.close();
-    return dump;
-  })();
+  snapshot ??= (async () => new Blob([await readFile(await pgliteDumpFile())]))();
   return snapshot;
+}
+
+/** The run's migrated PGlite data directory as a tar file (test/support/migrated-database.ts). */
+export const pgliteDumpFile = (): Promise<string> => provided("pgliteDump");
+
+/** A value the run's globalSetup provided (imported here, not at the top: cluster.ts, which scripts use outside vitest, imports this file). */
+async function provided<K extends "pgliteDump" | "postgresTemplate">(key: K): Promise<string> {
+  const { inject } = await import("vitest");
+  const value = inject(key);
+  if (!value) throw new Error(`no migrated database (${key}): run the tests through vitest.config.ts, whose globalSetup builds it`);
+  return value;
 }
