@@ -14,6 +14,11 @@ const common = { testTimeout: 180_000, hookTimeout: 180_000 };
 // Migrates once per run: the database every test app starts from (a PGlite dump, a PostgreSQL
 // template); the browser files' servers start on the dump too.
 const globalSetup = ["test/support/migrated-database.ts"];
+// The database files share their worker's modules (isolate: false): importing the app once per worker
+// instead of once per file cut the run's import time from 399 s to 21 s (issue 32). Safe because no
+// test mocks a module or changes process.env, every test app gets its own database and closes it, and
+// src/'s module-level caches hold only pure derived values (formats, keys, prepared statement texts).
+const shared = { isolate: false };
 const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p)) ?? "";
 
 export default defineConfig({
@@ -21,9 +26,9 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     projects: [
-      { test: { ...common, name: "pglite", include: dbTests, exclude: browserTests, globalSetup, env: { TEST_DB: "pglite" } } },
+      { test: { ...common, ...shared, name: "pglite", include: dbTests, exclude: browserTests, globalSetup, env: { TEST_DB: "pglite" } } },
       ...(process.env.DATABASE_URL
-        ? [{ test: { ...common, name: "postgres", include: dbTests, exclude: [...unitTests, ...browserTests], globalSetup, env: { TEST_DB: "postgres" } } }]
+        ? [{ test: { ...common, ...shared, name: "postgres", include: dbTests, exclude: [...unitTests, ...browserTests], globalSetup, env: { TEST_DB: "postgres" } } }]
         : []),
       // One file at a time: each starts a server and a browser on a machine shared with the other legs.
       { test: { ...common, name: "browser", include: browserTests, fileParallelism: false, globalSetup, env: { CHROMIUM_PATH: chromium } } },
