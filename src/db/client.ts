@@ -29,8 +29,8 @@ export interface Database {
   /**
    * PostgreSQL only: `listener` gets the seconds every query or transaction waited for a pool
    * connection (opening a new one included; a wait that timed out too), and whether it waited
-   * behind a full pool (`queued`) rather than for a connection being opened. For /metrics and
-   * admission control.
+   * behind a full pool whose connections were all open (`queued`) rather than for connections being
+   * opened. For /metrics and admission control.
    */
   onConnectionWait?(listener: (seconds: number, queued: boolean) => void): void;
   /**
