@@ -86,15 +86,18 @@ function simulate(rule: Rule, scenario: Scenario, targetMs: number, intervalMs: 
   };
   let idle = POOL;
   let opened = scenario.coldPool ? 0 : POOL;
-  const waiting: { since: number; then: () => void }[] = [];
+  const waiting: { since: number; queued: boolean; then: () => void }[] = [];
   const queue = new StandingQueue({ targetMs });
+  // As src/db/client.ts tells admission: an opening, or a wait behind openings, is no queue (0 ms).
+  let opening = 0;
   const connect = (then: () => void) => {
     const since = now;
-    if (idle === 0) return void waiting.push({ since, then });
+    if (idle === 0) return void waiting.push({ since, queued: opening === 0, then });
     idle--;
     if (opened < POOL) {
       opened++;
-      return at(now + 60, () => (queue.waited(now - since), then()));
+      opening++;
+      return at(now + 60, () => (opening--, queue.waited(0), then()));
     }
     queue.waited(0);
     then();
@@ -102,11 +105,12 @@ function simulate(rule: Rule, scenario: Scenario, targetMs: number, intervalMs: 
   const release = () => {
     const next = waiting.shift();
     if (!next) return void idle++;
-    queue.waited(now - next.since);
+    queue.waited(next.queued ? now - next.since : 0);
     next.then();
   };
   const tick = () => {
-    queue.closeInterval(waiting.length ? now - waiting[0]!.since : 0);
+    const oldest = waiting.find((w) => w.queued);
+    queue.closeInterval(oldest ? now - oldest.since : 0);
     at(now + intervalMs, tick);
   };
   at(intervalMs, tick);
