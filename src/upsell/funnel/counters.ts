@@ -2,7 +2,8 @@ import type { Db } from "../../db/client.js";
 import type { StoredOffer } from "../../db/schema/index.js";
 import { calculateCommission } from "../../commissions/calculate.js";
 import { newId } from "../../lib/ids.js";
-import { bumpFunnelStats, findCommissionOfOrder, funnelOfferOfUpsellOrder, insertCommission, type FunnelStatsDelta } from "./store.js";
+import { findCommissionOfOrder, insertCommission } from "../../commissions/store.js";
+import { bumpFunnelStats, funnelOfferOfUpsellOrder, type FunnelStatsDelta } from "./store.js";
 
 // The funnel counters of an upsell answer and of a refund, written in their transactions. Imports
 // nothing of upsell/ or orders/ (they call in here), so there is no import cycle.

@@ -1,9 +1,9 @@
 import { and, eq, isNull, lte, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { commissions, funnelEntries, funnels, funnelVersions, orderLineItems, orders, upsellOfferResults, upsellSessions, type FunnelOfferRef, type StoredOffer } from "../../db/schema/index.js";
+import { funnelEntries, funnels, funnelVersions, orderLineItems, orders, upsellOfferResults, upsellSessions, type FunnelOfferRef, type StoredOffer } from "../../db/schema/index.js";
 
-// The funnel runtime's queries (the buyer's path: entering a funnel, its counters, a funnel charge's
-// commission). Each takes a db handle (client or transaction). The administration of funnels
+// The funnel runtime's queries (the buyer's path: entering a funnel, its counters; a funnel charge's
+// commission is written through commissions/store.ts). Each takes a db handle (client or transaction). The administration of funnels
 // (funnels/store.ts) writes the definitions these read.
 
 export type FunnelRow = typeof funnels.$inferSelect;
@@ -152,14 +152,4 @@ export async function funnelOfferOfUpsellOrder(db: Db, orderRef: string): Promis
     .limit(1);
   const ref = row?.flow.find((offer: StoredOffer) => offer.id === row.offerId)?.funnel;
   return row && ref ? { ref, acceptedAt: row.createdAt, currency: row.currency } : null;
-}
-
-/** The commission of an order (orders.id), if a salesperson earned one on it. */
-export async function findCommissionOfOrder(db: Db, orderRef: string) {
-  const [row] = await db.select().from(commissions).where(eq(commissions.orderRef, orderRef));
-  return row ?? null;
-}
-
-export async function insertCommission(tx: Db, row: typeof commissions.$inferInsert): Promise<void> {
-  await tx.insert(commissions).values(row);
 }
