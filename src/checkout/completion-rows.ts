@@ -61,6 +61,7 @@ export function completionRows(plan: CompletionPlan, crmOrderId: string | null):
       shippingAddress: input.shippingAddress ?? checkout.shippingAddress,
       paymentMethodToken: record.paymentMethodToken,
       paidInDemo: record.paidInDemo,
+      livemode: !record.paidInDemo,
       crmProvider: crm?.provider ?? null,
       crmOrderId,
       crmStatus: crm === null ? null : crmOrderId ? "recorded" : crm.canRecord ? "failed" : "skipped",
@@ -79,7 +80,7 @@ export function completionRows(plan: CompletionPlan, crmOrderId: string | null):
       unitPriceCents: item.unitPrice,
       sku: item.sku ?? null,
     })),
-    commission: commission && attribution && commissionId ? commissionRow(commissionId, candidate, orderRef, input.orderId, attribution, commission, at) : null,
+    commission: commission && attribution && commissionId ? commissionRow(commissionId, candidate, orderRef, input.orderId, attribution, commission, !record.paidInDemo, at) : null,
     events: outboxRows(now, [
       { ...common, type: "checkout.completed", data: { checkoutId: checkout.id, ...money, customerEmail: input.customerEmail } },
       { ...common, type: "payment.succeeded", data: { ...money, providerOrderId } },
@@ -100,6 +101,7 @@ function commissionRow(
   orderId: string,
   attribution: SalesAttribution,
   commission: CommissionAmount,
+  livemode: boolean,
   at: Date,
 ) {
   return {
@@ -121,6 +123,7 @@ function commissionRow(
     commissionRate: commission.commissionRate,
     commissionType: commission.commissionType,
     status: "pending" as const,
+    livemode,
     createdAt: at,
     updatedAt: at,
   };

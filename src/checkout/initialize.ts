@@ -77,6 +77,7 @@ export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: Init
       webhookUrl: claims.webhookUrl ?? null,
       successUrl: claims.successUrl ?? null,
       tokenExpiresAt: new Date(claims.exp * 1000),
+      livemode,
       now,
     },
     // One checkout.created per checkout: re-initializing (reload, another provider) updates it silently.

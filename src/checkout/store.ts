@@ -77,18 +77,19 @@ const SAVE_INITIALIZED_CHECKOUT = hotStatement(
   "checkout_save_initialized",
   `with saved as (
      insert into checkouts (id, brand_id, order_id, token_hash, claims, amount_cents, currency, provider, provider_order_id,
-                            customer, shipping_address, billing_address, status, webhook_url, success_url, token_expires_at, created_at, updated_at)
-     values ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12::jsonb, 'initialized', $13, $14, $15, $16, $16)
+                            customer, shipping_address, billing_address, status, webhook_url, success_url, token_expires_at, created_at, updated_at, livemode)
+     values ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $12::jsonb, 'initialized', $13, $14, $15, $16, $16, $19)
      on conflict (brand_id, order_id) do update set
        token_hash = excluded.token_hash, claims = excluded.claims, amount_cents = excluded.amount_cents, currency = excluded.currency,
        provider = excluded.provider, provider_order_id = excluded.provider_order_id, customer = excluded.customer,
        shipping_address = excluded.shipping_address, billing_address = excluded.billing_address, webhook_url = excluded.webhook_url,
-       success_url = excluded.success_url, token_expires_at = excluded.token_expires_at, updated_at = excluded.updated_at
+       success_url = excluded.success_url, token_expires_at = excluded.token_expires_at, updated_at = excluded.updated_at,
+       livemode = excluded.livemode
      where checkouts.status <> 'completed'
      returning id, (xmax = 0) as created
    ), event as (
-     insert into outbox_events (id, brand_id, type, payload, webhook_url, checkout_id, created_at)
-     select $17, $2, 'checkout.created', $18::jsonb, $13, saved.id, $16 from saved where saved.created
+     insert into outbox_events (id, brand_id, type, payload, webhook_url, checkout_id, created_at, livemode)
+     select $17, $2, 'checkout.created', $18::jsonb, $13, saved.id, $16, $19 from saved where saved.created
    )
    select id, created from saved`,
 );
@@ -108,6 +109,8 @@ export interface InitializedCheckout {
   billingAddress: Record<string, unknown> | null;
   webhookUrl: string | null;
   successUrl: string | null;
+  /** Live (real money) or test (CONTRACT §39): the adapter that will charge it. */
+  livemode: boolean;
   tokenExpiresAt: Date;
   now: Date;
 }
@@ -143,6 +146,7 @@ export async function saveInitializedCheckout(
     checkout.now,
     event.id,
     json(event.payload),
+    checkout.livemode,
   ]);
   return row ?? null;
 }

@@ -54,6 +54,7 @@ async function makeApiKey(ctx: Ctx, scope: CallerScope, brandId: string, input: 
     prefix: secret.slice(0, PREFIX_LENGTH),
     keyHash: sha256(secret),
     scopes: input.scopes ?? [...API_KEY_SCOPES],
+    livemode: false,
     createdBy: scope.userId,
     createdAt: new Date(ctx.clock.now()),
     lastUsedAt: null,

@@ -173,6 +173,7 @@ async function makeRefund(ctx: Ctx, brandId: string, where: { id: string } | { o
       provider: charge.provider,
       amountCents,
       currency: charge.currency,
+      livemode: charge.livemode,
       reason: body.reason,
       note: body.note ?? null,
       status: "pending",

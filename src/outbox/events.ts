@@ -123,6 +123,7 @@ export function outboxRows(now: number, events: NewEvent[]): (typeof outboxEvent
     payload: e.data as Record<string, unknown>,
     checkoutId: e.checkoutId ?? null,
     webhookUrl: e.webhookUrl ?? null,
+    livemode: e.data.livemode,
     createdAt,
   }));
 }

@@ -146,6 +146,7 @@ function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, { statu
         // CONTRACT §8: the saved method stays bound to the original order; an upsell order issues none.
         paymentMethodToken: null,
         paidInDemo,
+        livemode: !paidInDemo,
         result,
         createdAt: at,
       },

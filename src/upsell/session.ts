@@ -44,6 +44,7 @@ export function newSessionRow(
     successUrl: original.successUrl,
     webhookUrl: original.webhookUrl,
     metadata: session.metadata ?? null,
+    livemode: original.livemode,
     themeId: session.themeId ?? null,
     expiresAt: session.expiresAt,
     createdAt: session.at,

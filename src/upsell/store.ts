@@ -22,7 +22,7 @@ const ORIGINAL_ORDER = hotStatement(
   `select o.id as "id", o.brand_id as "brandId", o.order_id as "orderId", o.checkout_id as "checkoutId", o.provider as "provider",
      o.currency as "currency", o.amount_cents as "amountCents", o.payment_method_token as "paymentMethodToken",
      o.customer_name as "customerName", o.customer_email as "customerEmail", o.billing_address as "billingAddress",
-     o.shipping_address as "shippingAddress", o.created_at as "createdAt", o.paid_in_demo as "paidInDemo",
+     o.shipping_address as "shippingAddress", o.created_at as "createdAt", o.paid_in_demo as "paidInDemo", o.livemode as "livemode",
      c.success_url as "successUrl", c.webhook_url as "webhookUrl"
    from orders o left join checkouts c on c.id = o.checkout_id
    where o.order_id = $1 and o.kind = 'checkout'
@@ -34,7 +34,7 @@ const ORIGINAL_ORDER = hotStatement(
 type OrderRow = typeof orders.$inferSelect;
 export type OriginalOrder = Pick<
   OrderRow,
-  "id" | "brandId" | "orderId" | "checkoutId" | "provider" | "currency" | "amountCents" | "paymentMethodToken" | "customerName" | "customerEmail" | "billingAddress" | "shippingAddress" | "createdAt" | "paidInDemo"
+  "id" | "brandId" | "orderId" | "checkoutId" | "provider" | "currency" | "amountCents" | "paymentMethodToken" | "customerName" | "customerEmail" | "billingAddress" | "shippingAddress" | "createdAt" | "paidInDemo" | "livemode"
 > & { successUrl: string | null; webhookUrl: string | null };
 
 export async function originalOrderOf(db: Db, where: { orderId: string; paymentMethodToken?: string; brandId?: string; transactionId?: string }): Promise<OriginalOrder | null> {

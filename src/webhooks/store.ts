@@ -23,23 +23,23 @@ export async function fanOutEvents(db: Db, now: number, limit: number): Promise<
   const at = new Date(now);
   const result = await db.execute(sql`
     with picked as (
-      select id, brand_id, type, payload, webhook_url, created_at from outbox_events
+      select id, brand_id, type, payload, webhook_url, livemode, created_at from outbox_events
       where dispatched_at is null order by created_at limit ${limit} for update skip locked
     ), marked as (
       update outbox_events o set dispatched_at = ${at} from picked where o.id = picked.id returning o.id
     ), bodies as (
-      select p.id, p.brand_id, p.type, p.webhook_url,
+      select p.id, p.brand_id, p.type, p.webhook_url, p.livemode,
         json_build_object('type', p.type, 'timestamp', to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', p.payload)::text as body
       from picked p
     ), to_endpoints as (
-      insert into webhook_deliveries (id, event_id, target, endpoint_id, brand_id, event_type, url, body, status, attempts, next_attempt_at, created_at)
-      select 'msg_' || replace(gen_random_uuid()::text, '-', ''), b.id, e.id, e.id, b.brand_id, b.type, e.url, b.body, 'pending', 0, ${at}, ${at}
+      insert into webhook_deliveries (id, event_id, target, endpoint_id, brand_id, event_type, url, body, status, attempts, next_attempt_at, created_at, livemode)
+      select 'msg_' || replace(gen_random_uuid()::text, '-', ''), b.id, e.id, e.id, b.brand_id, b.type, e.url, b.body, 'pending', 0, ${at}, ${at}, b.livemode
       from bodies b join webhook_endpoints e on e.brand_id = b.brand_id and e.enabled and e.deleted_at is null
         and (e.events @> '["*"]'::jsonb or e.events @> jsonb_build_array(b.type))
       on conflict do nothing returning 1
     ), to_token as (
-      insert into webhook_deliveries (id, event_id, target, endpoint_id, brand_id, event_type, url, body, status, attempts, next_attempt_at, created_at)
-      select 'msg_' || replace(gen_random_uuid()::text, '-', ''), b.id, 'token', null, b.brand_id, b.type, b.webhook_url, b.body, 'pending', 0, ${at}, ${at}
+      insert into webhook_deliveries (id, event_id, target, endpoint_id, brand_id, event_type, url, body, status, attempts, next_attempt_at, created_at, livemode)
+      select 'msg_' || replace(gen_random_uuid()::text, '-', ''), b.id, 'token', null, b.brand_id, b.type, b.webhook_url, b.body, 'pending', 0, ${at}, ${at}, b.livemode
       from bodies b where b.webhook_url is not null
       on conflict do nothing returning 1
     ), business as (

@@ -40,6 +40,8 @@ export const checkouts = pgTable(
     crmClaim: text("crm_claim"),
     /** When crmClaim was taken: an older claim belongs to a request that died and may be taken over. */
     crmClaimedAt: at("crm_claimed_at"),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [uniqueIndex("checkouts_brand_order_key").on(t.brandId, t.orderId), index("checkouts_order_idx").on(t.orderId)],
 );
@@ -86,6 +88,8 @@ export const orders = pgTable(
     refundedCents: cents("refunded_cents").notNull().default(0),
     /** The charge has a dispute that is open or was lost (src/orders/disputes): its status reads `disputed`. */
     disputed: boolean("disputed").notNull().default(false),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [
     uniqueIndex("orders_checkout_key").on(t.checkoutId),
@@ -136,6 +140,8 @@ export const refunds = pgTable(
     nextAttemptAt: at("next_attempt_at").notNull().defaultNow(),
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [index("refunds_order_ref_idx").on(t.orderRef), index("refunds_pending_idx").on(t.nextAttemptAt).where(sql`status = 'pending'`)],
 );

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { doublePrecision, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, doublePrecision, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 
 export type CommissionStatus = "pending" | "approved" | "paid" | "cancelled" | "disputed";
@@ -32,6 +32,8 @@ export const commissions = pgTable(
     notes: text("notes"),
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [
     index("commissions_brand_created_idx").on(t.brandId, t.createdAt),

@@ -37,6 +37,8 @@ export const disputes = pgTable(
     closedAt: at("closed_at"),
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [
     // Redelivered or later notifications of one dispute update its row instead of adding one.

@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 
 /** The scopes an API key may carry (issue 15, CONTRACT §34). */
@@ -26,6 +26,8 @@ export const apiKeys = pgTable(
     /** Refreshed at most once a minute per key. */
     lastUsedAt: at("last_used_at"),
     revokedAt: at("revoked_at"),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_brand_idx").on(t.brandId)],
 );
@@ -45,6 +47,8 @@ export const brandSigningKeys = pgTable(
     createdAt: at("created_at").notNull(),
     lastUsedAt: at("last_used_at"),
     retiredAt: at("retired_at"),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [index("brand_signing_keys_brand_idx").on(t.brandId)],
 );
@@ -66,6 +70,8 @@ export const merchantCheckouts = pgTable(
     provider: text("provider"),
     createdAt: at("created_at").notNull(),
     expiresAt: at("expires_at").notNull(),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [index("merchant_checkouts_brand_order_idx").on(t.brandId, t.orderId)],
 );

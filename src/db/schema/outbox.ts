@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { at } from "./columns.js";
 
 /**
@@ -21,6 +21,8 @@ export const outboxEvents = pgTable(
     dispatchedAt: at("dispatched_at"),
     /** Set once the receipts job handled a buyer-facing event (src/receipts/): mailed, or skipped by the brand's switch. */
     receiptAt: at("receipt_at"),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [
     index("outbox_events_pending_idx").on(t.createdAt).where(sql`dispatched_at is null`),

@@ -1,4 +1,4 @@
-import { doublePrecision, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, doublePrecision, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 import { brands, organizations } from "./tenancy.js";
 
@@ -34,6 +34,8 @@ export const paymentLinks = pgTable(
     disabledAt: at("disabled_at"),
     createdBy: text("created_by"),
     createdAt: at("created_at").notNull(),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [uniqueIndex("payment_links_code_key").on(t.code), index("payment_links_brand_created_idx").on(t.brandId, t.createdAt)],
 );

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 import type { FunnelOfferRef } from "./funnels.js";
 import { brands } from "./tenancy.js";
@@ -57,6 +57,8 @@ export const upsellSessions = pgTable(
     expiresAt: at("expires_at").notNull(),
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [index("upsell_sessions_original_order_idx").on(t.originalOrderRef), index("upsell_sessions_brand_created_idx").on(t.brandId, t.createdAt)],
 );

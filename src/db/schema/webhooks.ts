@@ -24,6 +24,8 @@ export const webhookEndpoints = pgTable(
     failingSince: at("failing_since"),
     createdAt: at("created_at").notNull(),
     deletedAt: at("deleted_at"),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [index("webhook_endpoints_brand_idx").on(t.brandId)],
 );
@@ -54,6 +56,8 @@ export const webhookDeliveries = pgTable(
     lastError: text("last_error"),
     createdAt: at("created_at").notNull(),
     completedAt: at("completed_at"),
+    /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
+    livemode: boolean("livemode").notNull().default(false),
   },
   (t) => [
     uniqueIndex("webhook_deliveries_event_target_key").on(t.eventId, t.target),

@@ -66,7 +66,7 @@ export async function recordDisputeNotice(tx: Db, ctx: EventCtx, charge: OrderRo
   let dispute: DisputeRow;
   if (existing) dispute = await updateDispute(tx, existing.id, fields);
   else {
-    dispute = await insertDispute(tx, { id: newId("dsp"), brandId: charge.brandId, orderRef: charge.id, orderId: charge.orderId, provider: charge.provider, providerDisputeId: notice.providerDisputeId, ...fields, createdAt: now });
+    dispute = await insertDispute(tx, { id: newId("dsp"), brandId: charge.brandId, orderRef: charge.id, orderId: charge.orderId, provider: charge.provider, providerDisputeId: notice.providerDisputeId, livemode: charge.livemode, ...fields, createdAt: now });
     const event = { ...eventOf(dispute, charge), dueBy: dispute.dueAt?.getTime() ?? null };
     await enqueueEvents(tx, now.getTime(), [{ brandId: charge.brandId, checkoutId: await checkoutIdOf(tx, charge), type: "dispute.created", data: event }]);
     await commissionDisputeOpened(tx, ctx, charge.id, dispute.id);

@@ -114,6 +114,12 @@ describe("intent_gateway with settings", () => {
     const mine = events.filter((e) => JSON.stringify(e.payload).includes(orderId));
     expect(mine.map((e) => e.type).sort()).toEqual(expect.arrayContaining(["checkout.created", "order.confirmed", "payment.succeeded", "upsell.accepted"]));
     for (const event of mine) expect(event.payload, event.type).toMatchObject({ livemode: true });
+    // Issue 33: every object of the chain carries livemode as a column too (lists and the events API filter on it).
+    for (const event of mine) expect(event.livemode, event.type).toBe(true);
+    const db = t.deps.database.db;
+    expect((await db.select().from(checkouts).where(eq(checkouts.orderId, orderId))).map((c) => c.livemode)).toEqual([true]);
+    expect((await ordersOf(orderId)).every((o) => o.livemode)).toBe(true);
+    expect((await db.select().from(upsellSessions).where(eq(upsellSessions.id, sessionId))).map((s) => s.livemode)).toEqual([true]);
     await t.app.webhookWorker.deliverDue();
     const metrics = (await t.app.inject({ method: "GET", url: "/metrics" })).body;
     expect(metrics).toMatch(/checkout_orders_total\{provider="intent_gateway",currency="[A-Z]{3}",kind="upsell",livemode="true"\} [1-9]/);
