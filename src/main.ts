@@ -104,3 +104,5 @@ if (config.proxySocket) {
 const address = await app.listen({ port: config.port, host: config.host });
 const { port } = new URL(address);
 log.info(`listening on http://${config.host}:${port}`);
+// Links, mails and redirects use PUBLIC_BASE_URL, not the listening address: say where to go next (issue 33).
+log.info(`open ${config.publicBaseUrl}: next ${config.publicBaseUrl}/login (the first account owns the default organization), /admin (back office), /docs (API reference)`);

@@ -18,6 +18,8 @@ describe("the service process", () => {
     const server = await startServer({ DATA_DIR: dataDir });
     try {
       expect(server.output()).toContain("CHECKOUT_TOKEN_SECRET was not set");
+      // The start-up says where the product is (PUBLIC_BASE_URL) and where to go next.
+      expect(server.output()).toMatch(/open http:\/\/[^ ]+: next http:\/\/[^ ]+\/login .*\/admin .*\/docs/);
       expect(existsSync(path.join(dataDir, "secrets.json"))).toBe(true);
       const health = await fetch(`${server.baseUrl}/healthz`);
       expect(health.status).toBe(200);
