@@ -102,6 +102,11 @@ describe("create-session", () => {
     const stranger = await create(sessionBody({ ...original, paymentMethodToken: undefined }, { customerEmail: "someone@else.example" }));
     expect(stranger.statusCode).toBe(404);
     expect(json(stranger)).toMatchObject({ error: "Original order not found" });
+    // The 404 names the e-mail rule, and reads the same for an order that does not exist at all.
+    expect(json(stranger).details).toContain("customerEmail must be the e-mail the original order was paid with");
+    const unknown = await create(sessionBody({ ...original, orderId: "no-such-order", paymentMethodToken: undefined }, { customerEmail: "someone@else.example" }));
+    const { error, code, details } = json(stranger);
+    expect(json(unknown)).toMatchObject({ error, code, details });
     expect(await sessionsFor(original.orderId)).toHaveLength(0);
     const sameCustomer = await create(sessionBody({ ...original, paymentMethodToken: undefined }, { customerEmail: "  ADA@example.com " }));
     expect(sameCustomer.statusCode, sameCustomer.body).toBe(200);

@@ -25,7 +25,7 @@ export async function createUpsellSession({ ctx, input }: { ctx: Ctx; input: Cre
   // Without the token, knowing an order id must not be enough to charge its card: the customer's
   // email must match too, and a mismatch reads exactly like an unknown order.
   const original = input.paymentMethodToken === undefined && found && !sameEmail(found.customerEmail, input.customerEmail) ? null : found;
-  if (!original) throw input.paymentMethodToken === undefined ? originalOrderNotFound() : tokenNotIssuedForOrder();
+  if (!original) throw input.paymentMethodToken === undefined ? originalOrderNotFound(true) : tokenNotIssuedForOrder();
   // CONTRACT §35: the offers and prices are the merchant's only when the merchant's key sent them.
   await assertMerchantProof(ctx, original);
   // CONTRACT §40: the key names one session of the order's brand; a repeat answers it (also past the 60 minutes).

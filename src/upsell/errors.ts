@@ -4,7 +4,17 @@ import { AppError, conflict, validationError } from "../lib/errors.js";
 export const sessionExpired = () => new AppError("SESSION_EXPIRED", "Session expired");
 export const offerNotFound = () => new AppError("OFFER_NOT_FOUND", "Offer not found in session");
 export const sessionNotFound = () => new AppError("NOT_FOUND", "Session not found");
-export const originalOrderNotFound = () => new AppError("NOT_FOUND", "Original order not found", "originalOrderId");
+/**
+ * No checkout order with that id, or (without a paymentMethodToken) one whose buyer e-mail is not
+ * `customerEmail`: the two read alike (knowing an order id must not reveal it), and `details` names
+ * the rule so a merchant who sent another e-mail knows where to look (issue 33).
+ */
+export const originalOrderNotFound = (withoutToken = false) =>
+  new AppError(
+    "NOT_FOUND",
+    "Original order not found",
+    withoutToken ? "originalOrderId (without paymentMethodToken, customerEmail must be the e-mail the original order was paid with)" : "originalOrderId",
+  );
 export const sessionCompleted = () => conflict("Session already completed");
 export const offerAlreadyAnswered = () => conflict("Offer already answered");
 /** CONTRACT §8: a token is usable only for upsells of the order it was issued for. */
