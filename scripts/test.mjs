@@ -18,6 +18,8 @@ console.log(`  Browser (Chromium): ${chromium ? `runs (${chromium})` : "SKIPPED 
 
 run("npx", ["tsc", "-p", "tsconfig.json", "--noEmit"]);
 run("npx", ["tsc", "-p", "web/tsconfig.json"]);
+// The typed merchant client on its own, as a merchant compiles it (client/README.md).
+run("npx", ["tsc", "-p", "client/tsconfig.json", "--noEmit"]);
 run("npx", ["tsc", "-p", "tsconfig.build.json"]);
 // The web front end: the page tests and the browser leg serve web/dist.
 run("npx", ["vite", "build", "--config", "web/vite.config.ts", "--logLevel", "warn"]);
