@@ -18,6 +18,11 @@ declare module "fastify" {
   }
 }
 
+/** Whether requests to this route are counted, so can be answered 429 (the API description says so). */
+export function isRateLimited(url: string, config: { rateLimit?: boolean } | undefined): boolean {
+  return !EXEMPT.test(url) && !UNCOUNTED.test(url) && config?.rateLimit !== false;
+}
+
 export interface RateLimitStore {
   /** Counts one request for `key` in the window starting at `windowStart`; returns the count so far. */
   hit(key: string, windowStart: number): Promise<number>;

@@ -30,6 +30,10 @@ function isSameOrigin(request: FastifyRequest, publicOrigin: string): boolean {
   return typeof origin === "string" && origin === publicOrigin;
 }
 
+/** The rule above, for the API description's session scheme (http/openapi.ts). */
+export const SESSION_ORIGIN_RULE =
+  "State-changing requests (POST, PUT, PATCH, DELETE) carrying this cookie must also send `Origin` equal to the service's origin (the scheme, host and port of PUBLIC_BASE_URL) or `Sec-Fetch-Site: same-origin`, else 403 CSRF_REJECTED. Browsers send it; a script sets it, e.g. `curl -H 'Origin: https://checkout.example.com'`.";
+
 /** The verb actor of a session. */
 function actorOfSession(session: SessionView): Actor {
   return {
