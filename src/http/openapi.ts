@@ -35,6 +35,7 @@ export const MERCHANT_API_KEY_SCHEME = "merchantApiKey";
 const ERROR_BODY_REF = "#/components/schemas/ErrorBody";
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const errorBody = () => ({ $ref: "ErrorBody#" });
+const LAYER_STATUSES = "x-layer-statuses";
 
 /** `GET /api/v1/orders/:orderId/refunds` -> `getApiV1OrdersByOrderIdRefunds`: stable, and unique as method and path are. */
 export function operationIdOf(method: string, url: string): string {
@@ -94,10 +95,10 @@ function completeRoute(route: RouteOptions, schema: Json, options: ApiDescriptio
   const url = documentedUrl(route.url);
   const security: Security = schema.security ?? securityOf(route, route.url, options);
   const response: Json = { ...(schema.response ?? {}) };
-  for (const method of methods) {
-    for (const status of layerStatuses(method, route.url, route, security)) response[status] ??= errorBody();
-  }
-  return { url, schema: { ...schema, operationId: schema.operationId ?? operationIdOf(methods[0]!, url), security, response } };
+  const layers = [...new Set(methods.flatMap((method) => layerStatuses(method, route.url, route, security)))];
+  for (const status of layers) response[status] ??= errorBody();
+  // Carried to the document (swagger copies `x-` members) for completeDocument, which removes it.
+  return { url, schema: { ...schema, operationId: schema.operationId ?? operationIdOf(methods[0]!, url), security, response, [LAYER_STATUSES]: layers } };
 }
 
 const isJson = (mediaType: string) => /^application\/(.+\+)?json$/.test(mediaType);
@@ -119,6 +120,15 @@ function mediaTypesAsDeclared(responses: Json): void {
     const declared = content?.["application/json"]?.schema?.contentMediaType;
     if (typeof declared === "string") response.content = { [declared]: content!["application/json"] };
   }
+}
+
+/** The layers answer JSON, also where the route's own answer of that status is a page (a demo page's 429). */
+function layerErrorsAsJson(operation: Json): void {
+  for (const status of (operation[LAYER_STATUSES] ?? []) as string[]) {
+    const content = operation.responses?.[status]?.content as Json | undefined;
+    if (content && !Object.keys(content).some(isJson)) content["application/json"] = { schema: { $ref: ERROR_BODY_REF } };
+  }
+  delete operation[LAYER_STATUSES];
 }
 
 /** A parameter or member with a default is not required of the client: the service fills it in (Ajv's useDefaults). */
@@ -150,6 +160,7 @@ function completeDocument(generated: Json): Json {
       for (const media of Object.values(operation.requestBody?.content ?? {}) as Json[]) defaultsNotRequired(media.schema);
       errorsAsJson(operation.responses ?? {});
       mediaTypesAsDeclared(operation.responses ?? {});
+      layerErrorsAsJson(operation);
       describeStatuses(operation.responses ?? {}, method.toUpperCase());
     }
   }

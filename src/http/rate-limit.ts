@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock.js";
 import { RedisFallback } from "../lib/redis-fallback.js";
+import { sendLayerError } from "./errors.js";
 
 /** Fixed one-minute windows (SPEC "Limits": per minute). */
 const WINDOW_MS = 60_000;
@@ -131,7 +132,7 @@ export function registerRateLimit(app: FastifyInstance, options: RateLimitOption
     reply.header("x-ratelimit-reset", resetSeconds);
     if (counted && count > limit) {
       reply.header("retry-after", Math.max(1, resetSeconds - Math.floor(now / 1000)));
-      return reply.code(429).send({ error: "Too many requests", code: "RATE_LIMITED", details: `limit ${limit} per minute` });
+      return sendLayerError(reply, 429, { error: "Too many requests", code: "RATE_LIMITED", details: `limit ${limit} per minute` });
     }
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Actor, Deps } from "../ctx.js";
 import type { CallerResolver } from "../http/auth.js";
+import { sendLayerError } from "../http/errors.js";
 import { sha256 } from "../lib/crypto.js";
 import { AppError, unauthorized } from "../lib/errors.js";
 import { LAST_SEEN_GRANULARITY_MS, SESSION_COOKIE } from "./policy.js";
@@ -64,7 +65,7 @@ export function sessionCaller(deps: Deps): CallerResolver {
       const raw = request.cookies?.[SESSION_COOKIE];
       if (!raw) return;
       if (!SAFE_METHODS.has(request.method) && !isSameOrigin(request, publicOrigin)) {
-        return reply.code(403).send({ error: "Cross-site request refused", code: "CSRF_REJECTED", details: "Origin must be the service's own origin" });
+        return sendLayerError(reply, 403, { error: "Cross-site request refused", code: "CSRF_REJECTED", details: "Origin must be the service's own origin" });
       }
       if (raw.length > 128) return;
       const db = deps.database.db;
