@@ -126,7 +126,9 @@ function mediaTypesAsDeclared(responses: Json): void {
 function layerErrorsAsJson(operation: Json): void {
   for (const status of (operation[LAYER_STATUSES] ?? []) as string[]) {
     const content = operation.responses?.[status]?.content as Json | undefined;
-    if (content && !Object.keys(content).some(isJson)) content["application/json"] = { schema: { $ref: ERROR_BODY_REF } };
+    if (!content || Object.keys(content).some(isJson)) continue;
+    content["application/json"] = { schema: { $ref: ERROR_BODY_REF } };
+    if (STATUS_TEXT[status]) operation.responses[status].description += `; or JSON: ${STATUS_TEXT[status]}`;
   }
   delete operation[LAYER_STATUSES];
 }
