@@ -1,6 +1,4 @@
 import Fastify, { LogController, type FastifyBaseLogger } from "fastify";
-import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import cookie from "@fastify/cookie";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { Deps } from "./ctx.js";
@@ -9,6 +7,7 @@ import { registerCallerResolvers } from "./http/auth.js";
 import { registerContentEncoding } from "./http/content-encoding.js";
 import { registerErrorHandling, renderFrameworkError } from "./http/errors.js";
 import { registerIdempotency } from "./http/idempotency.js";
+import { registerApiDescription } from "./http/openapi.js";
 import { requestLineLogger } from "./lib/logger.js";
 import { AdmissionControl, registerAdmission } from "./http/admission.js";
 import { registerNoStoreForCookies } from "./http/no-store.js";
@@ -22,7 +21,9 @@ import { registerCheckoutRoutes } from "./checkout/routes.js";
 import { registerProviderRoutes } from "./payments/routes.js";
 import { registerIdentityRoutes } from "./identity/routes.js";
 import { registerUpsellRoutes } from "./upsell/routes.js";
-import { sessionCaller } from "./identity/session-caller.js";
+import { sessionCaller, SESSION_ORIGIN_RULE } from "./identity/session-caller.js";
+import { PENDING_LOGIN_COOKIE, SESSION_COOKIE } from "./identity/policy.js";
+import { SALESPERSON_COOKIE } from "./salespeople/portal.js";
 import { registerDirectoryRoutes } from "./admin/directory-routes.js";
 import { registerAuditRoutes } from "./audit/routes.js";
 import { registerCommissionRoutes } from "./commissions/routes.js";
@@ -144,16 +145,15 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     requestLine.info({ requestId: request.id, method: request.method, route: request.routeOptions.url ?? "(unknown)", status: reply.statusCode, ms: Math.round(reply.elapsedTime), client: request.ip }, "request");
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: { title: "Checkout, upsell and administration API", version: "1.0.0", description: "See SPEC.md; errors are { error, code?, details? }." },
-      // Issue 15: `/api/v1` takes a brand's API key (docs/merchant-api.md).
-      components: { securitySchemes: { merchantApiKey: { type: "http", scheme: "bearer", description: "A brand API key, `sk_…`" } } },
-    },
+  // Before any route: every route registered after it is described (operationId, security, statuses).
+  await registerApiDescription(app, {
+    publicBaseUrl: deps.config.publicBaseUrl,
+    sessionCookies: [
+      { scheme: "adminSession", cookie: SESSION_COOKIE, under: ["/api/admin/", "/api/auth/2fa/"], description: `The administration session (POST /api/admin/auth). ${SESSION_ORIGIN_RULE}` },
+      { scheme: "salespersonSession", cookie: SALESPERSON_COOKIE, under: ["/api/salesperson/"], description: "The salesperson portal's session (POST /api/salesperson/auth)." },
+    ],
+    otherCookies: [{ scheme: "pendingSignIn", cookie: PENDING_LOGIN_COOKIE, description: "A sign-in waiting for its second factor (POST /api/admin/auth answered requiresTwoFactor)." }],
   });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   registerMetricsRoute(app, metrics);
 

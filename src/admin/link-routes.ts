@@ -2,7 +2,7 @@ import { Type } from "typebox";
 import type { Deps } from "../ctx.js";
 import { callerCtx } from "../http/auth.js";
 import { ctxOf } from "../http/ctx.js";
-import { errorResponses } from "../http/schemas.js";
+import { errorResponses, htmlResponse } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { GenerateLinkBody, GenerateLinkReply, generateSalesLink } from "./generate-link.js";
 import { CreatePaymentLinkBody, OpenPaymentLinkParams, PaymentLinkParams, PaymentLinkReply, PaymentLinksReply } from "./payment-link-schemas.js";
@@ -70,8 +70,8 @@ export function registerLinkRoutes(app: App, deps: Deps): void {
         params: OpenPaymentLinkParams,
         response: {
           302: Type.Null({ description: "Redirect to /checkout/<token>" }),
-          404: Type.String({ description: "HTML page: link not found" }),
-          410: Type.String({ description: "HTML page: link no longer available" }),
+          404: htmlResponse("HTML page: link not found"),
+          410: htmlResponse("HTML page: link no longer available"),
           ...errorResponses(400),
         },
       },

@@ -4,6 +4,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { AdmissionSettings, AdmissionThresholds } from "../config/admission-settings.js";
 import type { PoolQueue } from "../db/client.js";
+import { sendLayerError } from "./errors.js";
 import { StandingQueue } from "./standing-queue.js";
 
 /**
@@ -139,7 +140,7 @@ export function registerAdmission(app: FastifyInstance, control: AdmissionContro
     if (cls === null) return;
     if (!control.refuses(cls)) return control.admit(reply.raw);
     control.countRefusal(cls);
-    return reply.code(503).header("retry-after", retryAfter).send({ error: "Service busy", code: "OVERLOADED" });
+    return sendLayerError(reply.header("retry-after", retryAfter), 503, { error: "Service busy", code: "OVERLOADED" });
   });
   app.addHook("onClose", async () => control.close());
 }

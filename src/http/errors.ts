@@ -125,6 +125,15 @@ export function renderFrameworkError(error: FastifyError, _request: FastifyReque
   reply.code(status).type("application/json; charset=utf-8").send({ error: text, code: "BAD_REQUEST", details: "url" });
 }
 
+/**
+ * An error answered by a layer around the route (rate limit, admission, CSRF): JSON, whatever the
+ * route's own schema for that status is. A demo page documents its 429 as a page, and its serializer
+ * turned the rate limit's body into the text "[object Object]" (found by test/http/openapi-responses.test.ts).
+ */
+export function sendLayerError(reply: FastifyReply, status: number, body: ErrorBody): FastifyReply {
+  return reply.code(status).type("application/json; charset=utf-8").serializer(JSON.stringify).send(body);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply: FastifyReply) => {
     const { status, body } = toErrorResponse(error, request);

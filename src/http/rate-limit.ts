@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Clock } from "../lib/clock.js";
 import { RedisFallback } from "../lib/redis-fallback.js";
+import { sendLayerError } from "./errors.js";
 
 /** Fixed one-minute windows (SPEC "Limits": per minute). */
 const WINDOW_MS = 60_000;
@@ -16,6 +17,11 @@ declare module "fastify" {
     /** false: the route is not counted (static web assets and page shells: cheap, and a page load fetches several); it still carries the headers. */
     rateLimit?: boolean;
   }
+}
+
+/** Whether requests to this route are counted, so can be answered 429 (the API description says so). */
+export function isRateLimited(url: string, config: { rateLimit?: boolean } | undefined): boolean {
+  return !EXEMPT.test(url) && !UNCOUNTED.test(url) && config?.rateLimit !== false;
 }
 
 export interface RateLimitStore {
@@ -126,7 +132,7 @@ export function registerRateLimit(app: FastifyInstance, options: RateLimitOption
     reply.header("x-ratelimit-reset", resetSeconds);
     if (counted && count > limit) {
       reply.header("retry-after", Math.max(1, resetSeconds - Math.floor(now / 1000)));
-      return reply.code(429).send({ error: "Too many requests", code: "RATE_LIMITED", details: `limit ${limit} per minute` });
+      return sendLayerError(reply, 429, { error: "Too many requests", code: "RATE_LIMITED", details: `limit ${limit} per minute` });
     }
   });
 }

@@ -11,6 +11,9 @@ export const ErrorBody = Type.Object(
 
 const ref = Type.Unsafe<{ error: string; code?: string; details?: string }>({ $ref: "ErrorBody#" });
 
+/** An HTML page as a route's answer: documented as `text/html` (http/openapi.ts reads `contentMediaType`). */
+export const htmlResponse = (description: string) => Type.String({ description, contentMediaType: "text/html" });
+
 /** OpenAPI error responses for a route, by status. */
 export function errorResponses(...statuses: number[]): Record<number, typeof ref> {
   return Object.fromEntries(statuses.map((status) => [status, ref]));

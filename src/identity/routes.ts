@@ -91,7 +91,7 @@ function registerLoginRoutes(app: App, deps: Deps, throttle: RedisLoginThrottle 
   app.post(
     "/api/admin/auth",
     {
-      schema: { tags: ADMIN_AUTH, summary: "Password login (answers requires2FA for 2FA users)", body: LoginBody, response: { 200: LoginReply, ...errorResponses(400, 401, 403, 429) } },
+      schema: { tags: ADMIN_AUTH, summary: "Password login (answers requires2FA for 2FA users)", security: [], body: LoginBody, response: { 200: LoginReply, ...errorResponses(400, 401, 403, 429) } },
       config: { missingFields: { fields: ["email", "password"], message: "Missing required fields" } },
     },
     async (request, reply) => {
@@ -183,7 +183,7 @@ function registerTwoFactorRoutes(app: App, deps: Deps, mail: { kick(): unknown }
   app.post(
     "/api/auth/2fa/verify",
     {
-      schema: { tags: AUTH, summary: "Complete a pending login with a TOTP code", body: TwoFactorVerifyBody, response: { 200: SuccessReply, ...errorResponses(400, 401, 409, 429) } },
+      schema: { tags: AUTH, summary: "Complete a pending login with a TOTP code", security: [{ pendingSignIn: [] }], body: TwoFactorVerifyBody, response: { 200: SuccessReply, ...errorResponses(400, 401, 409, 429) } },
       config: { missingFields: { fields: ["userId", "token"], message: "Missing fields" } },
     },
     async (request, reply) => {

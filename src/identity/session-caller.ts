@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Actor, Deps } from "../ctx.js";
 import type { CallerResolver } from "../http/auth.js";
+import { sendLayerError } from "../http/errors.js";
 import { sha256 } from "../lib/crypto.js";
 import { AppError, unauthorized } from "../lib/errors.js";
 import { LAST_SEEN_GRANULARITY_MS, SESSION_COOKIE } from "./policy.js";
@@ -29,6 +30,10 @@ function isSameOrigin(request: FastifyRequest, publicOrigin: string): boolean {
   const origin = request.headers.origin;
   return typeof origin === "string" && origin === publicOrigin;
 }
+
+/** The rule above, for the API description's session scheme (http/openapi.ts). */
+export const SESSION_ORIGIN_RULE =
+  "State-changing requests (POST, PUT, PATCH, DELETE) carrying this cookie must also send `Origin` equal to the service's origin (the scheme, host and port of PUBLIC_BASE_URL) or `Sec-Fetch-Site: same-origin`, else 403 CSRF_REJECTED. Browsers send it; a script sets it, e.g. `curl -H 'Origin: https://checkout.example.com'`.";
 
 /** The verb actor of a session. */
 function actorOfSession(session: SessionView): Actor {
@@ -60,7 +65,7 @@ export function sessionCaller(deps: Deps): CallerResolver {
       const raw = request.cookies?.[SESSION_COOKIE];
       if (!raw) return;
       if (!SAFE_METHODS.has(request.method) && !isSameOrigin(request, publicOrigin)) {
-        return reply.code(403).send({ error: "Cross-site request refused", code: "CSRF_REJECTED", details: "Origin must be the service's own origin" });
+        return sendLayerError(reply, 403, { error: "Cross-site request refused", code: "CSRF_REJECTED", details: "Origin must be the service's own origin" });
       }
       if (raw.length > 128) return;
       const db = deps.database.db;

@@ -58,7 +58,7 @@ describe("page routes", () => {
 
   it("pages are in the OpenAPI document", async () => {
     const doc = JSON.parse((await get("/openapi.json")).body);
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/checkout/{*}", "/upsell/{sessionId}", "/success", "/login", "/admin", "/admin/{*}", "/upsell/action/{action}/{sessionId}"]));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/checkout/{path}", "/upsell/{sessionId}", "/success", "/login", "/admin", "/admin/{path}", "/upsell/action/{action}/{sessionId}"]));
   });
 
   // Last: it uses up the API's window for the rest of the file.

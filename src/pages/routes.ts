@@ -4,14 +4,14 @@ import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import type { Deps } from "../ctx.js";
 import { ctxOf } from "../http/ctx.js";
-import { errorResponses } from "../http/schemas.js";
+import { errorResponses, htmlResponse } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { getOrderConfirmation } from "./order-confirmation.js";
 import { ConfirmationQuery, ConfirmationReply } from "./schemas.js";
 import { loadShells, WEB_DIST } from "./shells.js";
 
 const tags = ["pages"];
-const html = { 200: Type.String({ description: "The page (HTML); the browser application renders it" }) };
+const html = { 200: htmlResponse("The page (HTML); the browser application renders it") };
 /** Hashed file names (Vite): a changed file is a new URL, so browsers may keep each one for a year. */
 const ASSET_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
 const FAVICON_MAX_AGE_MS = 24 * 3600 * 1000;

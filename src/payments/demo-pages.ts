@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
-import { Type } from "typebox";
+import { htmlResponse } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { escapeHtml, htmlPage } from "../lib/html.js";
 
@@ -23,7 +23,7 @@ export function registerDemoPages(app: App, register: (pages: App) => void): voi
 }
 
 /** The OpenAPI answer of a demo page. */
-export const htmlAnswer = (description: string) => Type.String({ description });
+export const htmlAnswer = htmlResponse;
 
 export const sendPage = (reply: FastifyReply, status: number, title: string, body: string) => reply.code(status).type("text/html; charset=utf-8").send(htmlPage(title, body));
 

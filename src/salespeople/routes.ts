@@ -49,6 +49,7 @@ export function registerSalespeopleRoutes(app: App, deps: Deps): void {
       schema: {
         tags: PORTAL_TAGS,
         summary: "Salesperson login: sets the salesperson cookie (its own, granting nothing under /api/admin)",
+        security: [],
         body: PortalLoginBody,
         response: { 200: PortalLoginReply, ...errorResponses(400, 401, 429) },
       },
@@ -68,7 +69,7 @@ export function registerSalespeopleRoutes(app: App, deps: Deps): void {
 
   app.delete(
     "/api/salesperson/auth",
-    { schema: { tags: PORTAL_TAGS, summary: "Salesperson logout", response: { 200: PortalLogoutReply } } },
+    { schema: { tags: PORTAL_TAGS, summary: "Salesperson logout", security: [{ salespersonSession: [] }, {}], response: { 200: PortalLogoutReply } } },
     async (request, reply) => {
       await logoutSalesperson({ ctx: ctxOf(deps, request), rawId: request.cookies[SALESPERSON_COOKIE] });
       reply.clearCookie(SALESPERSON_COOKIE, { path: "/" });

@@ -4,7 +4,7 @@ import { Type } from "typebox";
 import type { Deps } from "../ctx.js";
 import { callerCtx, OPTIONAL_API_KEY_CALLER } from "../http/auth.js";
 import { ctxOf } from "../http/ctx.js";
-import { errorResponses } from "../http/schemas.js";
+import { errorResponses, htmlResponse } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { pageCsp } from "../http/security-headers.js";
 import { confirmationPage, followActionLink, inspectActionLink, redirectOrigins } from "./action-link.js";
@@ -111,7 +111,7 @@ export function registerUpsellRoutes(app: App, deps: Deps): void {
 
     links.get(
       "/upsell/action/:action/:sessionId",
-      { schema: { tags, summary: "Action link (acts only on a user-activated navigation; otherwise a confirmation page)", params: ActionParams, response: { 200: Type.String({ description: "Confirmation page (HTML)" }), 302: Type.Null(redirect) } } },
+      { schema: { tags, summary: "Action link (acts only on a user-activated navigation; otherwise a confirmation page)", params: ActionParams, response: { 200: htmlResponse("Confirmation page (HTML)"), 302: Type.Null(redirect) } } },
       async (request, reply) => {
         const ctx = ctxOf(deps, request);
         // A link preview, mail scanner or crawler never sends Sec-Fetch-User: ?1; it must not charge.

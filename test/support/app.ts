@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import type { LightMyRequestResponse } from "fastify";
+import type { FastifyReply, FastifyRequest, LightMyRequestResponse } from "fastify";
 import { buildApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config/index.js";
 import type { Deps } from "../../src/ctx.js";
@@ -32,6 +32,8 @@ export async function buildTestApp(
     jobs?: "background" | "manual" | "off";
     /** Rewrites the test database's URL, e.g. to reach it through a proxy that injects network faults. */
     databaseVia?: (url: string) => string;
+    /** Sees every answer as it is sent (the last onSend hook): the response-validation test records them. */
+    observe?: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => void;
   } = {},
 ): Promise<TestApp> {
   const database = await freshDatabaseUrl();
@@ -60,6 +62,13 @@ export async function buildTestApp(
   const runtime = await createRuntime(config, clock, log, { poolSize: 5, pgliteSnapshot: testEngine === "pglite" ? await pgliteSnapshot() : undefined });
   // Background jobs are driven by the tests (app.webhookWorker.deliverDue(), app.jobs.trigger() and the clock), not by timers.
   const app = await buildApp(runtime.deps, { rateLimitStore: runtime.rateLimitStore, jobs: options.jobs ?? "manual" });
+  const { observe } = options;
+  if (observe) {
+    app.addHook("onSend", async (request, reply, payload) => {
+      observe(request, reply, payload);
+      return payload;
+    });
+  }
   await app.ready();
   return {
     app,

@@ -31,7 +31,7 @@ export function registerSettingsRoutes(app: App, deps: Deps): void {
 
   app.get(
     "/api/admin/branding",
-    { schema: { tags, summary: "The name, logo and colour of the brand serving this host (no authentication)", response: { 200: BrandingReply } } },
+    { schema: { tags, summary: "The name, logo and colour of the brand serving this host (no authentication)", security: [], response: { 200: BrandingReply } } },
     async (request) => getBranding({ ctx: ctxOf(deps, request), host: request.hostname }),
   );
 
