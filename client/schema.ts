@@ -11,161 +11,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create a checkout for the key's brand (scope checkouts:write); redirect the buyer to `url` */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "orderId": "order-1001",
-                     *       "amount": 4999,
-                     *       "currency": "USD",
-                     *       "productName": "Premium plan",
-                     *       "customer": {
-                     *         "email": "buyer@example.com",
-                     *         "firstName": "Ada",
-                     *         "lastName": "Lovelace"
-                     *       },
-                     *       "successUrl": "https://shop.example.com/thanks",
-                     *       "cancelUrl": "https://shop.example.com/cart",
-                     *       "webhookUrl": "https://shop.example.com/webhooks/checkout",
-                     *       "expiresInSeconds": 3600
-                     *     }
-                     */
-                    "application/json": {
-                        orderId: string;
-                        amount: number;
-                        currency: string;
-                        productName: string;
-                        productDescription?: string;
-                        productImage?: string;
-                        customer?: {
-                            email?: string;
-                            firstName?: string;
-                            lastName?: string;
-                            phone?: string;
-                        };
-                        shippingAddress?: {
-                            address1: string;
-                            address2?: string;
-                            city: string;
-                            state: string;
-                            postalCode: string;
-                            country: string;
-                        };
-                        /** @enum {unknown} */
-                        provider?: "intent_gateway" | "vault_gateway_a" | "order_crm_a" | "order_crm_b" | "hosted_store" | "cart_gateway" | "vault_gateway_b";
-                        successUrl?: string;
-                        cancelUrl?: string;
-                        webhookUrl?: string;
-                        metadata?: {
-                            [key: string]: string;
-                        };
-                        lineItems?: {
-                            id: string;
-                            name?: string;
-                            quantity: number;
-                            unitPrice: number;
-                            description?: string;
-                            sku?: string;
-                        }[];
-                        salesAttribution?: {
-                            salespersonId: string;
-                            salespersonName?: string;
-                            commissionRate?: number;
-                        };
-                        demoOnly?: boolean;
-                        /**
-                         * @description how long the checkout link stays valid
-                         * @default 3600
-                         */
-                        expiresInSeconds?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "id": "mco_3tq2Hj9s8mVbM1kqZq1xgA",
-                         *       "orderId": "order-1001",
-                         *       "url": "https://pay.example.com/checkout/eyJhbGciOiJIUzI1NiJ9…",
-                         *       "shortUrl": "https://pay.example.com/c/Zx8k2mQp7LrT0aBc",
-                         *       "token": "eyJhbGciOiJIUzI1NiJ9…",
-                         *       "expiresAt": 1767225600000
-                         *     }
-                         */
-                        "application/json": {
-                            id: string;
-                            orderId: string;
-                            /** @description the hosted checkout page: redirect the buyer here */
-                            url: string;
-                            /** @description the same checkout as a short link /c/<code> */
-                            shortUrl: string;
-                            /** @description the signed checkout token behind the page */
-                            token: string;
-                            /** @description Unix ms */
-                            expiresAt: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["postApiV1Checkouts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -180,78 +26,7 @@ export interface paths {
             cookie?: never;
         };
         /** A checkout of the key's brand and its payment state (scope checkouts:write or orders:read) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            orderId: string;
-                            /** @description open: not opened yet; initialized: the buyer chose a provider; completed: paid; expired: the link expired unpaid */
-                            status: "open" | "initialized" | "completed" | "expired";
-                            /** @description minor units */
-                            amount: number;
-                            currency: string;
-                            provider: string | null;
-                            /** @description Unix ms */
-                            createdAt: number;
-                            completedAt: number | null;
-                            /** @description Unix ms */
-                            expiresAt: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        get: operations["getApiV1CheckoutsById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -270,139 +45,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create an upsell session for an order of the key's brand (scope upsell:write); SPEC create-session body and answer, or `{ originalOrderId, funnelId }` to start a stored funnel */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        orderId: string;
-                        originalOrderId: string;
-                        customerEmail: string;
-                        customerId?: string;
-                        paymentMethodToken?: string;
-                        /** @enum {unknown} */
-                        provider: "intent_gateway" | "vault_gateway_a" | "order_crm_a" | "order_crm_b" | "hosted_store" | "cart_gateway" | "vault_gateway_b";
-                        currency?: string;
-                        offers: {
-                            id: string;
-                            name: string;
-                            description?: string;
-                            price: number;
-                            originalPrice?: number;
-                            image?: string;
-                            showIf?: {
-                                minCartValue?: number;
-                                productIds?: string[];
-                                excludeProductIds?: string[];
-                            };
-                            /** Format: uri */
-                            externalPageUrl?: string;
-                            downsell?: {
-                                id: string;
-                                name: string;
-                                description?: string;
-                                price: number;
-                                originalPrice?: number;
-                                image?: string;
-                                showIf?: {
-                                    minCartValue?: number;
-                                    productIds?: string[];
-                                    excludeProductIds?: string[];
-                                };
-                                /** Format: uri */
-                                externalPageUrl?: string;
-                            };
-                        }[];
-                        metadata?: {
-                            [key: string]: string;
-                        };
-                        cartTotal?: number;
-                        purchasedProductIds?: string[];
-                        themeId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            sessionId: string;
-                            upsellUrl: string;
-                            expiresAt: number;
-                            totalOffers: number;
-                        } | {
-                            success: boolean;
-                            skipUpsell: boolean;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["postApiV1UpsellSessions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -419,76 +62,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** The saved payment method token of an order of the key's brand (scope upsell:write); SPEC get-payment-token body and answer */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {unknown} */
-                        provider: "intent_gateway" | "vault_gateway_a" | "order_crm_a" | "order_crm_b" | "hosted_store" | "cart_gateway" | "vault_gateway_b";
-                        transactionId: string;
-                        providerOrderId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            paymentMethodToken: string;
-                            /** @enum {unknown} */
-                            provider: "intent_gateway" | "vault_gateway_a" | "order_crm_a" | "order_crm_b" | "hosted_store" | "cart_gateway" | "vault_gateway_b";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["postApiV1PaymentTokens"];
         delete?: never;
         options?: never;
         head?: never;
@@ -503,111 +77,7 @@ export interface paths {
             cookie?: never;
         };
         /** The key's brand's orders, as in the back office (scope orders:read) */
-        get: {
-            parameters: {
-                query: {
-                    /** @description an order id or transaction id (exact), an email or a customer name (case-insensitive, from the start) */
-                    q?: string;
-                    status?: "paid" | "partially_refunded" | "refunded" | "disputed" | "failed";
-                    provider?: "intent_gateway" | "vault_gateway_a" | "order_crm_a" | "order_crm_b" | "hosted_store" | "cart_gateway" | "vault_gateway_b";
-                    /** @description created at or after, Unix ms (0 to 253402300799999) */
-                    from?: number;
-                    /** @description created before, Unix ms (0 to 253402300799999) */
-                    to?: number;
-                    /** @description the checkout payment's amount at least this, minor units */
-                    minAmount?: number;
-                    /** @description the checkout payment's amount at most this, minor units */
-                    maxAmount?: number;
-                    /** @description true: demo-mode orders only; false: real-money orders only; absent: both */
-                    test?: boolean;
-                    /** @description nextCursor of the previous page */
-                    cursor?: string;
-                    limit: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            orders: {
-                                /** @description our order id (ord_…) */
-                                id: string;
-                                /** @description the merchant's order id */
-                                orderId: string;
-                                /** @enum {unknown} */
-                                status: "paid" | "partially_refunded" | "refunded" | "disputed" | "failed";
-                                /** @description minor units */
-                                amount: number;
-                                currency: string;
-                                provider: string;
-                                transactionId: string;
-                                /** @description refunded of this charge so far, minor units */
-                                refunded: number;
-                                /** @description Unix ms */
-                                createdAt: number;
-                                customerEmail: string;
-                                customerName: string;
-                                /** @description paid through a demo-mode provider: no real money moved */
-                                test: boolean;
-                                upsells: {
-                                    /** @description our order id (ord_…) */
-                                    id: string;
-                                    /** @description the merchant's order id */
-                                    orderId: string;
-                                    /** @enum {unknown} */
-                                    status: "paid" | "partially_refunded" | "refunded" | "disputed" | "failed";
-                                    /** @description minor units */
-                                    amount: number;
-                                    currency: string;
-                                    provider: string;
-                                    transactionId: string;
-                                    /** @description refunded of this charge so far, minor units */
-                                    refunded: number;
-                                    /** @description Unix ms */
-                                    createdAt: number;
-                                }[];
-                            }[];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        get: operations["getApiV1Orders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -624,24 +94,668 @@ export interface paths {
             cookie?: never;
         };
         /** One order of the key's brand by the merchant's order id (scope orders:read) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
+        get: operations["getApiV1OrdersByOrderId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/{orderId}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refund all or part of one charge of the key's brand's order (scope orders:refund) */
+        post: operations["postApiV1OrdersByOrderIdRefunds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        ErrorBody: {
+            error: string;
+            code?: string;
+            details?: string;
+        } & {
+            [key: string]: unknown;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    postApiV1Checkouts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "orderId": "order-1001",
+                 *       "amount": 4999,
+                 *       "currency": "USD",
+                 *       "productName": "Premium plan",
+                 *       "customer": {
+                 *         "email": "buyer@example.com",
+                 *         "firstName": "Ada",
+                 *         "lastName": "Lovelace"
+                 *       },
+                 *       "successUrl": "https://shop.example.com/thanks",
+                 *       "cancelUrl": "https://shop.example.com/cart",
+                 *       "webhookUrl": "https://shop.example.com/webhooks/checkout",
+                 *       "expiresInSeconds": 3600
+                 *     }
+                 */
+                "application/json": {
                     orderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+                    amount: number;
+                    currency: string;
+                    productName: string;
+                    productDescription?: string;
+                    productImage?: string;
+                    customer?: {
+                        email?: string;
+                        firstName?: string;
+                        lastName?: string;
+                        phone?: string;
                     };
-                    content: {
-                        "application/json": {
+                    shippingAddress?: {
+                        address1: string;
+                        address2?: string;
+                        city: string;
+                        state: string;
+                        postalCode: string;
+                        country: string;
+                    };
+                    /** @enum {unknown} */
+                    provider?: "intent_gateway" | "vault_gateway_a" | "order_crm_a" | "order_crm_b" | "hosted_store" | "cart_gateway" | "vault_gateway_b";
+                    successUrl?: string;
+                    cancelUrl?: string;
+                    webhookUrl?: string;
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    lineItems?: {
+                        id: string;
+                        name?: string;
+                        quantity: number;
+                        unitPrice: number;
+                        description?: string;
+                        sku?: string;
+                    }[];
+                    salesAttribution?: {
+                        salespersonId: string;
+                        salespersonName?: string;
+                        commissionRate?: number;
+                    };
+                    demoOnly?: boolean;
+                    /**
+                     * @description how long the checkout link stays valid
+                     * @default 3600
+                     */
+                    expiresInSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "mco_3tq2Hj9s8mVbM1kqZq1xgA",
+                     *       "orderId": "order-1001",
+                     *       "url": "https://pay.example.com/checkout/eyJhbGciOiJIUzI1NiJ9…",
+                     *       "shortUrl": "https://pay.example.com/c/Zx8k2mQp7LrT0aBc",
+                     *       "token": "eyJhbGciOiJIUzI1NiJ9…",
+                     *       "expiresAt": 1767225600000
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        orderId: string;
+                        /** @description the hosted checkout page: redirect the buyer here */
+                        url: string;
+                        /** @description the same checkout as a short link /c/<code> */
+                        shortUrl: string;
+                        /** @description the signed checkout token behind the page */
+                        token: string;
+                        /** @description Unix ms */
+                        expiresAt: number;
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR (`details` names the field), INVALID_JSON, or BAD_REQUEST (an invalid URL) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid credential (UNAUTHORIZED, INVALID_API_KEY) or the route's own proof failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden (the caller's role or the key's scope does not allow this); or CSRF_REJECTED: the request carries the administration session cookie but neither an `Origin` header equal to the service's origin (PUBLIC_BASE_URL) nor `Sec-Fetch-Site: same-origin` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large: PAYLOAD_TOO_LARGE (1 MiB, also once decoded) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type or content encoding: UNSUPPORTED_MEDIA_TYPE (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: RATE_LIMITED (Retry-After, X-RateLimit-* say when to come back) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service busy (OVERLOADED) or temporarily unavailable (SERVICE_UNAVAILABLE); Retry-After says when to retry */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getApiV1CheckoutsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        orderId: string;
+                        /** @description open: not opened yet; initialized: the buyer chose a provider; completed: paid; expired: the link expired unpaid */
+                        status: "open" | "initialized" | "completed" | "expired";
+                        /** @description minor units */
+                        amount: number;
+                        currency: string;
+                        provider: string | null;
+                        /** @description Unix ms */
+                        createdAt: number;
+                        completedAt: number | null;
+                        /** @description Unix ms */
+                        expiresAt: number;
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR (`details` names the field), INVALID_JSON, or BAD_REQUEST (an invalid URL) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid credential (UNAUTHORIZED, INVALID_API_KEY) or the route's own proof failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden (the caller's role or the key's scope does not allow this) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL too long: BAD_REQUEST (a path parameter over 100 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: RATE_LIMITED (Retry-After, X-RateLimit-* say when to come back) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service busy (OVERLOADED) or temporarily unavailable (SERVICE_UNAVAILABLE); Retry-After says when to retry */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postApiV1UpsellSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    orderId: string;
+                    originalOrderId: string;
+                    customerEmail: string;
+                    customerId?: string;
+                    paymentMethodToken?: string;
+                    /** @enum {unknown} */
+                    provider: "intent_gateway" | "vault_gateway_a" | "order_crm_a" | "order_crm_b" | "hosted_store" | "cart_gateway" | "vault_gateway_b";
+                    currency?: string;
+                    offers: {
+                        id: string;
+                        name: string;
+                        description?: string;
+                        price: number;
+                        originalPrice?: number;
+                        image?: string;
+                        showIf?: {
+                            minCartValue?: number;
+                            productIds?: string[];
+                            excludeProductIds?: string[];
+                        };
+                        /** Format: uri */
+                        externalPageUrl?: string;
+                        downsell?: {
+                            id: string;
+                            name: string;
+                            description?: string;
+                            price: number;
+                            originalPrice?: number;
+                            image?: string;
+                            showIf?: {
+                                minCartValue?: number;
+                                productIds?: string[];
+                                excludeProductIds?: string[];
+                            };
+                            /** Format: uri */
+                            externalPageUrl?: string;
+                        };
+                    }[];
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    cartTotal?: number;
+                    purchasedProductIds?: string[];
+                    themeId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        sessionId: string;
+                        upsellUrl: string;
+                        expiresAt: number;
+                        totalOffers: number;
+                    } | {
+                        success: boolean;
+                        skipUpsell: boolean;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR (`details` names the field), INVALID_JSON, or BAD_REQUEST (an invalid URL) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid credential (UNAUTHORIZED, INVALID_API_KEY) or the route's own proof failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden (the caller's role or the key's scope does not allow this); or CSRF_REJECTED: the request carries the administration session cookie but neither an `Origin` header equal to the service's origin (PUBLIC_BASE_URL) nor `Sec-Fetch-Site: same-origin` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large: PAYLOAD_TOO_LARGE (1 MiB, also once decoded) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type or content encoding: UNSUPPORTED_MEDIA_TYPE (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: RATE_LIMITED (Retry-After, X-RateLimit-* say when to come back) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service busy (OVERLOADED) or temporarily unavailable (SERVICE_UNAVAILABLE); Retry-After says when to retry */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postApiV1PaymentTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    provider: "intent_gateway" | "vault_gateway_a" | "order_crm_a" | "order_crm_b" | "hosted_store" | "cart_gateway" | "vault_gateway_b";
+                    transactionId: string;
+                    providerOrderId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        paymentMethodToken: string;
+                        /** @enum {unknown} */
+                        provider: "intent_gateway" | "vault_gateway_a" | "order_crm_a" | "order_crm_b" | "hosted_store" | "cart_gateway" | "vault_gateway_b";
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR (`details` names the field), INVALID_JSON, or BAD_REQUEST (an invalid URL) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid credential (UNAUTHORIZED, INVALID_API_KEY) or the route's own proof failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden (the caller's role or the key's scope does not allow this); or CSRF_REJECTED: the request carries the administration session cookie but neither an `Origin` header equal to the service's origin (PUBLIC_BASE_URL) nor `Sec-Fetch-Site: same-origin` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large: PAYLOAD_TOO_LARGE (1 MiB, also once decoded) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type or content encoding: UNSUPPORTED_MEDIA_TYPE (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: RATE_LIMITED (Retry-After, X-RateLimit-* say when to come back) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service busy (OVERLOADED) or temporarily unavailable (SERVICE_UNAVAILABLE); Retry-After says when to retry */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getApiV1Orders: {
+        parameters: {
+            query?: {
+                /** @description an order id or transaction id (exact), an email or a customer name (case-insensitive, from the start) */
+                q?: string;
+                status?: "paid" | "partially_refunded" | "refunded" | "disputed" | "failed";
+                provider?: "intent_gateway" | "vault_gateway_a" | "order_crm_a" | "order_crm_b" | "hosted_store" | "cart_gateway" | "vault_gateway_b";
+                /** @description created at or after, Unix ms (0 to 253402300799999) */
+                from?: number;
+                /** @description created before, Unix ms (0 to 253402300799999) */
+                to?: number;
+                /** @description the checkout payment's amount at least this, minor units */
+                minAmount?: number;
+                /** @description the checkout payment's amount at most this, minor units */
+                maxAmount?: number;
+                /** @description true: demo-mode orders only; false: real-money orders only; absent: both */
+                test?: boolean;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        orders: {
                             /** @description our order id (ord_…) */
                             id: string;
                             /** @description the merchant's order id */
@@ -678,346 +792,483 @@ export interface paths {
                                 /** @description Unix ms */
                                 createdAt: number;
                             }[];
-                            providerOrderId: string | null;
-                            customer: {
-                                [key: string]: unknown;
-                            } | null;
-                            billingAddress: {
-                                [key: string]: unknown;
-                            } | null;
-                            shippingAddress: {
-                                [key: string]: unknown;
-                            } | null;
-                            lineItems: {
-                                id: string;
-                                name: string | null;
-                                sku: string | null;
-                                quantity: number;
-                                /** @description minor units */
-                                unitPrice: number;
-                            }[];
-                            crm: {
-                                provider: string;
-                                orderId: string | null;
-                                status: string | null;
-                            } | null;
-                            affId: string | null;
-                            subId: string | null;
-                            refunds: {
-                                id: string;
-                                /** @description the refunded charge's order id */
-                                orderId: string;
-                                /** @description our id of the refunded charge (ord_…) */
-                                chargeId: string;
-                                amount: number;
-                                currency: string;
-                                /** @enum {unknown} */
-                                status: "pending" | "succeeded" | "failed";
-                                /** @enum {unknown} */
-                                reason: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
-                                providerRefundId: string | null;
-                                /** @description Unix ms */
-                                createdAt: number;
-                            }[];
-                            disputes: {
-                                /** @description our dispute id (dsp_…) */
-                                id: string;
-                                /** @description the disputed charge's order id */
-                                orderId: string;
-                                /** @description our id of the disputed charge (ord_…) */
-                                chargeId: string;
-                                provider: string;
-                                providerDisputeId: string;
-                                /** @description disputed, minor units */
-                                amount: number;
-                                currency: string;
-                                reason: string | null;
-                                /**
-                                 * @description open: needs_response, under_review; closed: won, charge_refunded (the money stays), lost, accepted (it went back)
-                                 * @enum {unknown}
-                                 */
-                                status: "needs_response" | "under_review" | "won" | "lost" | "accepted" | "charge_refunded";
-                                dueBy: number | null;
-                                evidence: string | null;
-                                evidenceSubmittedAt: number | null;
-                                evidenceSent: boolean | null;
-                                closedAt: number | null;
-                                /** @description Unix ms */
-                                createdAt: number;
-                            }[];
-                            commissions: {
-                                id: string;
-                                orderId: string;
-                                salespersonId: string;
-                                salespersonName: string | null;
-                                /** @description the commission, minor units */
-                                amount: number;
-                                currency: string;
-                                status: string;
-                            }[];
-                            timeline: {
-                                id: string;
-                                type: string;
-                                /** @description Unix ms */
-                                createdAt: number;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                                deliveries: {
-                                    /** @description the delivery's id (msg_…): POST /api/admin/webhooks/deliveries/<id>/resend sends it again */
-                                    id: string;
-                                    target: "endpoint" | "token";
-                                    endpointId: string | null;
-                                    url: string;
-                                    status: "pending" | "succeeded" | "failed";
-                                    attempts: number;
-                                    lastStatusCode: number | null;
-                                    completedAt: number | null;
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
+                        }[];
+                        nextCursor: string | null;
                     };
                 };
             };
+            /** @description Invalid request: VALIDATION_ERROR (`details` names the field), INVALID_JSON, or BAD_REQUEST (an invalid URL) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid credential (UNAUTHORIZED, INVALID_API_KEY) or the route's own proof failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden (the caller's role or the key's scope does not allow this) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: RATE_LIMITED (Retry-After, X-RateLimit-* say when to come back) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service busy (OVERLOADED) or temporarily unavailable (SERVICE_UNAVAILABLE); Retry-After says when to retry */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/orders/{orderId}/refunds": {
+    getApiV1OrdersByOrderId: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                orderId: string;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** Refund all or part of one charge of the key's brand's order (scope orders:refund) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    orderId: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description minor units; default: all that is left of the charge */
-                        amount?: number;
+                        /** @description our order id (ord_…) */
+                        id: string;
+                        /** @description the merchant's order id */
+                        orderId: string;
                         /** @enum {unknown} */
-                        reason: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
-                        note?: string;
-                        /** @description which charge: the order's own (default) or one upsell's, by our id or its order id */
-                        charge?: string;
+                        status: "paid" | "partially_refunded" | "refunded" | "disputed" | "failed";
+                        /** @description minor units */
+                        amount: number;
+                        currency: string;
+                        provider: string;
+                        transactionId: string;
+                        /** @description refunded of this charge so far, minor units */
+                        refunded: number;
+                        /** @description Unix ms */
+                        createdAt: number;
+                        customerEmail: string;
+                        customerName: string;
+                        /** @description paid through a demo-mode provider: no real money moved */
+                        test: boolean;
+                        upsells: {
+                            /** @description our order id (ord_…) */
+                            id: string;
+                            /** @description the merchant's order id */
+                            orderId: string;
+                            /** @enum {unknown} */
+                            status: "paid" | "partially_refunded" | "refunded" | "disputed" | "failed";
+                            /** @description minor units */
+                            amount: number;
+                            currency: string;
+                            provider: string;
+                            transactionId: string;
+                            /** @description refunded of this charge so far, minor units */
+                            refunded: number;
+                            /** @description Unix ms */
+                            createdAt: number;
+                        }[];
+                        providerOrderId: string | null;
+                        customer: {
+                            [key: string]: unknown;
+                        } | null;
+                        billingAddress: {
+                            [key: string]: unknown;
+                        } | null;
+                        shippingAddress: {
+                            [key: string]: unknown;
+                        } | null;
+                        lineItems: {
+                            id: string;
+                            name: string | null;
+                            sku: string | null;
+                            quantity: number;
+                            /** @description minor units */
+                            unitPrice: number;
+                        }[];
+                        crm: {
+                            provider: string;
+                            orderId: string | null;
+                            status: string | null;
+                        } | null;
+                        affId: string | null;
+                        subId: string | null;
+                        refunds: {
+                            id: string;
+                            /** @description the refunded charge's order id */
+                            orderId: string;
+                            /** @description our id of the refunded charge (ord_…) */
+                            chargeId: string;
+                            amount: number;
+                            currency: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "succeeded" | "failed";
+                            /** @enum {unknown} */
+                            reason: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
+                            providerRefundId: string | null;
+                            /** @description Unix ms */
+                            createdAt: number;
+                        }[];
+                        disputes: {
+                            /** @description our dispute id (dsp_…) */
+                            id: string;
+                            /** @description the disputed charge's order id */
+                            orderId: string;
+                            /** @description our id of the disputed charge (ord_…) */
+                            chargeId: string;
+                            provider: string;
+                            providerDisputeId: string;
+                            /** @description disputed, minor units */
+                            amount: number;
+                            currency: string;
+                            reason: string | null;
+                            /**
+                             * @description open: needs_response, under_review; closed: won, charge_refunded (the money stays), lost, accepted (it went back)
+                             * @enum {unknown}
+                             */
+                            status: "needs_response" | "under_review" | "won" | "lost" | "accepted" | "charge_refunded";
+                            dueBy: number | null;
+                            evidence: string | null;
+                            evidenceSubmittedAt: number | null;
+                            evidenceSent: boolean | null;
+                            closedAt: number | null;
+                            /** @description Unix ms */
+                            createdAt: number;
+                        }[];
+                        commissions: {
+                            id: string;
+                            orderId: string;
+                            salespersonId: string;
+                            salespersonName: string | null;
+                            /** @description the commission, minor units */
+                            amount: number;
+                            currency: string;
+                            status: string;
+                        }[];
+                        timeline: {
+                            id: string;
+                            type: string;
+                            /** @description Unix ms */
+                            createdAt: number;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            deliveries: {
+                                /** @description the delivery's id (msg_…): POST /api/admin/webhooks/deliveries/<id>/resend sends it again */
+                                id: string;
+                                target: "endpoint" | "token";
+                                endpointId: string | null;
+                                url: string;
+                                status: "pending" | "succeeded" | "failed";
+                                attempts: number;
+                                lastStatusCode: number | null;
+                                completedAt: number | null;
+                            }[];
+                        }[];
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            refund: {
-                                id: string;
-                                /** @description the refunded charge's order id */
-                                orderId: string;
-                                /** @description our id of the refunded charge (ord_…) */
-                                chargeId: string;
-                                amount: number;
-                                currency: string;
-                                /** @enum {unknown} */
-                                status: "pending" | "succeeded" | "failed";
-                                /** @enum {unknown} */
-                                reason: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
-                                providerRefundId: string | null;
-                                /** @description Unix ms */
-                                createdAt: number;
-                            };
-                        };
-                    };
+            /** @description Invalid request: VALIDATION_ERROR (`details` names the field), INVALID_JSON, or BAD_REQUEST (an invalid URL) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            success: boolean;
-                            refund: {
-                                id: string;
-                                /** @description the refunded charge's order id */
-                                orderId: string;
-                                /** @description our id of the refunded charge (ord_…) */
-                                chargeId: string;
-                                amount: number;
-                                currency: string;
-                                /** @enum {unknown} */
-                                status: "pending" | "succeeded" | "failed";
-                                /** @enum {unknown} */
-                                reason: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
-                                providerRefundId: string | null;
-                                /** @description Unix ms */
-                                createdAt: number;
-                            };
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description No valid credential (UNAUTHORIZED, INVALID_API_KEY) or the route's own proof failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Default Response */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Forbidden (the caller's role or the key's scope does not allow this) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Default Response */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Default Response */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description URL too long: BAD_REQUEST (a path parameter over 100 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Default Response */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Too many requests: RATE_LIMITED (Retry-After, X-RateLimit-* say when to come back) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service busy (OVERLOADED) or temporarily unavailable (SERVICE_UNAVAILABLE); Retry-After says when to retry */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-}
-export type webhooks = Record<string, never>;
-export interface components {
-    schemas: {
-        /** ErrorBody */
-        "def-0": {
-            error: string;
-            code?: string;
-            details?: string;
-        } & {
-            [key: string]: unknown;
+    postApiV1OrdersByOrderIdRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description minor units; default: all that is left of the charge */
+                    amount?: number;
+                    /** @enum {unknown} */
+                    reason: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
+                    note?: string;
+                    /** @description which charge: the order's own (default) or one upsell's, by our id or its order id */
+                    charge?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        refund: {
+                            id: string;
+                            /** @description the refunded charge's order id */
+                            orderId: string;
+                            /** @description our id of the refunded charge (ord_…) */
+                            chargeId: string;
+                            amount: number;
+                            currency: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "succeeded" | "failed";
+                            /** @enum {unknown} */
+                            reason: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
+                            providerRefundId: string | null;
+                            /** @description Unix ms */
+                            createdAt: number;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        refund: {
+                            id: string;
+                            /** @description the refunded charge's order id */
+                            orderId: string;
+                            /** @description our id of the refunded charge (ord_…) */
+                            chargeId: string;
+                            amount: number;
+                            currency: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "succeeded" | "failed";
+                            /** @enum {unknown} */
+                            reason: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
+                            providerRefundId: string | null;
+                            /** @description Unix ms */
+                            createdAt: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR (`details` names the field), INVALID_JSON, or BAD_REQUEST (an invalid URL) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid credential (UNAUTHORIZED, INVALID_API_KEY) or the route's own proof failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden (the caller's role or the key's scope does not allow this); or CSRF_REJECTED: the request carries the administration session cookie but neither an `Origin` header equal to the service's origin (PUBLIC_BASE_URL) nor `Sec-Fetch-Site: same-origin` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large: PAYLOAD_TOO_LARGE (1 MiB, also once decoded) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL too long: BAD_REQUEST (a path parameter over 100 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type or content encoding: UNSUPPORTED_MEDIA_TYPE (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: RATE_LIMITED (Retry-After, X-RateLimit-* say when to come back) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service busy (OVERLOADED) or temporarily unavailable (SERVICE_UNAVAILABLE); Retry-After says when to retry */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
 }
-export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
