@@ -86,6 +86,11 @@ export const orders = pgTable(
     refundedCents: cents("refunded_cents").notNull().default(0),
     /** The charge has a dispute that is open or was lost (src/orders/disputes): its status reads `disputed`. */
     disputed: boolean("disputed").notNull().default(false),
+    /**
+     * The checkout's metadata (its token's `metadata` claim), on every order of the checkout: its own
+     * and its upsells' (issue 33). Events of the chain carry it as `checkoutMetadata`.
+     */
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
   },
   (t) => [
     uniqueIndex("orders_checkout_key").on(t.checkoutId),
@@ -134,6 +139,8 @@ export const refunds = pgTable(
     attempts: integer("attempts").notNull().default(0),
     /** When the reconciler may next look: past the request's own provider call, then its lease. */
     nextAttemptAt: at("next_attempt_at").notNull().defaultNow(),
+    /** The merchant's own metadata of this refund (issue 33): in its answers and its events. */
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
   },
