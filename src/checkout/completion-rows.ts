@@ -1,6 +1,7 @@
 import type { CommissionAmount } from "../commissions/calculate.js";
 import { newId } from "../lib/ids.js";
-import { outboxRows } from "../outbox/events.js";
+import type { Metadata } from "../lib/metadata.js";
+import { checkoutMetadataFields, outboxRows } from "../outbox/events.js";
 import type { CrmProviderType } from "../providers/types.js";
 import type { CompleteBody, CompleteLineItem, CompleteResponse, SalesAttribution } from "./schemas.js";
 import type { Completion, CompletionCandidate } from "./store.js";
@@ -38,7 +39,8 @@ export function completionRows(plan: CompletionPlan, crmOrderId: string | null):
     ...(crmOrderId ? { crmOrderId, crmProvider: crm!.provider } : {}),
     ...(commissionId ? { commissionId } : {}),
   };
-  const money = { orderId: input.orderId, transactionId: input.transactionId, provider: input.provider, amount: checkout.amountCents, currency: checkout.currency, livemode: !record.paidInDemo };
+  const metadata = metadataOfClaims(checkout.claims);
+  const money = { orderId: input.orderId, transactionId: input.transactionId, provider: input.provider, amount: checkout.amountCents, currency: checkout.currency, livemode: !record.paidInDemo, ...checkoutMetadataFields(metadata) };
   const common = { brandId: checkout.brandId, checkoutId: checkout.id, webhookUrl: checkout.webhookUrl };
   const completion: Completion = {
     checkoutId: checkout.id,
@@ -70,6 +72,7 @@ export function completionRows(plan: CompletionPlan, crmOrderId: string | null):
       subId: input.subId ?? null,
       result: response,
       createdAt: at,
+      metadata,
     },
     lineItems: lineItems.map((item) => ({
       id: newId("oli"),
@@ -127,4 +130,10 @@ function commissionRow(
     createdAt: at,
     updatedAt: at,
   };
+}
+
+/** The checkout's metadata: its token's claim, checked by verifyCheckoutToken when the checkout was initialized. */
+export function metadataOfClaims(claims: Record<string, unknown>): Metadata {
+  const metadata = claims.metadata;
+  return typeof metadata === "object" && metadata !== null && !Array.isArray(metadata) ? (metadata as Metadata) : {};
 }

@@ -5,6 +5,7 @@ import { newId } from "../lib/ids.js";
 import { ProviderError, type InitializeInput, type InitializeOutcome, type PaymentProviderType } from "../providers/types.js";
 import { allowedProviders } from "./allowed-providers.js";
 import { checkoutCompleted, invalidToken, orderIdTaken, paymentLinkGone, providerFailed } from "./errors.js";
+import { checkoutMetadataFields } from "../outbox/events.js";
 import { providerNotAllowed } from "../payments/errors.js";
 import type { Address, CheckoutClaims, InitializeBody, InitializeResponse } from "./schemas.js";
 import { findBrandForCheckout, saveInitializedCheckout } from "./store.js";
@@ -40,7 +41,8 @@ export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: Init
   // The generator signs with the master secret for anyone: its token may not re-price a merchant's checkout.
   if (demoOnly && ((brand.checkoutId && !brand.checkoutDemoOnly) || brand.merchantCheckout)) throw orderIdTaken();
 
-  const checkoutId = brand.checkoutId ?? newId("chk");
+  // Issue 33: a checkout the merchant made through the API keeps the id the API answered (its events carry it).
+  const checkoutId = brand.checkoutId ?? brand.apiCheckoutId ?? newId("chk");
   const currency = claims.currency.toUpperCase();
   const customer = claims.customer || input.customer ? { ...claims.customer, ...input.customer } : null;
   const shippingAddress = input.shippingAddress ?? addressFromClaims(claims.shippingAddress);
@@ -93,6 +95,7 @@ export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: Init
         providerOrderId: outcome.providerOrderId,
         customerEmail: customer?.email ?? null,
         livemode,
+        ...checkoutMetadataFields(claims.metadata),
       },
     },
   );

@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { Metadata } from "../lib/metadata.js";
 import { CRM_PROVIDERS, PAYMENT_PROVIDERS } from "../providers/types.js";
 
 // The wire contract of SPEC.md "Checkout" and the resources it uses. Member names are exact.
@@ -75,7 +76,7 @@ export const CheckoutClaims = Type.Object({
   successUrl: Type.Optional(Type.String()),
   cancelUrl: Type.Optional(Type.String()),
   webhookUrl: Type.Optional(Type.String({ pattern: "^https?://" })),
-  metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  metadata: Type.Optional(Metadata),
   lineItems: Type.Optional(Type.Array(ClaimLineItem)),
   salesAttribution: Type.Optional(ClaimSalesAttribution),
   /** Set by the public token generator only (CONTRACT §35): such a checkout is paid through demo-mode providers alone. */

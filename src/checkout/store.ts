@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull, lt, ne, or, sql, type Table } from "drizzle-orm";
 import type { Db } from "../db/client.js";
+import { isUniqueViolation } from "../db/errors.js";
 import { hotStatement, rowsAsJson, runHot, insertRowsSql, selectColumns } from "../db/hot.js";
 import { brands, checkouts, commissions, orderLineItems, orders, outboxEvents, providerSettings, shortLinks } from "../db/schema/index.js";
 import type { EventPayloads } from "../outbox/events.js";
@@ -33,6 +34,8 @@ const BRAND_FOR_CHECKOUT = hotStatement(
      (select json_agg(ps.provider) from provider_settings ps where ps.brand_id = b.id and ps.enabled) as "enabledProviders",
      c.id as "checkoutId", c.status as "checkoutStatus", coalesce((c.claims->>'demoOnly')::boolean, false) as "checkoutDemoOnly",
      case when $4::boolean then exists (select 1 from merchant_checkouts mc where mc.brand_id = b.id and mc.order_id = $2) else false end as "merchantCheckout",
+     case when c.id is null then (select mc.checkout_id from merchant_checkouts mc where mc.brand_id = b.id and mc.order_id = $2
+                                  order by mc.created_at, mc.id limit 1) end as "apiCheckoutId",
      pl.disabled_at as "linkDisabledAt", pl.expires_at as "linkExpiresAt"
    from brands b
    join organizations o on o.id = b.organization_id
@@ -44,7 +47,8 @@ const BRAND_FOR_CHECKOUT = hotStatement(
 /**
  * Initialize's one read: the live brand (not deleted, nor its organization), the payment providers it
  * has enabled (CONTRACT §4), the checkout it already holds for this orderId (its status, whether the
- * public generator made it); with `from.demoOnly`, whether an API checkout holds the orderId; with
+ * public generator made it) or else the id an API checkout for the orderId was answered with (issue 33:
+ * the new checkout takes it); with `from.demoOnly`, whether an API checkout holds the orderId; with
  * `from.paymentLinkId`, that link of the brand (disabled or expiry; null when unknown).
  */
 export async function findBrandForCheckout(db: Db, brandId: string, orderId: string, from: { paymentLinkId?: string; demoOnly?: boolean } = {}) {
@@ -56,6 +60,7 @@ export async function findBrandForCheckout(db: Db, brandId: string, orderId: str
     checkoutStatus: CheckoutRow["status"] | null;
     checkoutDemoOnly: boolean;
     merchantCheckout: boolean;
+    apiCheckoutId: string | null;
     linkDisabledAt: Date | null;
     linkExpiresAt: Date | null;
   }>(db, BRAND_FOR_CHECKOUT, [brandId, orderId, from.paymentLinkId ?? null, from.demoOnly === true]);
@@ -127,7 +132,7 @@ export async function saveInitializedCheckout(
   event: { id: string; payload: EventPayloads["checkout.created"] },
 ): Promise<{ id: string; created: boolean } | null> {
   const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
-  const [row] = await runHot<{ id: string; created: boolean }>(db, SAVE_INITIALIZED_CHECKOUT, [
+  const params = [
     checkout.id,
     checkout.brandId,
     checkout.orderId,
@@ -147,8 +152,18 @@ export async function saveInitializedCheckout(
     event.id,
     json(event.payload),
     checkout.livemode,
-  ]);
-  return row ?? null;
+  ];
+  const save = () => runHot<{ id: string; created: boolean }>(db, SAVE_INITIALIZED_CHECKOUT, params);
+  let rows: { id: string; created: boolean }[];
+  try {
+    rows = await save();
+  } catch (error) {
+    // Two first initializes of an API checkout insert the same id at once (issue 33): ON CONFLICT
+    // guards (brand, orderId) only, so the loser's primary key fails. The row exists now: once more updates it.
+    if (!isUniqueViolation(error)) throw error;
+    rows = await save();
+  }
+  return rows[0] ?? null;
 }
 
 /**

@@ -25,6 +25,8 @@ interface AjvIssue {
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
+  /** Set by `propertyNames` on the error of the key that failed (a metadata key too long). */
+  propertyName?: string;
 }
 
 /** `/customer/email` + missing `email` -> `customer.email`; array indexes stay numeric (`offers.2.price`). */
@@ -44,6 +46,7 @@ function describe(issue: AjvIssue, field: string): string {
     case "additionalProperties":
       return `${field} is not allowed`;
     default:
+      if (typeof issue.propertyName === "string") return `${field} key "${issue.propertyName.slice(0, 60)}" ${issue.message ?? "is invalid"}`;
       return `${field || "body"} ${issue.message ?? "is invalid"}`;
   }
 }

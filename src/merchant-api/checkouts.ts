@@ -12,7 +12,7 @@ import { newId } from "../lib/ids.js";
 import { assertScope } from "../merchant-credentials/api-key-caller.js";
 import { invalidApiKey } from "../merchant-credentials/errors.js";
 import type { CheckoutIdParams, CreateCheckoutBody, CreatedCheckout, MerchantCheckoutView } from "./schemas.js";
-import { findCreatedCheckout, findMerchantCheckout, insertMerchantCheckout } from "./store.js";
+import { findApiCheckoutId, findBrandCheckout, findCreatedCheckout, findMerchantCheckoutLinks, insertMerchantCheckout } from "./store.js";
 
 type Verb<I> = { ctx: Ctx; input: I };
 
@@ -44,11 +44,15 @@ export async function createMerchantCheckout({ ctx, input }: Verb<CreateCheckout
       if (!brand) throw invalidApiKey();
       if (brand.checkoutStatus === "completed") throw checkoutCompleted();
       const id = newId("mco");
+      // Issue 33, one id per checkout: the orderId's checkout keeps the id it already has (opened from any token, or
+      // answered to an earlier API call for it); initialize gives a new one's `checkouts` row this id (src/checkout/store.ts).
+      const checkoutId = brand.checkoutId ?? (await findApiCheckoutId(ctx.db, actor.brandId, claims.orderId)) ?? newId("chk");
       const link = await withTransaction(ctx.db, async (tx) => {
         await bindResource(tx, ctx, effect, id);
         const issued = await issueCheckoutLink(ctx, { claims: { ...claims, brandId: actor.brandId } as Omit<CheckoutClaims, "exp" | "iat">, brandId: actor.brandId, db: tx, lifetimeSeconds: expiresInSeconds });
         await insertMerchantCheckout(tx, {
           id,
+          checkoutId,
           brandId: actor.brandId,
           orderId: claims.orderId,
           apiKeyId: actor.id,
@@ -62,7 +66,7 @@ export async function createMerchantCheckout({ ctx, input }: Verb<CreateCheckout
         return issued;
       });
       faultPoint(ctx.config, "merchant-checkout.after-commit");
-      return createdOf(ctx, { id, orderId: claims.orderId, shortCode: link.code, token: link.token, expiresAt: new Date(link.expiresAt) });
+      return createdOf(ctx, { id: checkoutId, orderId: claims.orderId, shortCode: link.code, token: link.token, expiresAt: new Date(link.expiresAt) });
     },
   });
 }
@@ -76,22 +80,49 @@ const createdOf = (ctx: Pick<Ctx, "config">, made: { id: string; orderId: string
   expiresAt: made.expiresAt.getTime(),
 });
 
-/** `GET /api/v1/checkouts/<id>` (scope checkouts:write or orders:read): another brand's id is a not-found. */
+/**
+ * `GET /api/v1/checkouts/<id>` (scope checkouts:write or orders:read), by the id the API answered or the
+ * id a checkout's events carry (`checkoutId`, also of checkouts opened from other tokens). Another
+ * brand's id is a not-found.
+ */
 export async function getMerchantCheckout({ ctx, input }: Verb<CheckoutIdParams>): Promise<MerchantCheckoutView> {
   const actor = await assertScope(ctx, "checkouts:write", "orders:read");
-  const row = await findMerchantCheckout(ctx.db, actor.brandId, input.id);
+  const now = ctx.clock.now();
+  const links = await findMerchantCheckoutLinks(ctx.db, actor.brandId, input.id);
+  const first = links[0];
+  if (first) {
+    // The newest link decides when the checkout expires: a merchant may make a new link for an expired one.
+    const newest = links.at(-1)!;
+    return {
+      id: input.id,
+      orderId: first.orderId,
+      status: statusOf(newest.checkoutStatus, newest.expiresAt, now),
+      amount: newest.checkoutAmountCents ?? newest.amountCents,
+      currency: newest.checkoutCurrency ?? newest.currency,
+      provider: newest.checkoutProvider ?? newest.claimedProvider,
+      createdAt: first.createdAt.getTime(),
+      completedAt: newest.completedAt?.getTime() ?? null,
+      expiresAt: newest.expiresAt.getTime(),
+    };
+  }
+  const row = await findBrandCheckout(ctx.db, actor.brandId, input.id);
   if (!row) throw notFound("Checkout not found");
-  const completed = row.checkoutStatus === "completed";
-  const status = completed ? "completed" : row.expiresAt.getTime() <= ctx.clock.now() ? "expired" : row.checkoutStatus === "initialized" ? "initialized" : "open";
   return {
     id: row.id,
     orderId: row.orderId,
-    status,
-    amount: row.checkoutAmountCents ?? row.amountCents,
-    currency: row.checkoutCurrency ?? row.currency,
-    provider: row.checkoutProvider ?? row.claimedProvider,
+    status: statusOf(row.status, row.tokenExpiresAt, now),
+    amount: row.amountCents,
+    currency: row.currency,
+    provider: row.provider,
     createdAt: row.createdAt.getTime(),
     completedAt: row.completedAt?.getTime() ?? null,
-    expiresAt: row.expiresAt.getTime(),
+    expiresAt: row.tokenExpiresAt.getTime(),
   };
+}
+
+/** open (no `checkouts` row yet), initialized, completed, or expired: the link expired unpaid. */
+function statusOf(checkoutStatus: "initialized" | "completed" | null, expiresAt: Date, now: number): MerchantCheckoutView["status"] {
+  if (checkoutStatus === "completed") return "completed";
+  if (expiresAt.getTime() <= now) return "expired";
+  return checkoutStatus === "initialized" ? "initialized" : "open";
 }

@@ -49,7 +49,7 @@ describe("POST /api/v1/checkouts", () => {
     expect(res.statusCode, res.body).toBe(201);
     const created = json(res);
     expect(created).toEqual({
-      id: expect.stringMatching(/^mco_/),
+      id: expect.stringMatching(/^chk_/),
       orderId: body.orderId,
       url: `http://checkout.test/checkout/${created.token}`,
       shortUrl: expect.stringMatching(/^http:\/\/checkout\.test\/c\/[A-Za-z0-9_-]+$/),
@@ -66,6 +66,8 @@ describe("POST /api/v1/checkouts", () => {
     expect(init.statusCode, init.body).toBe(200);
     const [row] = await t.deps.database.db.select().from(checkouts).where(eq(checkouts.orderId, body.orderId));
     expect(row!.brandId).toBe(shop.brandId);
+    // One id per checkout (issue 33): the checkout the buyer opened is the one the API answered.
+    expect(row!.id).toBe(created.id);
   });
 
   it("refuses a revoked key, no key, a session cookie, a missing scope; validates the body", async () => {
@@ -138,7 +140,7 @@ describe("POST /api/v1/checkouts", () => {
     const again = json(await createCheckout(rivalKey, body, headers));
     expect(again.id).toBe(json(mine).id);
     const rows = await t.deps.database.db.select().from(merchantCheckouts).where(eq(merchantCheckouts.orderId, body.orderId));
-    expect(rows.map((r) => [r.id, r.brandId]).sort()).toEqual([[theirs.id, shop.brandId], [json(mine).id, rival.brandId]].sort());
+    expect(rows.map((r) => [r.checkoutId, r.brandId]).sort()).toEqual([[theirs.id, shop.brandId], [json(mine).id, rival.brandId]].sort());
   });
 
   it("refuses a checkout for an order the brand already completed", async () => {

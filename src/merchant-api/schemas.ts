@@ -43,7 +43,7 @@ export const CreatedCheckout = Type.Object(
   {
     examples: [
       {
-        id: "mco_3tq2Hj9s8mVbM1kqZq1xgA",
+        id: "chk_3tq2Hj9s8mVbM1kqZq1xgA",
         orderId: "order-1001",
         url: "https://pay.example.com/checkout/eyJhbGciOiJIUzI1NiJ9…",
         shortUrl: "https://pay.example.com/c/Zx8k2mQp7LrT0aBc",

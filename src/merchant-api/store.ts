@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { checkouts, merchantCheckouts, shortLinks } from "../db/schema/index.js";
 
@@ -8,11 +8,24 @@ export async function insertMerchantCheckout(db: Db, row: typeof merchantCheckou
   await db.insert(merchantCheckouts).values(row);
 }
 
-/** The brand's API checkout with the payment state of its order (the `checkouts` row, once the buyer opened it). */
-export async function findMerchantCheckout(db: Db, brandId: string, id: string) {
+/** The id the brand's first API checkout for this orderId was answered with (issue 33: one id per checkout), or null. */
+export async function findApiCheckoutId(db: Db, brandId: string, orderId: string): Promise<string | null> {
   const [row] = await db
+    .select({ checkoutId: merchantCheckouts.checkoutId })
+    .from(merchantCheckouts)
+    .where(and(eq(merchantCheckouts.brandId, brandId), eq(merchantCheckouts.orderId, orderId)))
+    .orderBy(asc(merchantCheckouts.createdAt), asc(merchantCheckouts.id))
+    .limit(1);
+  return row?.checkoutId ?? null;
+}
+
+/**
+ * The brand's API checkout by the id it was answered with: every link made for it (oldest first,
+ * usually one) with the payment state of its `checkouts` row, once the buyer opened it.
+ */
+export async function findMerchantCheckoutLinks(db: Db, brandId: string, checkoutId: string) {
+  return db
     .select({
-      id: merchantCheckouts.id,
       orderId: merchantCheckouts.orderId,
       amountCents: merchantCheckouts.amountCents,
       currency: merchantCheckouts.currency,
@@ -27,15 +40,34 @@ export async function findMerchantCheckout(db: Db, brandId: string, id: string) 
     })
     .from(merchantCheckouts)
     .leftJoin(checkouts, and(eq(checkouts.brandId, merchantCheckouts.brandId), eq(checkouts.orderId, merchantCheckouts.orderId)))
-    .where(and(eq(merchantCheckouts.id, id), eq(merchantCheckouts.brandId, brandId)))
+    .where(and(eq(merchantCheckouts.checkoutId, checkoutId), eq(merchantCheckouts.brandId, brandId)))
+    .orderBy(asc(merchantCheckouts.createdAt), asc(merchantCheckouts.id));
+}
+
+/** A checkout of the brand by the id its events carry, whatever token opened it (a signing key's, a payment link's…). */
+export async function findBrandCheckout(db: Db, brandId: string, id: string) {
+  const [row] = await db
+    .select({
+      id: checkouts.id,
+      orderId: checkouts.orderId,
+      status: checkouts.status,
+      amountCents: checkouts.amountCents,
+      currency: checkouts.currency,
+      provider: checkouts.provider,
+      createdAt: checkouts.createdAt,
+      completedAt: checkouts.completedAt,
+      tokenExpiresAt: checkouts.tokenExpiresAt,
+    })
+    .from(checkouts)
+    .where(and(eq(checkouts.id, id), eq(checkouts.brandId, brandId)))
     .limit(1);
   return row ?? null;
 }
 
-/** The brand's API checkout as its creation answered it: with the token behind its short link. */
+/** The brand's API checkout link as its creation answered it (by the row's own id): with the token behind its short link. */
 export async function findCreatedCheckout(db: Db, brandId: string, id: string) {
   const [row] = await db
-    .select({ id: merchantCheckouts.id, orderId: merchantCheckouts.orderId, shortCode: merchantCheckouts.shortCode, token: shortLinks.token, expiresAt: shortLinks.expiresAt })
+    .select({ id: merchantCheckouts.checkoutId, orderId: merchantCheckouts.orderId, shortCode: merchantCheckouts.shortCode, token: shortLinks.token, expiresAt: shortLinks.expiresAt })
     .from(merchantCheckouts)
     .innerJoin(shortLinks, eq(shortLinks.code, merchantCheckouts.shortCode))
     .where(and(eq(merchantCheckouts.id, id), eq(merchantCheckouts.brandId, brandId)))

@@ -89,6 +89,8 @@ export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: s
     crm: row.crmProvider ? { provider: row.crmProvider, orderId: row.crmOrderId, status: row.crmStatus } : null,
     affId: row.affId,
     subId: row.subId,
+    checkoutId: row.checkoutId,
+    metadata: row.metadata,
     refunds: refundRows.map(refundViewOf),
     disputes: disputeRows.map(disputeViewOf),
     commissions: commissionRows.map((c) => ({

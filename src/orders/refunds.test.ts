@@ -53,7 +53,7 @@ describe("POST /api/admin/orders/:id/refunds", () => {
     expect(part.headers["cache-control"]).toBe("no-store");
     expect(json(part)).toEqual({
       success: true,
-      refund: { id: expect.stringMatching(/^rfd_/), orderId: order.orderId, chargeId: order.id, amount: 300, currency: "USD", status: "succeeded", reason: "requested_by_customer", providerRefundId: expect.any(String), createdAt: t.clock.now() },
+      refund: { id: expect.stringMatching(/^rfd_/), orderId: order.orderId, chargeId: order.id, amount: 300, currency: "USD", status: "succeeded", reason: "requested_by_customer", providerRefundId: expect.any(String), metadata: {}, createdAt: t.clock.now() },
     });
     expect(await detail(order.id)).toMatchObject({ status: "partially_refunded", refunded: 300, refunds: [{ amount: 300, status: "succeeded" }] });
 

@@ -24,6 +24,7 @@ export const refundViewOf = (row: RefundRow): RefundView => ({
   status: row.status,
   reason: row.reason,
   providerRefundId: row.providerRefundId,
+  metadata: row.metadata,
   createdAt: row.createdAt.getTime(),
 });
 
@@ -92,7 +93,9 @@ export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge
     if (!(await settleRefund(tx, refund.id, patch))) return (await findRefund(tx, refund.id))!;
     const money = { orderId: charge.orderId, transactionId: charge.transactionId, provider: charge.provider, amount: refund.amountCents, currency: refund.currency, refundId: refund.id, reason: refund.reason,
       // The same rule as refundProviderOf: an upsell without its own mark follows its order.
-      livemode: (charge.paidInDemo ?? checkout.paidInDemo) !== true };
+      livemode: (charge.paidInDemo ?? checkout.paidInDemo) !== true,
+      // Issue 33: the refund's own metadata, and the checkout's (on every order of the checkout, upsells' too).
+      metadata: refund.metadata, checkoutMetadata: charge.metadata };
     let event;
     if (outcome.status === "succeeded") {
       const refundedTotal = await addRefunded(tx, charge.id, refund.amountCents);
@@ -176,6 +179,7 @@ async function makeRefund(ctx: Ctx, brandId: string, where: { id: string } | { o
       livemode: charge.livemode,
       reason: body.reason,
       note: body.note ?? null,
+      metadata: body.metadata ?? {},
       status: "pending",
       requestedBy,
       nextAttemptAt: new Date(now.getTime() + RECONCILE_AFTER_MS),

@@ -1,5 +1,6 @@
 import { Type, type Static } from "typebox";
 import { UnixMsParam } from "../lib/dates.js";
+import { Metadata } from "../lib/metadata.js";
 import { PAYMENT_PROVIDERS } from "../providers/manifest.js";
 import { DisputeView } from "./disputes/schemas.js";
 
@@ -79,6 +80,7 @@ export const RefundBody = Type.Object({
   reason: Type.Enum([...REFUND_REASONS]),
   note: Type.Optional(Type.String({ maxLength: 1000 })),
   charge: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "which charge: the order's own (default) or one upsell's, by our id or its order id" })),
+  metadata: Type.Optional(Metadata),
 });
 export type RefundBody = Static<typeof RefundBody>;
 
@@ -91,6 +93,7 @@ export const RefundView = Type.Object({
   status: Type.Enum(["pending", "succeeded", "failed"]),
   reason: Type.Enum([...REFUND_REASONS]),
   providerRefundId: Nullable(Type.String()),
+  metadata: Metadata,
   createdAt: Type.Integer({ description: "Unix ms" }),
 });
 export type RefundView = Static<typeof RefundView>;
@@ -129,6 +132,10 @@ export const OrderDetail = Type.Object({
   crm: Nullable(Type.Object({ provider: Type.String(), orderId: Nullable(Type.String()), status: Nullable(Type.String()) })),
   affId: Nullable(Type.String()),
   subId: Nullable(Type.String()),
+  /** The checkout's id (its events' `checkoutId`; GET /api/v1/checkouts/<id>), null for orders without one. */
+  checkoutId: Nullable(Type.String()),
+  /** The checkout's metadata (issue 33). */
+  metadata: Metadata,
   /** Refunds of the order's charges (its own and its upsells'), oldest first. */
   refunds: Type.Array(RefundView),
   /** Disputes of the order's charges (its own and its upsells'), oldest first. */

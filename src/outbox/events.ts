@@ -1,6 +1,7 @@
 import type { Db } from "../db/client.js";
 import { outboxEvents, type DisputeStatus } from "../db/schema/index.js";
 import { newId } from "../lib/ids.js";
+import type { Metadata } from "../lib/metadata.js";
 
 /** The money of a charge, as every payment and order event carries it (minor units, ISO currency). */
 interface ChargeFields {
@@ -18,7 +19,6 @@ interface OfferFields {
   originalOrderId: string;
   offerId: string;
   offerName: string;
-  metadata: Record<string, unknown>;
 }
 
 /** Present when the session came from a funnel (docs/funnels.md). */
@@ -76,10 +76,26 @@ interface EventData {
 }
 
 /**
- * Every payload carries `livemode` (issue 21): true when the charge went (or would go) through a
- * provider's real adapter, false for a demo adapter (test mode, no real money), as Stripe's events do.
+ * What every payload carries besides its type's fields (docs/webhooks.md "Event payloads").
+ * `livemode` (issue 21): true when the charge went (or would go) through a provider's real adapter,
+ * false for a demo adapter (test mode, no real money), as Stripe's events do.
+ * Metadata (issue 33), both always present (`{}` when there is none): `metadata` is the event's own
+ * object's (the upsell session's for `upsell.*` and for a refused one-click charge, the refund's for
+ * `refund.*`, else the checkout's), `checkoutMetadata` the checkout's, on every event of its chain.
  */
-export type EventPayloads = { [T in keyof EventData]: EventData[T] & { livemode: boolean } };
+export interface EventCommonFields {
+  livemode: boolean;
+  metadata: Metadata;
+  checkoutMetadata: Metadata;
+}
+
+export type EventPayloads = { [T in keyof EventData]: EventData[T] & EventCommonFields };
+
+/** The metadata members of an event about the checkout itself (its payment, its order, a dispute of a charge): the checkout's, twice. */
+export const checkoutMetadataFields = (metadata: Metadata | null | undefined): Pick<EventCommonFields, "metadata" | "checkoutMetadata"> => ({
+  metadata: metadata ?? {},
+  checkoutMetadata: metadata ?? {},
+});
 
 export type EventType = keyof EventPayloads;
 
@@ -120,7 +136,7 @@ export function outboxRows(now: number, events: NewEvent[]): (typeof outboxEvent
     id: newId("evt"),
     brandId: e.brandId,
     type: e.type,
-    payload: e.data as Record<string, unknown>,
+    payload: e.data as unknown as Record<string, unknown>,
     checkoutId: e.checkoutId ?? null,
     webhookUrl: e.webhookUrl ?? null,
     livemode: e.data.livemode,

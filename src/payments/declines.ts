@@ -2,6 +2,7 @@ import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { AppError } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
+import type { Metadata } from "../lib/metadata.js";
 import { enqueueEvents, type NewEvent } from "../outbox/events.js";
 import type { PaymentProviderType } from "../providers/types.js";
 import { countDeclines, insertDecline, orderContextOf, type DeclineCounts } from "./store.js";
@@ -37,8 +38,12 @@ export interface Decline {
   reason: string;
   amountCents: number;
   currency: string;
-  /** Whose decline it is when the caller knows (an upsell session); else found from the orderId's checkout. */
-  owner?: Pick<NewEvent, "brandId" | "checkoutId" | "webhookUrl">;
+  /**
+   * Whose decline it is when the caller knows (an upsell session); else found from the orderId's
+   * checkout. `metadata`: the event's own (the checkout's, or an upsell session's); `checkoutMetadata`
+   * the checkout's when it is another (issue 33).
+   */
+  owner?: Pick<NewEvent, "brandId" | "checkoutId" | "webhookUrl"> & { metadata: Metadata | null; checkoutMetadata?: Metadata | null };
   /** More fields for `payment.failed` (the upsell's session and offer), placed after `orderId`. */
   details?: Record<string, unknown>;
 }
@@ -65,6 +70,8 @@ export async function recordDecline(ctx: Ctx, tx: Db, decline: Decline): Promise
         amount: decline.amountCents,
         currency: decline.currency,
         livemode: decline.livemode,
+        metadata: owner.metadata ?? {},
+        checkoutMetadata: ("checkoutMetadata" in owner ? owner.checkoutMetadata : owner.metadata) ?? {},
       },
     },
   ]);

@@ -8,7 +8,7 @@ import { outboxRows } from "../outbox/events.js";
 import { ABANDONED_CLAIM_MS, claimOrWait } from "../payments/charge-once.js";
 import { paymentFailed, recordDecline } from "../payments/declines.js";
 import { ProviderError, type ChargeOutcome, type PaymentProviderType } from "../providers/types.js";
-import { answerChanges, eventBase, saveDecided, type Decided } from "./decide-answer.js";
+import { answerChanges, eventBase, saveDecided, sessionMetadataFields, type Decided } from "./decide-answer.js";
 import { offerAlreadyAnswered } from "./errors.js";
 import { funnelEventFields } from "./funnel/counters.js";
 import type { AcceptOfferResponse } from "./schemas.js";
@@ -94,7 +94,8 @@ async function chargeClaimed(ctx: Ctx, attempt: OfferCharge, claim: OfferClaim):
  * A refused charge: the offer stays open (marked refused), the decline counts toward the limit,
  * `payment.failed` goes out. Nothing when the claim was taken over: its new holder answers the offer.
  */
-async function recordRefusal(ctx: Ctx, tx: Db, { session, offer }: Decided, claim: OfferClaim, reason: string, livemode: boolean): Promise<void> {
+async function recordRefusal(ctx: Ctx, tx: Db, decided: Decided, claim: OfferClaim, reason: string, livemode: boolean): Promise<void> {
+  const { session, offer } = decided;
   if (!(await markOfferRefused(tx, session.id, offer.id, claim))) return;
   await recordDecline(ctx, tx, {
     provider: session.provider as PaymentProviderType,
@@ -103,7 +104,7 @@ async function recordRefusal(ctx: Ctx, tx: Db, { session, offer }: Decided, clai
     reason,
     amountCents: offer.priceCents,
     currency: session.currency,
-    owner: eventBase(session),
+    owner: { ...eventBase(session), ...sessionMetadataFields(decided) },
     details: { originalOrderId: session.originalOrderId, sessionId: session.id, offerId: offer.id },
   });
 }
@@ -149,6 +150,8 @@ function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, { statu
         livemode: !paidInDemo,
         result,
         createdAt: at,
+        // The checkout's metadata follows its upsell orders (issue 33): refund events of this charge carry it.
+        metadata: original.metadata ?? {},
       },
       lineItem: { id: newId("oli"), orderRef, itemId: offer.id, name: offer.name, quantity: 1, unitPriceCents: offer.priceCents, sku: null },
     },
@@ -168,7 +171,7 @@ function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, { statu
           amount: offer.priceCents,
           currency: session.currency,
           totalUpsellAmount: totalUpsellCents,
-          metadata: session.metadata ?? {},
+          ...sessionMetadataFields(decided),
           ...funnelEventFields(offer),
           livemode: !paidInDemo,
         },

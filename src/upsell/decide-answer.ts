@@ -4,7 +4,7 @@
 import type { Db } from "../db/client.js";
 import type { StoredOffer } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
-import type { NewEvent } from "../outbox/events.js";
+import type { EventCommonFields, NewEvent } from "../outbox/events.js";
 import { offerAlreadyAnswered, offerNotFound, sessionCompleted, sessionExpired } from "./errors.js";
 import { recordFunnelAnswer } from "./funnel/counters.js";
 import { answerOffer, type Answers } from "./machine.js";
@@ -79,6 +79,11 @@ export function decideOn(found: SessionForAnswer | null, offerId: string, event:
 
 export function eventBase(session: UpsellSessionRow): Pick<NewEvent, "brandId" | "checkoutId" | "webhookUrl"> {
   return { brandId: session.brandId, checkoutId: session.checkoutId, webhookUrl: session.webhookUrl };
+}
+
+/** An upsell event's metadata (issue 33): the session's own, and its checkout's (the original order's). */
+export function sessionMetadataFields(decided: Pick<Decided, "session" | "original">): Pick<EventCommonFields, "metadata" | "checkoutMetadata"> {
+  return { metadata: decided.session.metadata ?? {}, checkoutMetadata: decided.original.metadata ?? {} };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Ctx } from "../ctx.js";
 import { outboxRows } from "../outbox/events.js";
 import { ABANDONED_CLAIM_MS } from "../payments/charge-once.js";
-import { answerChanges, decide, eventBase, saveDecided, type Decided } from "./decide-answer.js";
+import { answerChanges, decide, eventBase, saveDecided, sessionMetadataFields, type Decided } from "./decide-answer.js";
 import { funnelEventFields } from "./funnel/counters.js";
 import type { Answer } from "./store.js";
 import type { AnswerOfferBody, DeclineOfferResponse } from "./schemas.js";
@@ -31,7 +31,7 @@ function declinedAnswer(decided: Decided, now: number): { result: DeclineOfferRe
       {
         ...eventBase(session),
         type: "upsell.declined",
-        data: { sessionId: session.id, orderId: session.orderId, originalOrderId: session.originalOrderId, offerId: offer.id, offerName: offer.name, nextOfferId, metadata: session.metadata ?? {}, ...funnelEventFields(offer), livemode: decided.original.paidInDemo !== true },
+        data: { sessionId: session.id, orderId: session.orderId, originalOrderId: session.originalOrderId, offerId: offer.id, offerName: offer.name, nextOfferId, ...sessionMetadataFields(decided), ...funnelEventFields(offer), livemode: decided.original.paidInDemo !== true },
       },
     ]),
   };

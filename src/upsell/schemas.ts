@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { Metadata } from "../lib/metadata.js";
 import { CardFields } from "../providers/schemas.js";
 import { PAYMENT_PROVIDERS } from "../providers/types.js";
 
@@ -49,7 +50,7 @@ export const CreateSessionBody = Type.Object({
   provider: Type.Enum([...PAYMENT_PROVIDERS]),
   currency: Type.Optional(Type.String({ pattern: "^[A-Za-z]{3}$" })),
   offers: Type.Array(UpsellOffer, { minItems: 1, maxItems: MAX_OFFERS }),
-  metadata: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 1000 }), { maxProperties: 50 })),
+  metadata: Type.Optional(Metadata),
   cartTotal: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CENTS })),
   purchasedProductIds: Type.Optional(Type.Array(text(), { maxItems: 500 })),
   themeId: Type.Optional(text()),

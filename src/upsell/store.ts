@@ -126,6 +126,7 @@ const FIND_SESSION_FOR_ANSWER = hotStatement(
      r.decision as "priorDecision", r.result as "priorResult",
      o.customer_name as "originalCustomerName", o.customer as "originalCustomer",
      o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress", o.paid_in_demo as "originalPaidInDemo",
+     o.metadata as "originalMetadata",
      (select count(*) from payment_declines where order_id = s.order_id and created_at > $4)::int as "declinesByOrder",
      (select count(*) from payment_declines where client_address = $3 and created_at > $4)::int as "declinesByAddress"
    from upsell_sessions s
@@ -140,7 +141,8 @@ const READ_SESSION_FOR_ANSWER = hotStatement(
   `select ${selectColumns(upsellSessions, "s")},
      r.decision as "priorDecision", r.result as "priorResult",
      o.customer_name as "originalCustomerName", o.customer as "originalCustomer",
-     o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress", o.paid_in_demo as "originalPaidInDemo"
+     o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress", o.paid_in_demo as "originalPaidInDemo",
+     o.metadata as "originalMetadata"
    from upsell_sessions s
    left join upsell_offer_results r on r.session_id = s.id and r.offer_id = $2
    left join orders o on o.id = s.original_order_ref
@@ -155,8 +157,15 @@ export interface SessionForAnswer {
   session: UpsellSessionRow;
   /** The answer already given to this offer, if any. */
   prior: { decision: OfferResultRow["decision"]; result: Record<string, unknown> | null } | null;
-  /** The original order's customer data, copied onto each upsell order. */
-  original: { customerName: string | null; customer: Record<string, unknown> | null; billingAddress: Record<string, unknown> | null; shippingAddress: Record<string, unknown> | null; paidInDemo: boolean | null };
+  /** The original order's customer data and its checkout's metadata, copied onto each upsell order. */
+  original: {
+    customerName: string | null;
+    customer: Record<string, unknown> | null;
+    billingAddress: Record<string, unknown> | null;
+    shippingAddress: Record<string, unknown> | null;
+    paidInDemo: boolean | null;
+    metadata: Record<string, string> | null;
+  };
 }
 
 type PriorAnswerRow = { priorDecision: OfferResultRow["decision"]; priorResult: Record<string, unknown> | null; priorAt: Date };
@@ -169,15 +178,16 @@ type SessionForAnswerRow = UpsellSessionRow & {
   originalBillingAddress: Record<string, unknown> | null;
   originalShippingAddress: Record<string, unknown> | null;
   originalPaidInDemo: boolean | null;
+  originalMetadata: Record<string, string> | null;
 };
 
 function toSessionForAnswer(row: SessionForAnswerRow | undefined): SessionForAnswer | null {
   if (!row) return null;
-  const { priorDecision, priorResult, originalCustomerName, originalCustomer, originalBillingAddress, originalShippingAddress, originalPaidInDemo, ...session } = row;
+  const { priorDecision, priorResult, originalCustomerName, originalCustomer, originalBillingAddress, originalShippingAddress, originalPaidInDemo, originalMetadata, ...session } = row;
   return {
     session,
     prior: priorDecision ? { decision: priorDecision, result: priorResult } : null,
-    original: { customerName: originalCustomerName, customer: originalCustomer, billingAddress: originalBillingAddress, shippingAddress: originalShippingAddress, paidInDemo: originalPaidInDemo },
+    original: { customerName: originalCustomerName, customer: originalCustomer, billingAddress: originalBillingAddress, shippingAddress: originalShippingAddress, paidInDemo: originalPaidInDemo, metadata: originalMetadata },
   };
 }
 

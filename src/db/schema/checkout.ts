@@ -90,6 +90,11 @@ export const orders = pgTable(
     disputed: boolean("disputed").notNull().default(false),
     /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
     livemode: boolean("livemode").notNull().default(false),
+    /**
+     * The checkout's metadata (its token's `metadata` claim), on every order of the checkout: its own
+     * and its upsells' (issue 33). Events of the chain carry it as `checkoutMetadata`.
+     */
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
   },
   (t) => [
     uniqueIndex("orders_checkout_key").on(t.checkoutId),
@@ -138,6 +143,8 @@ export const refunds = pgTable(
     attempts: integer("attempts").notNull().default(0),
     /** When the reconciler may next look: past the request's own provider call, then its lease. */
     nextAttemptAt: at("next_attempt_at").notNull().defaultNow(),
+    /** The merchant's own metadata of this refund (issue 33): in its answers and its events. */
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull().default({}),
     createdAt: at("created_at").notNull(),
     updatedAt: at("updated_at").notNull(),
     /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */

@@ -64,6 +64,11 @@ export const merchantCheckouts = pgTable(
     brandId: text("brand_id").notNull(),
     orderId: text("order_id").notNull(),
     apiKeyId: text("api_key_id").notNull(),
+    /**
+     * The checkout's id, answered as `id` and carried by its events (issue 33): the `checkouts` row
+     * initialize makes takes it. Every link of one (brand, orderId) shares it; rows from before 0022 have their own id.
+     */
+    checkoutId: text("checkout_id").notNull(),
     shortCode: text("short_code").notNull(),
     amountCents: cents("amount_cents").notNull(),
     currency: text("currency").notNull(),
@@ -73,5 +78,5 @@ export const merchantCheckouts = pgTable(
     /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
     livemode: boolean("livemode").notNull().default(false),
   },
-  (t) => [index("merchant_checkouts_brand_order_idx").on(t.brandId, t.orderId)],
+  (t) => [index("merchant_checkouts_brand_order_idx").on(t.brandId, t.orderId), index("merchant_checkouts_brand_checkout_idx").on(t.brandId, t.checkoutId)],
 );

@@ -106,7 +106,7 @@ describe("intent_gateway: charge.dispute.* (Stripe-Signature)", () => {
 
     await t.app.webhookWorker.deliverDue();
     const bodies = receiver.received.map((r) => JSON.parse(r.body)).filter((b) => b.data.orderId === order.orderId);
-    const data = { orderId: order.orderId, transactionId: order.transactionId, provider: "intent_gateway", amount: 1000, currency: "USD", disputeId: shown.disputes[0].id, providerDisputeId: created.dispute.id, reason: "fraudulent", livemode: false };
+    const data = { orderId: order.orderId, transactionId: order.transactionId, provider: "intent_gateway", amount: 1000, currency: "USD", disputeId: shown.disputes[0].id, providerDisputeId: created.dispute.id, reason: "fraudulent", livemode: false, metadata: {}, checkoutMetadata: {} };
     // livemode: the charge was paid through the demo adapter (issue 21).
     // Deliveries go out concurrently: compare them by type.
     expect(Object.fromEntries(bodies.map((b) => [b.type, b.data]))).toEqual({

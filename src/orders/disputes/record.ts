@@ -4,7 +4,7 @@ import type { Ctx } from "../../ctx.js";
 import type { Db } from "../../db/client.js";
 import { orders } from "../../db/schema/index.js";
 import { newId } from "../../lib/ids.js";
-import { enqueueEvents } from "../../outbox/events.js";
+import { checkoutMetadataFields, enqueueEvents } from "../../outbox/events.js";
 import type { DisputeNotice } from "../../providers/webhook-scheme-kit.js";
 import { findDispute, hasOpenDispute, insertDispute, isClosed, isMerchantsFavour, lockCharge, refreshChargeDisputed, updateDispute, type DisputeRow, type OrderRow } from "../store.js";
 
@@ -28,6 +28,8 @@ const eventOf = (dispute: DisputeRow, charge: OrderRow) => ({
   reason: dispute.reason,
   status: dispute.status,
   livemode: charge.paidInDemo !== true,
+  // A dispute has no metadata of its own: its charge's checkout's, on the upsell orders too (issue 33).
+  ...checkoutMetadataFields(charge.metadata),
 });
 
 /**

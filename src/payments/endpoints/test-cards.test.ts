@@ -54,7 +54,7 @@ describe.each(CARD_ENDPOINTS)("$name", (endpoint) => {
     const events = await failedEventsFor(orderId);
     expect(events).toHaveLength(1);
     expect(events[0]!.brandId).toBe("brand_default");
-    expect(events[0]!.payload).toEqual({ orderId, provider: endpoint.provider, reason, amount: AMOUNT, currency: "USD", livemode: false });
+    expect(events[0]!.payload).toEqual({ orderId, provider: endpoint.provider, reason, amount: AMOUNT, currency: "USD", livemode: false, metadata: {}, checkoutMetadata: {} });
 
     const declines = await t.deps.database.db.select().from(paymentDeclines).where(eq(paymentDeclines.orderId, orderId));
     expect(declines).toMatchObject([{ orderId, clientAddress: remoteAddress, reason }]);

@@ -107,6 +107,10 @@ function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
             <dt>Customer</dt><dd>{order.customerName} ({order.customerEmail})</dd>
             <dt>Payment</dt><dd>{formatMoney(order.amount, order.currency)} via {order.provider}, transaction {order.transactionId}{order.test ? " (test)" : ""}</dd>
             {order.crm && <><dt>CRM</dt><dd>{order.crm.provider}: {order.crm.status ?? "pending"}{order.crm.orderId ? `, ${order.crm.orderId}` : ""}</dd></>}
+            {order.checkoutId && <><dt>Checkout</dt><dd>{order.checkoutId}</dd></>}
+            {Object.keys(order.metadata).length > 0 && (
+              <><dt>Metadata</dt><dd>{Object.entries(order.metadata).map(([key, value]) => <div key={key}><code>{key}</code>: {value}</div>)}</dd></>
+            )}
           </dl>
           {order.lineItems.length > 0 && (
             <table>
