@@ -192,6 +192,7 @@ export interface operations {
                     successUrl?: string;
                     cancelUrl?: string;
                     webhookUrl?: string;
+                    /** @description your own key-value pairs: at most 50 keys of at most 40 characters, string values of at most 500 */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -226,7 +227,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "mco_3tq2Hj9s8mVbM1kqZq1xgA",
+                     *       "id": "chk_3tq2Hj9s8mVbM1kqZq1xgA",
                      *       "orderId": "order-1001",
                      *       "url": "https://pay.example.com/checkout/eyJhbGciOiJIUzI1NiJ9…",
                      *       "shortUrl": "https://pay.example.com/c/Zx8k2mQp7LrT0aBc",
@@ -486,6 +487,7 @@ export interface operations {
                             externalPageUrl?: string;
                         };
                     }[];
+                    /** @description your own key-value pairs: at most 50 keys of at most 40 characters, string values of at most 500 */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -927,6 +929,11 @@ export interface operations {
                         } | null;
                         affId: string | null;
                         subId: string | null;
+                        checkoutId: string | null;
+                        /** @description your own key-value pairs: at most 50 keys of at most 40 characters, string values of at most 500 */
+                        metadata: {
+                            [key: string]: string;
+                        };
                         refunds: {
                             id: string;
                             /** @description the refunded charge's order id */
@@ -940,6 +947,10 @@ export interface operations {
                             /** @enum {unknown} */
                             reason: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
                             providerRefundId: string | null;
+                            /** @description your own key-value pairs: at most 50 keys of at most 40 characters, string values of at most 500 */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             /** @description Unix ms */
                             createdAt: number;
                         }[];
@@ -1090,6 +1101,10 @@ export interface operations {
                     note?: string;
                     /** @description which charge: the order's own (default) or one upsell's, by our id or its order id */
                     charge?: string;
+                    /** @description your own key-value pairs: at most 50 keys of at most 40 characters, string values of at most 500 */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -1115,6 +1130,10 @@ export interface operations {
                             /** @enum {unknown} */
                             reason: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
                             providerRefundId: string | null;
+                            /** @description your own key-value pairs: at most 50 keys of at most 40 characters, string values of at most 500 */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             /** @description Unix ms */
                             createdAt: number;
                         };
@@ -1142,6 +1161,10 @@ export interface operations {
                             /** @enum {unknown} */
                             reason: "requested_by_customer" | "duplicate" | "fraudulent" | "other";
                             providerRefundId: string | null;
+                            /** @description your own key-value pairs: at most 50 keys of at most 40 characters, string values of at most 500 */
+                            metadata: {
+                                [key: string]: string;
+                            };
                             /** @description Unix ms */
                             createdAt: number;
                         };

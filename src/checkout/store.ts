@@ -34,7 +34,7 @@ const BRAND_FOR_CHECKOUT = hotStatement(
      (select json_agg(ps.provider) from provider_settings ps where ps.brand_id = b.id and ps.enabled) as "enabledProviders",
      c.id as "checkoutId", c.status as "checkoutStatus", coalesce((c.claims->>'demoOnly')::boolean, false) as "checkoutDemoOnly",
      case when $4::boolean then exists (select 1 from merchant_checkouts mc where mc.brand_id = b.id and mc.order_id = $2) else false end as "merchantCheckout",
-     case when c.id is null then (select mc.checkout_id from merchant_checkouts mc where mc.brand_id = b.id and mc.order_id = $2
+     case when c.id is null then (select coalesce(mc.checkout_id, mc.id) from merchant_checkouts mc where mc.brand_id = b.id and mc.order_id = $2
                                   order by mc.created_at, mc.id limit 1) end as "apiCheckoutId",
      pl.disabled_at as "linkDisabledAt", pl.expires_at as "linkExpiresAt"
    from brands b

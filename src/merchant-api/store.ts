@@ -1,4 +1,4 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { checkouts, merchantCheckouts, shortLinks } from "../db/schema/index.js";
 
@@ -8,10 +8,13 @@ export async function insertMerchantCheckout(db: Db, row: typeof merchantCheckou
   await db.insert(merchantCheckouts).values(row);
 }
 
+/** A row's checkout id: its own id stands in on a row the previous release wrote (schema comment). */
+const CHECKOUT_ID_OF = sql<string>`coalesce(${merchantCheckouts.checkoutId}, ${merchantCheckouts.id})`;
+
 /** The id the brand's first API checkout for this orderId was answered with (issue 33: one id per checkout), or null. */
 export async function findApiCheckoutId(db: Db, brandId: string, orderId: string): Promise<string | null> {
   const [row] = await db
-    .select({ checkoutId: merchantCheckouts.checkoutId })
+    .select({ checkoutId: CHECKOUT_ID_OF })
     .from(merchantCheckouts)
     .where(and(eq(merchantCheckouts.brandId, brandId), eq(merchantCheckouts.orderId, orderId)))
     .orderBy(asc(merchantCheckouts.createdAt), asc(merchantCheckouts.id))
@@ -40,7 +43,7 @@ export async function findMerchantCheckoutLinks(db: Db, brandId: string, checkou
     })
     .from(merchantCheckouts)
     .leftJoin(checkouts, and(eq(checkouts.brandId, merchantCheckouts.brandId), eq(checkouts.orderId, merchantCheckouts.orderId)))
-    .where(and(eq(merchantCheckouts.checkoutId, checkoutId), eq(merchantCheckouts.brandId, brandId)))
+    .where(and(or(eq(merchantCheckouts.checkoutId, checkoutId), and(isNull(merchantCheckouts.checkoutId), eq(merchantCheckouts.id, checkoutId))), eq(merchantCheckouts.brandId, brandId)))
     .orderBy(asc(merchantCheckouts.createdAt), asc(merchantCheckouts.id));
 }
 
@@ -67,7 +70,7 @@ export async function findBrandCheckout(db: Db, brandId: string, id: string) {
 /** The brand's API checkout link as its creation answered it (by the row's own id): with the token behind its short link. */
 export async function findCreatedCheckout(db: Db, brandId: string, id: string) {
   const [row] = await db
-    .select({ id: merchantCheckouts.checkoutId, orderId: merchantCheckouts.orderId, shortCode: merchantCheckouts.shortCode, token: shortLinks.token, expiresAt: shortLinks.expiresAt })
+    .select({ id: CHECKOUT_ID_OF, orderId: merchantCheckouts.orderId, shortCode: merchantCheckouts.shortCode, token: shortLinks.token, expiresAt: shortLinks.expiresAt })
     .from(merchantCheckouts)
     .innerJoin(shortLinks, eq(shortLinks.code, merchantCheckouts.shortCode))
     .where(and(eq(merchantCheckouts.id, id), eq(merchantCheckouts.brandId, brandId)))

@@ -46,7 +46,7 @@ describe("the typed client", () => {
     expect(created.error).toBeUndefined();
     const checkout = created.data!;
     expectTypeOf(checkout.expiresAt).toEqualTypeOf<number>();
-    expect(checkout).toMatchObject({ id: expect.stringMatching(/^mco_/), orderId, url: `http://checkout.test/checkout/${checkout.token}` });
+    expect(checkout).toMatchObject({ id: expect.stringMatching(/^chk_/), orderId, url: `http://checkout.test/checkout/${checkout.token}` });
 
     const opened = await client.GET("/api/v1/checkouts/{id}", { params: { path: { id: checkout.id } } });
     expectTypeOf(opened.data!.status).toEqualTypeOf<"open" | "initialized" | "completed" | "expired">();

@@ -66,9 +66,11 @@ export const merchantCheckouts = pgTable(
     apiKeyId: text("api_key_id").notNull(),
     /**
      * The checkout's id, answered as `id` and carried by its events (issue 33): the `checkouts` row
-     * initialize makes takes it. Every link of one (brand, orderId) shares it; rows from before 0022 have their own id.
+     * initialize makes takes it. Every link of one (brand, orderId) shares it; rows from before 0023 have their own id.
+     * Nullable: a row the previous release writes during a rolling upgrade has none, and its own id
+     * stands in (read as `coalesce(checkout_id, id)`, CHECKOUT_ID_OF in src/merchant-api/store.ts).
      */
-    checkoutId: text("checkout_id").notNull(),
+    checkoutId: text("checkout_id"),
     shortCode: text("short_code").notNull(),
     amountCents: cents("amount_cents").notNull(),
     currency: text("currency").notNull(),
