@@ -7,7 +7,8 @@ import type { Deps } from "./ctx.js";
 import { fastifyTrustProxy } from "./config/trust-proxy.js";
 import { registerCallerResolvers } from "./http/auth.js";
 import { registerContentEncoding } from "./http/content-encoding.js";
-import { registerErrorHandling, renderFrameworkError } from "./http/errors.js";
+import { frameworkErrorRenderer, registerErrorHandling } from "./http/errors.js";
+import { registerErrorDocs } from "./http/error-docs.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { requestLineLogger } from "./lib/logger.js";
 import { AdmissionControl, registerAdmission } from "./http/admission.js";
@@ -112,7 +113,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "requestId" }),
     genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT,
-    frameworkErrors: renderFrameworkError,
+    frameworkErrors: frameworkErrorRenderer(deps.config.publicBaseUrl),
     trustProxy: fastifyTrustProxy(deps.config.trustProxy),
     // A request reaching a closing instance is still served (with Connection: close), not shed with
     // a 503: shutdown drops nothing, the client moves to another instance on its next connection.
@@ -121,7 +122,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
 
   registerValidation(app);
   registerContentEncoding(app, BODY_LIMIT);
-  registerErrorHandling(app);
+  registerErrorHandling(app, deps.config.publicBaseUrl);
   registerSecurityHeaders(app, deps.config);
   // Before any route: each route gets its metrics series when it is registered.
   const rateLimitRedis = options.rateLimitStore instanceof RedisRateLimitStore ? options.rateLimitStore.guard : null;
@@ -147,12 +148,13 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
-      info: { title: "Checkout, upsell and administration API", version: "1.0.0", description: "See SPEC.md; errors are { error, code?, details? }." },
+      info: { title: "Checkout, upsell and administration API", version: "1.0.0", description: "See SPEC.md; errors are { error, code?, details?, requestId, docUrl } (every code at /docs/errors); /api/v1 takes a Checkout-Version header." },
       // Issue 15: `/api/v1` takes a brand's API key (docs/merchant-api.md).
       components: { securitySchemes: { merchantApiKey: { type: "http", scheme: "bearer", description: "A brand API key, `sk_…`" } } },
     },
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
+  registerErrorDocs(app);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   registerMetricsRoute(app, metrics);

@@ -171,7 +171,7 @@ describe("GET and DELETE /api/salesperson/auth", () => {
     for (const cookie of [undefined, "not-a-session", "x".repeat(200)]) {
       const res = await portal("GET", { cookie });
       expect(res.statusCode).toBe(401);
-      expect(json(res)).toEqual({ error: "Unauthorized", code: "UNAUTHORIZED", authenticated: false });
+      expect(json(res)).toMatchObject({ error: "Unauthorized", code: "UNAUTHORIZED", authenticated: false });
     }
     const sp = await newSalesperson();
     const { cookie } = await login(sp.email);
