@@ -50,6 +50,7 @@ import { Metrics, type JobBacklog } from "./metrics/metrics.js";
 import { buildInfo } from "./metrics/build-info.js";
 import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
 import { apiKeyCaller } from "./merchant-credentials/api-key-caller.js";
+import { registerApiVersions } from "./merchant-credentials/api-version.js";
 import { registerMerchantCredentialRoutes } from "./merchant-credentials/routes.js";
 import { assertMerchantProof } from "./merchant-credentials/proof.js";
 import { registerMerchantApiRoutes } from "./merchant-api/routes.js";
@@ -192,6 +193,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   // Who calls (http/auth.ts), checked before rate limiting (hooks run in registration order): a valid
   // session gets the authenticated limit, a valid API key its own budget (CONTRACT §41), winning over a cookie.
   registerCallerResolvers(app, [sessionCaller(deps), apiKeyCaller(deps)]);
+  // After the key is looked up (its pinned version), before rate limiting (a 429 names its version too).
+  registerApiVersions(app);
   registerRateLimit(app, { store: options.rateLimitStore, clock: deps.clock, ...deps.config.rateLimit });
   registerIdempotency(app, { db: deps.database.db, clock: deps.clock, hashKey: deps.config.encryptionKey });
   // After idempotency: replays are stored uncompressed, each answer compressed for its own client.

@@ -39,7 +39,7 @@ describe("API keys", () => {
     expect(body.secret).toMatch(/^sk_[0-9A-Za-z]{40}$/);
     expect(body).toEqual({
       success: true,
-      apiKey: { id: expect.any(String), name: "shop server", prefix: body.secret.slice(0, 11), scopes: ["checkouts:write", "orders:read", "orders:refund", "upsell:write"], createdAt: t.clock.now(), lastUsedAt: null },
+      apiKey: { id: expect.any(String), name: "shop server", prefix: body.secret.slice(0, 11), scopes: ["checkouts:write", "orders:read", "orders:refund", "upsell:write"], apiVersion: "2026-11-28", createdAt: t.clock.now(), lastUsedAt: null },
       secret: body.secret,
     });
     const [row] = await t.deps.database.db.select().from(apiKeys).where(eq(apiKeys.id, body.apiKey.id));

@@ -26,6 +26,11 @@ export const apiKeys = pgTable(
     /** Refreshed at most once a minute per key. */
     lastUsedAt: at("last_used_at"),
     revokedAt: at("revoked_at"),
+    /**
+     * The `/api/v1` version the key was pinned to when it was made (src/merchant-credentials/api-version.ts):
+     * what a request without `Checkout-Version` gets. The default is the first version, for keys made before versions.
+     */
+    apiVersion: text("api_version").notNull().default("2026-11-28"),
   },
   (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_brand_idx").on(t.brandId)],
 );
