@@ -5,7 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testEngine } from "../../test/support/database.js";
 import { adminCall, addUser, registerOwner, type Registered } from "../../test/support/admin.js";
-import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
+import { buildTestApp, errorOf, json, type TestApp } from "../../test/support/app.js";
 import { acceptedUpsell, completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { call } from "../../test/support/identity.js";
 import { bearer, createApiKey } from "../../test/support/merchant.js";
@@ -242,7 +242,7 @@ describe("an Idempotency-Key names one refund, for good (CONTRACT §40, issue 31
     await abandonReservation(t, "refused-once");
     const retry = await v1Refund(order.orderId, { amount: 500, reason: "fraudulent" }, key.secret, "refused-once");
     expect(retry.statusCode).toBe(402);
-    expect(json(retry)).toEqual(json(first));
+    expect(errorOf(retry)).toEqual(errorOf(first));
     expect(await refundsOf(order.id)).toHaveLength(1);
     expect(await atProvider(order.orderId)).toHaveLength(1);
   });
