@@ -5,7 +5,8 @@ import type { Deps } from "./ctx.js";
 import { fastifyTrustProxy } from "./config/trust-proxy.js";
 import { registerCallerResolvers } from "./http/auth.js";
 import { registerContentEncoding } from "./http/content-encoding.js";
-import { registerErrorHandling, renderFrameworkError } from "./http/errors.js";
+import { frameworkErrorRenderer, registerErrorHandling } from "./http/errors.js";
+import { registerErrorDocs } from "./http/error-docs.js";
 import { registerIdempotency } from "./http/idempotency.js";
 import { registerApiDescription } from "./http/openapi.js";
 import { requestLineLogger } from "./lib/logger.js";
@@ -50,6 +51,7 @@ import { Metrics, type JobBacklog } from "./metrics/metrics.js";
 import { buildInfo } from "./metrics/build-info.js";
 import { registerMetricsRoute, registerRequestMetrics } from "./metrics/routes.js";
 import { apiKeyCaller } from "./merchant-credentials/api-key-caller.js";
+import { registerApiVersions } from "./merchant-credentials/api-version.js";
 import { registerMerchantCredentialRoutes } from "./merchant-credentials/routes.js";
 import { assertMerchantProof } from "./merchant-credentials/proof.js";
 import { registerMerchantApiRoutes } from "./merchant-api/routes.js";
@@ -113,7 +115,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "requestId" }),
     genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT,
-    frameworkErrors: renderFrameworkError,
+    frameworkErrors: frameworkErrorRenderer(deps.config.publicBaseUrl),
     trustProxy: fastifyTrustProxy(deps.config.trustProxy),
     // A request reaching a closing instance is still served (with Connection: close), not shed with
     // a 503: shutdown drops nothing, the client moves to another instance on its next connection.
@@ -122,7 +124,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
 
   registerValidation(app);
   registerContentEncoding(app, BODY_LIMIT);
-  registerErrorHandling(app);
+  registerErrorHandling(app, deps.config.publicBaseUrl);
   registerSecurityHeaders(app, deps.config);
   // Before any route: each route gets its metrics series when it is registered.
   const rateLimitRedis = options.rateLimitStore instanceof RedisRateLimitStore ? options.rateLimitStore.guard : null;
@@ -154,6 +156,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
     ],
     otherCookies: [{ scheme: "pendingSignIn", cookie: PENDING_LOGIN_COOKIE, description: "A sign-in waiting for its second factor (POST /api/admin/auth answered requiresTwoFactor)." }],
   });
+  registerErrorDocs(app);
 
   registerMetricsRoute(app, metrics);
 
@@ -190,6 +193,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   // Who calls (http/auth.ts), checked before rate limiting (hooks run in registration order): a valid
   // session gets the authenticated limit, a valid API key its own budget (CONTRACT §41), winning over a cookie.
   registerCallerResolvers(app, [sessionCaller(deps), apiKeyCaller(deps)]);
+  // After the key is looked up (its pinned version), before rate limiting (a 429 names its version too).
+  registerApiVersions(app);
   registerRateLimit(app, { store: options.rateLimitStore, clock: deps.clock, ...deps.config.rateLimit });
   registerIdempotency(app, { db: deps.database.db, clock: deps.clock, hashKey: deps.config.encryptionKey });
   // After idempotency: replays are stored uncompressed, each answer compressed for its own client.

@@ -313,7 +313,7 @@ describe("complete: refusals", () => {
     t.clock.advance(1000);
     const res = await complete(completeBody(late));
     expect(res.statusCode).toBe(410);
-    expect(json(res)).toEqual({ error: "Checkout expired", code: "CHECKOUT_EXPIRED" });
+    expect(json(res)).toMatchObject({ error: "Checkout expired", code: "CHECKOUT_EXPIRED" });
     await expectNothingCreated(late.orderId);
     // CONTRACT §33: an identical repeat of a completed request still replays after expiry.
     const replay = await complete(completeBody(onTime));

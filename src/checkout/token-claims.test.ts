@@ -18,7 +18,7 @@ async function expectInvalid(token: string, logged: RegExp) {
   const before = t.logs.length;
   const res = await initialize(token);
   expect(res.statusCode, res.body).toBe(401);
-  expect(json(res)).toEqual({ error: "Invalid token", code: "INVALID_TOKEN" });
+  expect(json(res)).toMatchObject({ error: "Invalid token", code: "INVALID_TOKEN" });
   expect(t.logs.slice(before).join("")).toMatch(logged);
 }
 

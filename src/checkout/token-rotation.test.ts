@@ -26,7 +26,7 @@ const withSecret = (t: TestApp, secret: string) => signToken(t, orderClaims(), {
 async function expectInvalid(t: TestApp, token: string) {
   const res = await initialize(t, token);
   expect(res.statusCode).toBe(401);
-  expect(json(res)).toEqual({ error: "Invalid token", code: "INVALID_TOKEN" });
+  expect(json(res)).toMatchObject({ error: "Invalid token", code: "INVALID_TOKEN" });
 }
 
 describe("during a rotation (CHECKOUT_TOKEN_SECRET_PREVIOUS set)", () => {

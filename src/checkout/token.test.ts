@@ -25,7 +25,7 @@ const initialize = (token: string) => post(t, "/api/checkout/initialize", { toke
 async function expectInvalid(token: string) {
   const res = await initialize(token);
   expect(res.statusCode).toBe(401);
-  expect(json(res)).toEqual({ error: "Invalid token", code: "INVALID_TOKEN" });
+  expect(json(res)).toMatchObject({ error: "Invalid token", code: "INVALID_TOKEN" });
 }
 
 describe("checkout token verification", () => {

@@ -17,9 +17,11 @@ const SPEC = process.env.SPEC_MD ?? path.resolve(root, "../shared/spec/SPEC.md")
 function catalogueTable(): string {
   const rows = Object.entries(ERROR_CODES).map(([code, entry]) => {
     const texts = [entry.message, ...("spec" in entry ? entry.spec : [])].map((t) => `\`${t.replace(/\|/g, "\\|")}\``).join(", ");
-    return `| \`${code}\` | ${entry.status} | ${texts} |`;
+    const cell = (text: string) => text.replace(/\|/g, "\\|");
+    return `| \`${code}\` | ${entry.status} | ${texts} | ${cell(entry.meaning)} | ${cell(entry.fix)} |`;
   });
-  return [BEGIN, "| code | status | `error` text (the default first; SPEC.md's other texts after it) |", "|---|---|---|", ...rows, END].join("\n");
+  const head = "| code | status | `error` text (the default first; SPEC.md's other texts after it) | meaning | what to do |";
+  return [BEGIN, head, "|---|---|---|---|---|", ...rows, END].join("\n");
 }
 
 function sourceFiles(dir: string): string[] {
@@ -62,12 +64,16 @@ describe("the error catalogue", () => {
     expect(otherStatus).toEqual([]);
   });
 
-  it("has a status of an error and a text for every code", () => {
+  it("has a status of an error, a text, a meaning and a fix for every code", () => {
     for (const [code, entry] of Object.entries(ERROR_CODES)) {
       expect(code).toMatch(/^[A-Z][A-Z0-9_]+$/);
       expect(entry.status, code).toBeGreaterThanOrEqual(400);
       expect(entry.status, code).toBeLessThan(600);
       expect(entry.message.length, code).toBeGreaterThan(0);
+      // The errors page (/docs/errors) shows both: one line each.
+      expect(entry.meaning.length, code).toBeGreaterThan(10);
+      expect(entry.fix.length, code).toBeGreaterThan(5);
+      expect(`${entry.meaning}${entry.fix}`, code).not.toContain("\n");
     }
   });
 

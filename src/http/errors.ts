@@ -10,6 +10,37 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
+/** The page that describes every code (src/http/error-docs.ts). */
+export const ERROR_DOCS_PATH = "/docs/errors";
+
+/** Where a code is described: its anchor on the errors page, or the page itself for a code-less (or unknown) error. */
+export function errorDocUrl(publicBaseUrl: string, code: unknown): string {
+  const page = `${publicBaseUrl}${ERROR_DOCS_PATH}`;
+  return typeof code === "string" && isErrorCode(code) ? `${page}#${code}` : page;
+}
+
+/**
+ * Every error body gets `requestId` (the X-Request-Id of this answer, CONTRACT §18: what a merchant
+ * quotes to support) and `docUrl` (what the code means and what to do), after the contract's
+ * members, which stay as they were. Done once for every JSON error whoever sends it (the error
+ * handler, the not-found handler, rate limit, admission, CSRF, idempotency, readiness), and again on
+ * an Idempotency-Key replay of a stored error, which is a new request with its own id.
+ */
+function linkErrorBody(payload: unknown, request: FastifyRequest, reply: FastifyReply, publicBaseUrl: string): unknown {
+  if (reply.statusCode < 400 || typeof payload !== "string" || !String(reply.getHeader("content-type") ?? "").startsWith("application/json")) return payload;
+  let body: unknown;
+  try {
+    body = JSON.parse(payload);
+  } catch {
+    return payload;
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body) || typeof (body as ErrorBody).error !== "string") return payload;
+  const linked = body as ErrorBody;
+  linked.requestId = request.id;
+  linked.docUrl = errorDocUrl(publicBaseUrl, linked.code);
+  return JSON.stringify(linked);
+}
+
 declare module "fastify" {
   interface FastifyContextConfig {
     /**
@@ -122,10 +153,14 @@ export function toErrorResponse(error: unknown, request: FastifyRequest): { stat
  * valid percent-encoded UTF-8 (400) or a parameter over the length limit (414), in the contract's
  * shape instead of Fastify's, which echoes the URL.
  */
-export function renderFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
-  const text = status === 414 ? "URL too long" : "Invalid URL: not valid percent-encoded UTF-8";
-  reply.code(status).type("application/json; charset=utf-8").send({ error: text, code: "BAD_REQUEST", details: "url" });
+export function frameworkErrorRenderer(publicBaseUrl: string) {
+  // No hook runs for these answers: the request id header and the body's links are set here.
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+    const text = status === 414 ? "URL too long" : "Invalid URL: not valid percent-encoded UTF-8";
+    const body: ErrorBody = { error: text, code: "BAD_REQUEST", details: "url", requestId: request.id, docUrl: errorDocUrl(publicBaseUrl, "BAD_REQUEST") };
+    reply.code(status).header("x-request-id", request.id).type("application/json; charset=utf-8").send(body);
+  };
 }
 
 /**
@@ -137,7 +172,8 @@ export function sendLayerError(reply: FastifyReply, status: number, body: ErrorB
   return reply.code(status).type("application/json; charset=utf-8").serializer(JSON.stringify).send(body);
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, publicBaseUrl: string): void {
+  app.addHook("onSend", async (request, reply, payload) => linkErrorBody(payload, request, reply, publicBaseUrl));
   app.setErrorHandler((error, request, reply: FastifyReply) => {
     const { status, body } = toErrorResponse(error, request);
     if (status === 503) reply.header("retry-after", "1");

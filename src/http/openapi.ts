@@ -178,7 +178,7 @@ export async function registerApiDescription(app: FastifyInstance, options: ApiD
       info: {
         title: "Checkout, upsell and administration API",
         version: "1.0.0",
-        description: "Errors are JSON `{ error, code?, details? }` (docs/merchant-api.md lists the codes). Merchant servers use `/api/v1` with a brand API key.",
+        description: "Errors are JSON `{ error, code?, details?, requestId, docUrl }` (every code, its meaning and fix: /docs/errors). Merchant servers use `/api/v1` with a brand API key; `/api/v1` takes a `Checkout-Version` header (docs/merchant-api.md \"Versions\").",
       },
       servers: [{ url: new URL(options.publicBaseUrl).href.replace(/\/$/, ""), description: "This service (PUBLIC_BASE_URL)" }],
       components: {

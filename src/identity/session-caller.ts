@@ -59,13 +59,15 @@ export function requireSession(request: FastifyRequest, extra?: Record<string, u
  */
 export function sessionCaller(deps: Deps): CallerResolver {
   const publicOrigin = new URL(deps.config.publicBaseUrl).origin;
+  // What a script (curl) sending the cookie must do; docs/merchant-api.md "The Origin rule".
+  const originRule = `send the header Origin: ${publicOrigin} (the service's public origin) with a request that changes something while signed in, or use an API key on /api/v1`;
   return {
     proof: "session",
     async recognise(request: FastifyRequest, reply: FastifyReply) {
       const raw = request.cookies?.[SESSION_COOKIE];
       if (!raw) return;
       if (!SAFE_METHODS.has(request.method) && !isSameOrigin(request, publicOrigin)) {
-        return sendLayerError(reply, 403, { error: "Cross-site request refused", code: "CSRF_REJECTED", details: "Origin must be the service's own origin" });
+        return sendLayerError(reply, 403, { error: "Cross-site request refused", code: "CSRF_REJECTED", details: originRule });
       }
       if (raw.length > 128) return;
       const db = deps.database.db;

@@ -71,15 +71,15 @@ describe("POST /api/v1/checkouts", () => {
   });
 
   it("refuses a revoked key, no key, a session cookie, a missing scope; validates the body", async () => {
-    expect(json(await createCheckout(revoked))).toEqual(INVALID);
+    expect(json(await createCheckout(revoked))).toMatchObject(INVALID);
     const none = await createCheckout(null);
     expect(none.statusCode).toBe(401);
-    expect(json(none)).toEqual({ error: "API key required", code: "UNAUTHORIZED" });
+    expect(json(none)).toMatchObject({ error: "API key required", code: "UNAUTHORIZED" });
     const cookie = await call(t, "POST", "/api/v1/checkouts", { session: shop.session, body: checkoutBody() });
-    expect(json(cookie)).toEqual({ error: "API key required", code: "UNAUTHORIZED" });
+    expect(json(cookie)).toMatchObject({ error: "API key required", code: "UNAUTHORIZED" });
     const scope = await createCheckout(readOnly);
     expect(scope.statusCode).toBe(403);
-    expect(json(scope)).toEqual({ error: "API key lacks scope checkouts:write", code: "FORBIDDEN" });
+    expect(json(scope)).toMatchObject({ error: "API key lacks scope checkouts:write", code: "FORBIDDEN" });
     for (const bad of [checkoutBody({ amount: 0 }), checkoutBody({ expiresInSeconds: 59 }), checkoutBody({ expiresInSeconds: 86_401 }), { amount: 100 }]) {
       const res = await createCheckout(key, bad);
       expect(res.statusCode, JSON.stringify(bad)).toBe(400);
@@ -168,7 +168,7 @@ describe("GET /api/v1/checkouts/<id>", () => {
     expect(json(await get(key))).toMatchObject({ status: "completed", completedAt: t.clock.now() });
 
     expect((await get(rivalKey)).statusCode).toBe(404);
-    expect(json(await get(revoked))).toEqual(INVALID);
+    expect(json(await get(revoked))).toMatchObject(INVALID);
     expect((await call(t, "GET", `/api/v1/checkouts/${created.id}`, { session: shop.session })).statusCode).toBe(401);
   });
 
@@ -179,7 +179,7 @@ describe("GET /api/v1/checkouts/<id>", () => {
     const upsellOnly = (await createApiKey(t, shop.session, { scopes: ["upsell:write"] })).secret;
     const res = await withKey(t, "GET", `/api/v1/checkouts/${created.id}`, upsellOnly);
     expect(res.statusCode).toBe(403);
-    expect(json(res)).toEqual({ error: "API key lacks scope checkouts:write", code: "FORBIDDEN" });
+    expect(json(res)).toMatchObject({ error: "API key lacks scope checkouts:write", code: "FORBIDDEN" });
   });
 });
 
@@ -208,10 +208,10 @@ describe("POST /api/v1/upsell/sessions and /api/v1/payment-tokens", () => {
     for (const [url, body] of [["/api/v1/payment-tokens", tokenBody], ["/api/v1/upsell/sessions", { ...sessionBody, orderId: `${order.orderId}-up2` }]] as const) {
       const other = await withKey(t, "POST", url, rivalKey, body);
       expect(other.statusCode, `${url} ${other.body}`).toBe(otherBrand[url]);
-      expect(json(await withKey(t, "POST", url, revoked, body))).toEqual(INVALID);
+      expect(json(await withKey(t, "POST", url, revoked, body))).toMatchObject(INVALID);
       const scope = await withKey(t, "POST", url, readOnly, body);
       expect(scope.statusCode).toBe(403);
-      expect(json(scope)).toEqual({ error: "API key lacks scope upsell:write", code: "FORBIDDEN" });
+      expect(json(scope)).toMatchObject({ error: "API key lacks scope upsell:write", code: "FORBIDDEN" });
       expect((await call(t, "POST", url, { session: shop.session, body })).statusCode).toBe(401);
     }
   });

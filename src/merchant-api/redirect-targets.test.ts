@@ -33,7 +33,7 @@ describe("POST /api/v1/checkouts redirect targets (CONTRACT §36)", () => {
     for (const url of UNSAFE) {
       const res = await create({ [field]: url });
       expect(res.statusCode, url).toBe(400);
-      expect(json(res), url).toEqual({ error: `${field} must be an absolute http(s) URL without user name or password`, code: "VALIDATION_ERROR", details: field });
+      expect(json(res), url).toMatchObject({ error: `${field} must be an absolute http(s) URL without user name or password`, code: "VALIDATION_ERROR", details: field });
     }
     expect(await t.deps.database.db.select().from(merchantCheckouts).where(eq(merchantCheckouts.brandId, brandId))).toHaveLength(checkoutsBefore);
     expect(await t.deps.database.db.select().from(shortLinks).where(eq(shortLinks.brandId, brandId))).toHaveLength(linksBefore);

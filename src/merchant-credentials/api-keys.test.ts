@@ -39,7 +39,7 @@ describe("API keys", () => {
     expect(body.secret).toMatch(/^sk_[0-9A-Za-z]{40}$/);
     expect(body).toEqual({
       success: true,
-      apiKey: { id: expect.any(String), name: "shop server", prefix: body.secret.slice(0, 11), scopes: ["checkouts:write", "orders:read", "orders:refund", "upsell:write"], createdAt: t.clock.now(), lastUsedAt: null },
+      apiKey: { id: expect.any(String), name: "shop server", prefix: body.secret.slice(0, 11), scopes: ["checkouts:write", "orders:read", "orders:refund", "upsell:write"], apiVersion: "2026-11-28", createdAt: t.clock.now(), lastUsedAt: null },
       secret: body.secret,
     });
     const [row] = await t.deps.database.db.select().from(apiKeys).where(eq(apiKeys.id, body.apiKey.id));
@@ -80,7 +80,7 @@ describe("API keys", () => {
     expect(created.statusCode).toBe(401);
     const withSession = await call(t, "POST", "/api/v1/checkouts", { session: owner.session, body: { orderId: "s-1", amount: 100, currency: "USD", productName: "x" } });
     expect(withSession.statusCode).toBe(401);
-    expect(json(withSession)).toEqual({ error: "API key required", code: "UNAUTHORIZED" });
+    expect(json(withSession)).toMatchObject({ error: "API key required", code: "UNAUTHORIZED" });
   });
 
   it("takes the proof its route takes: a key on an administration route is not looked at further (no refusal, no audit, no use); a cookie beside a key", async () => {
@@ -91,7 +91,7 @@ describe("API keys", () => {
     for (const header of [`Bearer ${key.secret}`, `Bearer sk_${"B".repeat(40)}`, "Bearer nope"]) {
       const res = await t.app.inject({ method: "GET", url: "/api/admin/api-keys", headers: { authorization: header } });
       expect(res.statusCode, header).toBe(401);
-      expect(json(res)).toEqual({ error: "Unauthorized", code: "UNAUTHORIZED" });
+      expect(json(res)).toMatchObject({ error: "Unauthorized", code: "UNAUTHORIZED" });
     }
     expect(await refusals()).toBe(before);
     expect(await lastUsed()).toBeNull();
@@ -116,7 +116,7 @@ describe("API keys", () => {
     for (const [header, reason] of [[`Bearer ${key.secret}`, "revoked"], [`Bearer ${unknown}`, "unknown"], ["Bearer nope", "malformed"], [`Basic ${key.secret}`, "malformed"]] as const) {
       const res = await t.app.inject({ method: "GET", url: "/api/v1/checkouts/mco_x", headers: { authorization: header } });
       expect(res.statusCode, header).toBe(401);
-      expect(json(res)).toEqual({ error: "Invalid API key", code: "UNAUTHORIZED" });
+      expect(json(res)).toMatchObject({ error: "Invalid API key", code: "UNAUTHORIZED" });
       const [last] = await t.deps.database.db.select().from(auditLogs).where(eq(auditLogs.action, "api_key.refused")).orderBy(auditLogs.createdAt, auditLogs.id);
       expect(last).toBeDefined();
     }
@@ -142,7 +142,7 @@ describe("API keys", () => {
     const key = await createApiKey(t, owner.session, { scopes: ["orders:read"] });
     const res = await checkout(key.secret);
     expect(res.statusCode).toBe(403);
-    expect(json(res)).toEqual({ error: "API key lacks scope checkouts:write", code: "FORBIDDEN" });
+    expect(json(res)).toMatchObject({ error: "API key lacks scope checkouts:write", code: "FORBIDDEN" });
   });
 
   it("moves lastUsedAt at most once a minute", async () => {
@@ -174,7 +174,7 @@ describe("API keys", () => {
       expect((await call(t, "DELETE", `/api/admin/api-keys/${key.id}`, { session: owner.session })).statusCode).toBe(200);
       const after = await get();
       expect(after.statusCode).toBe(401);
-      expect(json(after)).toEqual({ error: "Invalid API key", code: "UNAUTHORIZED" });
+      expect(json(after)).toMatchObject({ error: "Invalid API key", code: "UNAUTHORIZED" });
     } finally {
       await other.close();
       await second?.close();

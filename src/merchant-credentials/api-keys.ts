@@ -7,6 +7,7 @@ import { API_KEY_SCOPES } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { sha256 } from "../lib/crypto.js";
 import { newId } from "../lib/ids.js";
+import { CURRENT_API_VERSION } from "./api-version.js";
 import { apiKeyNotFound } from "./errors.js";
 import type { ApiKeyIdParams, ApiKeysReply, ApiKeyView, CreateApiKeyBody, CreateApiKeyReply, RevokedReply } from "./schemas.js";
 import { insertApiKey, listApiKeysOfBrand, revokeApiKey, type ApiKeyRow } from "./store.js";
@@ -26,7 +27,7 @@ export function generateApiKeySecret(): string {
 }
 
 function viewOf(row: ApiKeyRow): ApiKeyView {
-  return { id: row.id, name: row.name, prefix: row.prefix, scopes: row.scopes, createdAt: row.createdAt.getTime(), lastUsedAt: row.lastUsedAt?.getTime() ?? null };
+  return { id: row.id, name: row.name, prefix: row.prefix, scopes: row.scopes, apiVersion: row.apiVersion, createdAt: row.createdAt.getTime(), lastUsedAt: row.lastUsedAt?.getTime() ?? null };
 }
 
 /** `POST /api/admin/api-keys` (admin, owner): the secret is in this answer only; the table keeps its SHA-256. */
@@ -59,6 +60,8 @@ async function makeApiKey(ctx: Ctx, scope: CallerScope, brandId: string, input: 
     createdAt: new Date(ctx.clock.now()),
     lastUsedAt: null,
     revokedAt: null,
+    // Pinned for good: a later version never changes what this key's requests get without the header.
+    apiVersion: CURRENT_API_VERSION,
   };
   await withTransaction(ctx.db, async (tx) => {
     await bindResource(tx, ctx, effect, row.id);

@@ -16,6 +16,7 @@ export const ApiKeyView = Type.Object({
   name: Type.String(),
   prefix: Type.String({ description: "the secret's first characters, to tell keys apart" }),
   scopes: Type.Array(ApiKeyScope),
+  apiVersion: Type.String({ description: "the `/api/v1` version the key is pinned to (made with the current one): what a request without `Checkout-Version` gets" }),
   createdAt: Type.Number({ description: "Unix ms" }),
   lastUsedAt: Type.Union([Type.Number({ description: "Unix ms, refreshed at most once a minute" }), Type.Null()]),
 });

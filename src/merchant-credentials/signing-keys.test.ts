@@ -79,19 +79,19 @@ describe("brand signing keys", () => {
     const claimsB = orderClaims({ brandId: brandB.brandId });
     const forged = await initialize(await signWithKid(claimsB, kid, secret));
     expect(forged.statusCode).toBe(401);
-    expect(json(forged)).toEqual(INVALID);
+    expect(json(forged)).toMatchObject(INVALID);
     expect(await brandOfCheckout(claimsB.orderId as string)).toBeUndefined();
   });
 
   it("refuses a kid token signed with the master secret, an unknown kid, and a retired key", async () => {
     const { kid, secret } = await createKey(brandA.session);
-    expect(json(await initialize(await signWithKid(orderClaims(), kid, TEST_TOKEN_SECRET)))).toEqual(INVALID);
-    expect(json(await initialize(await signWithKid(orderClaims(), "bsk_unknown", secret)))).toEqual(INVALID);
+    expect(json(await initialize(await signWithKid(orderClaims(), kid, TEST_TOKEN_SECRET)))).toMatchObject(INVALID);
+    expect(json(await initialize(await signWithKid(orderClaims(), "bsk_unknown", secret)))).toMatchObject(INVALID);
     const other = await createKey(brandB.session);
-    expect(json(await initialize(await signWithKid(orderClaims(), other.kid, secret)))).toEqual(INVALID);
+    expect(json(await initialize(await signWithKid(orderClaims(), other.kid, secret)))).toMatchObject(INVALID);
 
     expect((await call(t, "DELETE", `/api/admin/signing-keys/${kid}`, { session: brandA.session })).statusCode).toBe(200);
-    expect(json(await initialize(await signWithKid(orderClaims(), kid, secret)))).toEqual(INVALID);
+    expect(json(await initialize(await signWithKid(orderClaims(), kid, secret)))).toMatchObject(INVALID);
     expect(json(await call(t, "GET", "/api/admin/signing-keys", { session: brandA.session })).signingKeys.map((k: { kid: string }) => k.kid)).not.toContain(kid);
   });
 

@@ -139,7 +139,7 @@ describe("GET /api/admin/orders/:id", () => {
     });
     const other = await adminCall(t, "GET", `/api/admin/orders/${id}`, { session: rival.session });
     expect(other.statusCode).toBe(404);
-    expect(json(other)).toEqual({ error: "Order not found", code: "NOT_FOUND" });
+    expect(json(other)).toMatchObject({ error: "Order not found", code: "NOT_FOUND" });
   });
 });
 

@@ -5,7 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testEngine } from "../../test/support/database.js";
 import { adminCall, addUser, registerOwner, type Registered } from "../../test/support/admin.js";
-import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
+import { buildTestApp, errorOf, json, type TestApp } from "../../test/support/app.js";
 import { acceptedUpsell, completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { call } from "../../test/support/identity.js";
 import { bearer, createApiKey } from "../../test/support/merchant.js";
@@ -83,7 +83,7 @@ describe("POST /api/admin/orders/:id/refunds", () => {
     expect(json(await refund(order.id, { reason: "duplicate" })).refund.amount).toBe(AMOUNT);
     const again = await refund(order.id, { amount: 1, reason: "duplicate" });
     expect(again.statusCode).toBe(409);
-    expect(json(again)).toEqual({ error: "Charge already fully refunded", code: "ALREADY_REFUNDED" });
+    expect(json(again)).toMatchObject({ error: "Charge already fully refunded", code: "ALREADY_REFUNDED" });
     expect(await refundsOf(order.id)).toHaveLength(1);
   });
 
@@ -112,7 +112,7 @@ describe("POST /api/admin/orders/:id/refunds", () => {
     const order = await paidOrder("vault_gateway_b", "4000000000005126");
     const refused = await refund(order.id, { amount: 500, reason: "fraudulent" });
     expect(refused.statusCode).toBe(402);
-    expect(json(refused)).toEqual({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
+    expect(json(refused)).toMatchObject({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
     expect(await refundsOf(order.id)).toEqual([expect.objectContaining({ status: "failed", failureReason: "refund_declined", amountCents: 500 })]);
     expect(await detail(order.id)).toMatchObject({ status: "paid", refunded: 0 });
     expect((await eventsOf("refund.failed", order.orderId)).map((e) => e.payload)).toEqual([expect.objectContaining({ failureReason: "refund_declined", amount: 500 })]);
@@ -156,7 +156,7 @@ describe("POST /api/admin/orders/:id/refunds", () => {
     const order = await paidOrder();
     const foreign = await refund(order.id, { reason: "other" }, rival.session);
     expect(foreign.statusCode).toBe(404);
-    expect(json(foreign)).toEqual({ error: "Order not found", code: "NOT_FOUND" });
+    expect(json(foreign)).toMatchObject({ error: "Order not found", code: "NOT_FOUND" });
     const member = await addUser(t, shop.session, "member", [shop.brandId]);
     expect((await refund(order.id, { reason: "other" }, member.session)).statusCode).toBe(403);
     expect((await call(t, "POST", `/api/admin/orders/${order.id}/refunds`, { body: { reason: "other" } })).statusCode).toBe(401);
@@ -224,7 +224,7 @@ describe("an Idempotency-Key names one refund, for good (CONTRACT §40, issue 31
     await abandonReservation(t, "other-params");
     const reused = await v1Refund(order.orderId, { amount: 400, reason: "other" }, key.secret, "other-params");
     expect(reused.statusCode, reused.body).toBe(422);
-    expect(json(reused)).toEqual({ error: "Idempotency key reused with different parameters", code: "IDEMPOTENCY_KEY_REUSED" });
+    expect(json(reused)).toMatchObject({ error: "Idempotency key reused with different parameters", code: "IDEMPOTENCY_KEY_REUSED" });
     await abandonReservation(t, "other-params");
     expect((await v1Refund(other.orderId, { amount: 300, reason: "other" }, key.secret, "other-params")).statusCode).toBe(422);
     // The back office's route is another request too: one key, one refund of the brand.
@@ -242,7 +242,7 @@ describe("an Idempotency-Key names one refund, for good (CONTRACT §40, issue 31
     await abandonReservation(t, "refused-once");
     const retry = await v1Refund(order.orderId, { amount: 500, reason: "fraudulent" }, key.secret, "refused-once");
     expect(retry.statusCode).toBe(402);
-    expect(json(retry)).toEqual(json(first));
+    expect(errorOf(retry)).toEqual(errorOf(first));
     expect(await refundsOf(order.id)).toHaveLength(1);
     expect(await atProvider(order.orderId)).toHaveLength(1);
   });

@@ -155,7 +155,7 @@ describe("errors of SPEC's table", () => {
     const s = await upsellSession({ cardNumber: "4000000000000341" });
     const res = await accept(s.sessionId, "a");
     expect(res.statusCode).toBe(402);
-    expect(json(res)).toEqual({ error: "Payment failed: card_declined", details: "card_declined", code: "PAYMENT_FAILED" });
+    expect(json(res)).toMatchObject({ error: "Payment failed: card_declined", details: "card_declined", code: "PAYMENT_FAILED" });
     expect(await getSession(s.sessionId)).toMatchObject({ status: "active", currentStep: 0, acceptedOffers: [], declinedOffers: [], totalUpsellAmount: 0 });
     // No answer: the reservation is kept as `refused` (what opens pay-with-card), with no transaction.
     expect(await db().select().from(upsellOfferResults).where(eq(upsellOfferResults.sessionId, s.sessionId))).toMatchObject([{ offerId: "a", decision: "refused", transactionId: null }]);

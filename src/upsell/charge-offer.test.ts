@@ -96,7 +96,7 @@ describe("an upsell charge at a slow provider", () => {
       await gatewayReceived(sent, 1);
       const declined = await post(t, "/api/upsell/decline", { sessionId: s.sessionId, offerId: "a" });
       expect(declined.statusCode, declined.body).toBe(409);
-      expect(json(declined)).toEqual({ error: "Request in progress", code: "REQUEST_IN_PROGRESS" });
+      expect(json(declined)).toMatchObject({ error: "Request in progress", code: "REQUEST_IN_PROGRESS" });
       const link = await t.app.inject({ method: "POST", url: `/upsell/action/decline/${s.sessionId}` });
       expect(link.statusCode, link.body).toBe(303);
       expect(link.headers.location).toBe(`/upsell/${s.sessionId}`);
@@ -141,7 +141,7 @@ describe("a request that died holding the offer's claim", () => {
     const s = await claimLeftBehind();
     const during = await accept(s.sessionId);
     expect(during.statusCode).toBe(409);
-    expect(json(during)).toEqual({ error: "Request in progress", code: "REQUEST_IN_PROGRESS" });
+    expect(json(during)).toMatchObject({ error: "Request in progress", code: "REQUEST_IN_PROGRESS" });
     expect(await chargesAtDemoProvider(s.upsellOrderId)).toHaveLength(0);
 
     t.clock.advance(ABANDONED_CLAIM_MS + 1_000);

@@ -58,7 +58,7 @@ describe("current offer read", () => {
   it("an unknown session is 404 Session not found", async () => {
     const res = await read("ups_unknown");
     expect(res.statusCode).toBe(404);
-    expect(json(res)).toEqual({ error: "Session not found", code: "NOT_FOUND" });
+    expect(json(res)).toMatchObject({ error: "Session not found", code: "NOT_FOUND" });
   });
 
   // The page shows its card form after a refused one-click charge only when this says so.
@@ -80,7 +80,7 @@ describe("current offer read", () => {
     if (accepted.statusCode !== 402) return expect([provider, accepted.statusCode]).toEqual(["hosted_store", 200]);
     const paid = await post(t, "/api/upsell/pay-with-card", { sessionId, offerId: "a", cardNumber: "4242424242424242", cardExpMonth: "12", cardExpYear: "2099", cardCvv: "123" });
     if (TAKES_NEW_CARD[provider]) expect(paid.statusCode, paid.body).toBe(200);
-    else expect(json(paid)).toEqual({ error: `Invalid request: upsells of ${provider} cannot be paid with another card`, code: "VALIDATION_ERROR", details: "provider" });
+    else expect(json(paid)).toMatchObject({ error: `Invalid request: upsells of ${provider} cannot be paid with another card`, code: "VALIDATION_ERROR", details: "provider" });
     // The flag stays the same after the answer (the page reads it again after each one).
     expect(json(await read(sessionId))).toMatchObject({ orderId, payWithCard: TAKES_NEW_CARD[provider] });
   });

@@ -125,7 +125,7 @@ describe("POST /api/upsell/pay-with-card", () => {
     expect((await accept(sessionId, "a")).statusCode).toBe(402);
     const res = await payByCard(sessionId, "a");
     expect(res.statusCode).toBe(400);
-    expect(json(res)).toEqual({ error: "Invalid request: upsells of cart_gateway cannot be paid with another card", code: "VALIDATION_ERROR", details: "provider" });
+    expect(json(res)).toMatchObject({ error: "Invalid request: upsells of cart_gateway cannot be paid with another card", code: "VALIDATION_ERROR", details: "provider" });
     expect(await succeededCharges(upsellOrderId)).toHaveLength(0);
   });
 

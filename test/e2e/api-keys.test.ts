@@ -66,7 +66,7 @@ describe.skipIf(NO_CHROMIUM)("API keys page in Chromium", () => {
       await page.getByText("No API keys yet.").waitFor();
       const refused = await checkoutWith(secret);
       expect(refused.status).toBe(401);
-      expect(await refused.json()).toEqual({ error: "Invalid API key", code: "UNAUTHORIZED" });
+      expect(await refused.json()).toMatchObject({ error: "Invalid API key", code: "UNAUTHORIZED" });
 
       await page.getByRole("button", { name: "Create signing key" }).click();
       const kid = (await page.getByTestId("new-kid").textContent())!;

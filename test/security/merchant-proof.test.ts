@@ -70,7 +70,7 @@ describe("money paths on a real-money order", () => {
   it("step 1: get-payment-token without a key is 401 API key required", async () => {
     const res = await withKey(t, "POST", "/api/checkout/get-payment-token", null, { provider: "vault_gateway_a", transactionId: order.transactionId });
     expect(res.statusCode).toBe(401);
-    expect(json(res)).toEqual(REQUIRED);
+    expect(json(res)).toMatchObject(REQUIRED);
     expect(res.body).not.toContain(order.paymentMethodToken);
   });
 
@@ -79,11 +79,11 @@ describe("money paths on a real-money order", () => {
     for (const body of [sessionBody("a"), sessionBody("b", { paymentMethodToken: order.paymentMethodToken })]) {
       const res = await withKey(t, "POST", "/api/upsell/create-session", null, body);
       expect(res.statusCode, res.body).toBe(401);
-      expect(json(res)).toEqual(REQUIRED);
+      expect(json(res)).toMatchObject(REQUIRED);
     }
     const upsell = await withKey(t, "POST", "/api/providers/vault_gateway_a/process-upsell", null, { paymentMethodToken: order.paymentMethodToken, amount: 1, orderId: `${order.orderId}-x`, originalOrderId: order.orderId });
     expect(upsell.statusCode).toBe(401);
-    expect(json(upsell)).toEqual(REQUIRED);
+    expect(json(upsell)).toMatchObject(REQUIRED);
     expect(charges()).toBe(before);
   });
 
@@ -93,7 +93,7 @@ describe("money paths on a real-money order", () => {
     expect((await withKey(t, "POST", "/api/upsell/create-session", rivalKey, sessionBody("c"))).statusCode).toBe(404);
     const upsell = await withKey(t, "POST", "/api/providers/vault_gateway_a/process-upsell", rivalKey, { paymentMethodToken: order.paymentMethodToken, amount: 1, orderId: `${order.orderId}-y`, originalOrderId: order.orderId });
     expect(upsell.statusCode).toBe(401);
-    expect(json(upsell)).toEqual({ error: "Invalid API key", code: "UNAUTHORIZED" });
+    expect(json(upsell)).toMatchObject({ error: "Invalid API key", code: "UNAUTHORIZED" });
     expect(charges()).toBe(before);
   });
 
@@ -101,7 +101,7 @@ describe("money paths on a real-money order", () => {
     const readOnly = (await createApiKey(t, shop.session, { scopes: ["orders:read"] })).secret;
     const res = await withKey(t, "POST", "/api/checkout/get-payment-token", readOnly, { provider: "vault_gateway_a", transactionId: order.transactionId });
     expect(res.statusCode).toBe(403);
-    expect(json(res)).toEqual({ error: "API key lacks scope upsell:write", code: "FORBIDDEN" });
+    expect(json(res)).toMatchObject({ error: "API key lacks scope upsell:write", code: "FORBIDDEN" });
   });
 
   it("with the brand's key: the token, a session whose accept charges at the gateway, and process-upsell", async () => {
@@ -149,6 +149,6 @@ describe("money paths on a demo-mode order", () => {
     const created = await withKey(t, "POST", "/api/upsell/create-session", null, body);
     expect(created.statusCode, created.body).toBe(200);
     expect((await withKey(t, "POST", "/api/upsell/create-session", key, { ...body, orderId: `${demo.orderId}-up2` })).statusCode).toBe(404);
-    expect(json(await withKey(t, "POST", "/api/upsell/create-session", "sk_bad", body))).toEqual({ error: "Invalid API key", code: "UNAUTHORIZED" });
+    expect(json(await withKey(t, "POST", "/api/upsell/create-session", "sk_bad", body))).toMatchObject({ error: "Invalid API key", code: "UNAUTHORIZED" });
   });
 });

@@ -88,3 +88,9 @@ export async function buildTestApp(
 export function json<T = Record<string, any>>(response: LightMyRequestResponse): T {
   return response.json() as T;
 }
+
+/** An error body without its `requestId`, which is each answer's own: to compare two answers' errors. */
+export function errorOf(response: LightMyRequestResponse): Record<string, any> {
+  const { requestId: _requestId, ...rest } = json(response);
+  return rest;
+}

@@ -28,6 +28,11 @@ export const apiKeys = pgTable(
     revokedAt: at("revoked_at"),
     /** Live (real money) or test, fixed by the credential or mode that made it (CONTRACT §39). */
     livemode: boolean("livemode").notNull().default(false),
+    /**
+     * The `/api/v1` version the key was pinned to when it was made (src/merchant-credentials/api-version.ts):
+     * what a request without `Checkout-Version` gets. The default is the first version, for keys made before versions.
+     */
+    apiVersion: text("api_version").notNull().default("2026-11-28"),
   },
   (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_brand_idx").on(t.brandId)],
 );

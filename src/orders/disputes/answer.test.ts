@@ -99,7 +99,7 @@ describe("intent_gateway: answers reach the gateway", () => {
     for (const what of ["accept", "evidence"] as const) {
       const again = await answer(shop, order.id, ours.id, what, { text: "late" });
       expect(again.statusCode).toBe(409);
-      expect(json(again)).toEqual({ error: "Dispute is already closed", code: "DISPUTE_CLOSED" });
+      expect(json(again)).toMatchObject({ error: "Dispute is already closed", code: "DISPUTE_CLOSED" });
     }
   });
 
@@ -113,7 +113,7 @@ describe("intent_gateway: answers reach the gateway", () => {
     atGateway.status = "won"; // closed at the gateway before its notification reached us
     const refused = await answer(shop, order.id, ours.id, "accept");
     expect(refused.statusCode).toBe(409);
-    expect(json(refused)).toEqual({ error: "Dispute answer refused: dispute_already_closed", code: "DISPUTE_REFUSED", details: "dispute_already_closed" });
+    expect(json(refused)).toMatchObject({ error: "Dispute answer refused: dispute_already_closed", code: "DISPUTE_REFUSED", details: "dispute_already_closed" });
     expect(await disputeOf(order.id)).toMatchObject({ status: "needs_response", evidence: null, closedAt: null });
     expect(await auditOf("dispute.accept", ours.id)).toEqual([]);
   });
@@ -138,8 +138,8 @@ describe("who may answer", () => {
     for (const what of ["accept", "evidence"] as const) {
       const foreign = await answer(shop, order.id, ours.id, what, { text: "x" });
       expect(foreign.statusCode).toBe(404);
-      expect(json(foreign)).toEqual({ error: "Order not found", code: "NOT_FOUND" });
-      expect(json(await answer(demo, other.order.id, ours.id, what, { text: "x" }))).toEqual({ error: "Dispute not found", code: "NOT_FOUND" });
+      expect(json(foreign)).toMatchObject({ error: "Order not found", code: "NOT_FOUND" });
+      expect(json(await answer(demo, other.order.id, ours.id, what, { text: "x" }))).toMatchObject({ error: "Dispute not found", code: "NOT_FOUND" });
       expect((await answer(demo, order.id, "dsp_unknown", what, { text: "x" })).statusCode).toBe(404);
       expect((await call(t, "POST", `/api/admin/orders/${order.id}/disputes/${ours.id}/${what}`, { body: { text: "x" } })).statusCode).toBe(401);
     }

@@ -127,7 +127,7 @@ describe("hosted_store with settings", () => {
     fake.failNext = mode;
     const paid = await completeCheckout(storeOrderId, orderId);
     expect(paid.statusCode).toBe(502);
-    expect(json(paid)).toEqual({ error: "Payment provider hosted_store failed", code: "PROVIDER_ERROR" });
+    expect(json(paid)).toMatchObject({ error: "Payment provider hosted_store failed", code: "PROVIDER_ERROR" });
     const transactionId = json(await completeCheckout(storeOrderId, orderId)).transactionId as string;
     fake.failNext = mode;
     const done = await complete(orderId, transactionId, storeOrderId);
@@ -191,7 +191,7 @@ describe("hosted_store refunds", () => {
     try {
       const res = await refundVia(declined.order.id, { amount: 500, reason: "fraudulent" });
       expect(res.statusCode).toBe(402);
-      expect(json(res)).toEqual({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
+      expect(json(res)).toMatchObject({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
     } finally {
       fake.declineRefunds = false;
     }

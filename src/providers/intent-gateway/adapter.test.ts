@@ -223,7 +223,7 @@ describe("intent_gateway refunds", () => {
     const order = await checkoutOrderOf(paid.orderId);
     const res = await refundVia(order.id, { amount: 500, reason: "fraudulent" });
     expect(res.statusCode).toBe(402);
-    expect(json(res)).toEqual({ error: "Refund failed: declined", code: "REFUND_FAILED", details: "declined" });
+    expect(json(res)).toMatchObject({ error: "Refund failed: declined", code: "REFUND_FAILED", details: "declined" });
     expect((await checkoutOrderOf(paid.orderId)).refundedCents).toBe(0);
   });
 

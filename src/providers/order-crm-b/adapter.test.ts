@@ -84,11 +84,11 @@ describe("order_crm_b payments with settings", () => {
     const first = await pay(orderId);
     expect(json(first)).toMatchObject({ success: true, demo: false });
     const charges = fake.requests.filter((r) => r.path === "/order/import/").length;
-    expect((await pay(orderId, "5555555555554444")).json()).toEqual({ error: "Order already paid", code: "ALREADY_PAID" });
+    expect((await pay(orderId, "5555555555554444")).json()).toMatchObject({ error: "Order already paid", code: "ALREADY_PAID" });
     expect(fake.requests.filter((r) => r.path === "/order/import/").length).toBe(charges);
     // Paid at the CRM by other means (no claim of ours): the CRM's order query answers the same 409, before any import.
     await t.deps.database.db.delete(orderCharges).where(eq(orderCharges.orderId, orderId));
-    expect((await pay(orderId, "5555555555554444")).json()).toEqual({ error: "Order already paid", code: "ALREADY_PAID" });
+    expect((await pay(orderId, "5555555555554444")).json()).toMatchObject({ error: "Order already paid", code: "ALREADY_PAID" });
     expect(fake.requests.filter((r) => r.path === "/order/import/").length).toBe(charges);
   });
 
@@ -151,7 +151,7 @@ describe("order_crm_b payments with settings", () => {
     fake.failNext = mode;
     const res = await pay(orderId);
     expect(res.statusCode).toBe(502);
-    expect(json(res)).toEqual({ error: "Payment provider order_crm_b failed", code: "PROVIDER_ERROR" });
+    expect(json(res)).toMatchObject({ error: "Payment provider order_crm_b failed", code: "PROVIDER_ERROR" });
     const paid = await pay(orderId);
     fake.failNext = mode;
     expect((await complete(orderId, json(paid).transactionId)).statusCode).toBe(502);
@@ -198,7 +198,7 @@ describe("order_crm_b refunds", () => {
     const { order, transactionId } = await paidOrder("4000000000005126");
     const res = await refundVia(order.id, { amount: 300, reason: "fraudulent" });
     expect(res.statusCode).toBe(402);
-    expect(json(res)).toEqual({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
+    expect(json(res)).toMatchObject({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
     expect(fake.transactions.get(transactionId)!.refunded).toBe(0);
   });
 

@@ -65,9 +65,9 @@ describe("vault_gateway_a with settings", () => {
     const sent = fake.requests.length;
     const body = { orderId, amount: AMOUNT, currency: "USD", ...card() };
     const amount = await post(t, "/api/providers/vault_gateway_a/process-payment", { ...body, amount: AMOUNT - 50 });
-    expect(amount.json()).toEqual({ error: "Invalid request: amount differs from the checkout's amount", code: "VALIDATION_ERROR", details: "amount" });
+    expect(amount.json()).toMatchObject({ error: "Invalid request: amount differs from the checkout's amount", code: "VALIDATION_ERROR", details: "amount" });
     const currency = await post(t, "/api/providers/vault_gateway_a/process-payment", { ...body, currency: "EUR" });
-    expect(currency.json()).toEqual({ error: "Invalid request: currency differs from the checkout's currency", code: "VALIDATION_ERROR", details: "currency" });
+    expect(currency.json()).toMatchObject({ error: "Invalid request: currency differs from the checkout's currency", code: "VALIDATION_ERROR", details: "currency" });
     expect(fake.requests.length).toBe(sent);
     const paid = await post(t, "/api/providers/vault_gateway_a/process-payment", body);
     expect(paid.statusCode, paid.body).toBe(200);
@@ -116,7 +116,7 @@ describe("vault_gateway_a with settings", () => {
     fake.failNext = mode;
     const res = await pay("vault_gateway_a", `vga-fail-${mode}`);
     expect(res.statusCode).toBe(502);
-    expect(json(res)).toEqual({ error: "Payment provider vault_gateway_a failed", code: "PROVIDER_ERROR" });
+    expect(json(res)).toMatchObject({ error: "Payment provider vault_gateway_a failed", code: "PROVIDER_ERROR" });
     expect(await declinesOf(`vga-fail-${mode}`)).toHaveLength(0);
 
     const orderId = await initialize("vault_gateway_a");
@@ -191,7 +191,7 @@ describe("vault gateway refunds", () => {
     const from = fake.requests.length;
     const res = await refundVia(order.id, { amount: 300, reason: "other" });
     expect(res.statusCode).toBe(402);
-    expect(json(res)).toEqual({ error: "Refund failed: not_settled", code: "REFUND_FAILED", details: "not_settled" });
+    expect(json(res)).toMatchObject({ error: "Refund failed: not_settled", code: "REFUND_FAILED", details: "not_settled" });
     expect(refundCallsAfter(from)).toHaveLength(0);
     expect(fake.transactions.get(transactionId)!.condition).toBe("pendingsettlement");
     expect((await checkoutOrderOf(orderId)).refundedCents).toBe(0);
@@ -218,7 +218,7 @@ describe("vault gateway refunds", () => {
     fake.settle(transactionId);
     const res = await refundVia(order.id, { amount: 500, reason: "fraudulent" });
     expect(res.statusCode).toBe(402);
-    expect(json(res)).toEqual({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
+    expect(json(res)).toMatchObject({ error: "Refund failed: refund_declined", code: "REFUND_FAILED", details: "refund_declined" });
     expect((await checkoutOrderOf(orderId)).refundedCents).toBe(0);
     expect(fake.transactions.get(transactionId)!.refundedCents).toBe(0);
   });
