@@ -125,9 +125,19 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         ErrorBody: {
+            /** @description For people; may change. Match on `code`. */
             error: string;
+            /** @description Stable SCREAMING_SNAKE code, described at docUrl */
             code?: string;
+            /** @description The member (dotted path) or the reason, when there is one */
             details?: string;
+            /** @description Always present: the answer's X-Request-Id; quote it to support */
+            requestId?: string;
+            /**
+             * Format: uri
+             * @description Always present: <PUBLIC_BASE_URL>/docs/errors#<code>, what the code means and what to do
+             */
+            docUrl?: string;
         } & {
             [key: string]: unknown;
         };
