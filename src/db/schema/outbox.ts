@@ -29,5 +29,7 @@ export const outboxEvents = pgTable(
     // Keep in step with RECEIPT_EVENTS (src/receipts/receipts.ts).
     index("outbox_events_receipt_idx").on(t.createdAt).where(sql`receipt_at is null and type in ('order.confirmed', 'upsell.accepted', 'refund.succeeded')`),
     index("outbox_events_checkout_idx").on(t.checkoutId),
+    // The events API (src/webhooks/events.ts): one brand's events of one mode, newest first, by cursor.
+    index("outbox_events_brand_mode_created_idx").on(t.brandId, t.livemode, t.createdAt, t.id),
   ],
 );
