@@ -5,7 +5,7 @@ import { outboxEvents } from "../db/schema/index.js";
 // The events API's queries (src/webhooks/events.ts). Every one is scoped by brand and mode, and by
 // the 30 days an event is kept: the index outbox_events_brand_mode_created_idx serves them.
 
-export type EventRow = Pick<typeof outboxEvents.$inferSelect, "id" | "brandId" | "type" | "payload" | "createdAt" | "livemode">;
+export type EventRow = Pick<typeof outboxEvents.$inferSelect, "id" | "brandId" | "type" | "payload" | "createdAt" | "livemode" | "seq">;
 
 /** Whose events, and the oldest that still exists (the retention cutoff, Unix ms). */
 export interface EventScope {
@@ -21,10 +21,10 @@ export interface EventFilters {
   createdLte?: number;
 }
 
-/** A page boundary: an event of the list (its created_at and id, the list's order). */
+/** A page boundary: an event of the list (its created_at and seq, the list's order). */
 export interface EventCursor {
   createdAt: Date;
-  id: string;
+  seq: number;
 }
 
 const columns = {
@@ -34,6 +34,7 @@ const columns = {
   payload: outboxEvents.payload,
   createdAt: outboxEvents.createdAt,
   livemode: outboxEvents.livemode,
+  seq: outboxEvents.seq,
 };
 
 const inScope = (scope: EventScope): SQL =>
@@ -59,10 +60,10 @@ export function eventPageQuery(db: Db, scope: EventScope, filters: EventFilters,
     filters.createdGte !== undefined ? gte(outboxEvents.createdAt, new Date(filters.createdGte)) : undefined,
     filters.createdLte !== undefined ? lte(outboxEvents.createdAt, new Date(filters.createdLte)) : undefined,
     // Row comparisons: the index's last two columns, so the scan starts at the cursor.
-    page.olderThan ? sql`(${outboxEvents.createdAt}, ${outboxEvents.id}) < (${page.olderThan.createdAt.toISOString()}::timestamptz, ${page.olderThan.id})` : undefined,
-    page.newerThan ? sql`(${outboxEvents.createdAt}, ${outboxEvents.id}) > (${page.newerThan.createdAt.toISOString()}::timestamptz, ${page.newerThan.id})` : undefined,
+    page.olderThan ? sql`(${outboxEvents.createdAt}, ${outboxEvents.seq}) < (${page.olderThan.createdAt.toISOString()}::timestamptz, ${page.olderThan.seq})` : undefined,
+    page.newerThan ? sql`(${outboxEvents.createdAt}, ${outboxEvents.seq}) > (${page.newerThan.createdAt.toISOString()}::timestamptz, ${page.newerThan.seq})` : undefined,
   );
-  const order = page.newerThan ? [asc(outboxEvents.createdAt), asc(outboxEvents.id)] : [desc(outboxEvents.createdAt), desc(outboxEvents.id)];
+  const order = page.newerThan ? [asc(outboxEvents.createdAt), asc(outboxEvents.seq)] : [desc(outboxEvents.createdAt), desc(outboxEvents.seq)];
   return db
     .select(columns)
     .from(outboxEvents)

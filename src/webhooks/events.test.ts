@@ -92,7 +92,7 @@ describe("GET /api/v1/events", () => {
   it("pages newest first with startingAfter: no event twice, none missed, while new events keep coming; endingBefore pages back", async () => {
     const brand = await registerOwner(t, "Paging shop");
     const secret = (await createApiKey(t, brand.session)).secret;
-    // 11 events over 6 instants: several share a created_at, ordered by id among themselves.
+    // 11 events over 6 instants: several share a created_at, ordered by insertion among themselves.
     for (let i = 0; i < 11; i += 1) {
       if (i % 2 === 0) t.clock.advance(1000);
       await emit(EVENT_TYPES[i % EVENT_TYPES.length], brand.brandId);

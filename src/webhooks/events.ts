@@ -50,7 +50,7 @@ async function cursorOf(ctx: Ctx, scope: EventScope, id: string | undefined, nam
   if (id === undefined) return undefined;
   const row = await findEvent(ctx.db, scope, id);
   if (!row) throw validationError(`Invalid request: ${name} names no event of this key's brand and mode kept in the last ${EVENT_RETENTION_DAYS} days`, name);
-  return { createdAt: row.createdAt, id: row.id };
+  return { createdAt: row.createdAt, seq: row.seq };
 }
 
 /**
