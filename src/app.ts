@@ -43,6 +43,8 @@ import { purgeExpiredIdempotencyKeys } from "./http/idempotency-store.js";
 import { pruneSentMail } from "./identity/mail-store.js";
 import { forgetOldChargeReplies } from "./payments/store.js";
 import { pruneDeliveredDeliveries, pruneDispatchedEvents } from "./webhooks/store.js";
+import { EVENT_RETENTION_DAYS } from "./webhooks/events.js";
+import { eventWebhooksDocument, registerEventRoutes } from "./webhooks/events-routes.js";
 import { registerDomainRoutes } from "./domains/routes.js";
 import { registerMarketingRoutes } from "./marketing/routes.js";
 import { registerWebRoutes } from "./pages/routes.js";
@@ -94,7 +96,8 @@ export const HOUSEKEEPING_PRUNES: readonly Prune[] = [
   // Keys carry their own expiry (24 h); the request path only clears the key it is asked for.
   { table: "idempotency_keys", keep: 0, run: purgeExpiredIdempotencyKeys },
   { table: "webhook_deliveries", keep: "retention", run: pruneDeliveredDeliveries },
-  { table: "outbox_events", keep: "retention", run: pruneDispatchedEvents },
+  // The events API lists events for 30 days (docs/webhooks.md "Events API"), also when RETENTION_DAYS is shorter.
+  { table: "outbox_events", keep: "retention", keepAtLeast: EVENT_RETENTION_DAYS * DAY_MS, run: pruneDispatchedEvents },
   { table: "mail_outbox", keep: "retention", run: pruneSentMail },
   // A paid order's first answer is replayed for 24 hours, like an Idempotency-Key's; the claim itself stays.
   { table: "order_charges", keep: DAY_MS, run: forgetOldChargeReplies },
@@ -155,6 +158,8 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
       { scheme: "salespersonSession", cookie: SALESPERSON_COOKIE, under: ["/api/salesperson/"], description: "The salesperson portal's session (POST /api/salesperson/auth)." },
     ],
     otherCookies: [{ scheme: "pendingSignIn", cookie: PENDING_LOGIN_COOKIE, description: "A sign-in waiting for its second factor (POST /api/admin/auth answered requiresTwoFactor)." }],
+    // Issue 33: what the service POSTs to a merchant's endpoints, one entry per event type.
+    webhooks: eventWebhooksDocument(),
   });
   registerErrorDocs(app);
 
@@ -238,6 +243,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerDisputeRoutes(app, deps);
 
   registerWebhookRoutes(app, deps, worker);
+  registerEventRoutes(app, deps, worker);
   // Provider notifications are payments'; the dispute notices they carry are the disputes feature's.
   await registerIncomingWebhookRoutes(app, deps, { disputeNotices: { brandsOf: brandsOfDisputes, findCharge: findDisputedCharge, record: recordDisputeNotice } });
   await registerWebRoutes(app, deps);

@@ -197,7 +197,7 @@ describe("import directions", () => {
  * layers below it, and an import of a room in a layer above is an import running up.
  */
 export const LAYERS: string[][] = [
-  ["main.ts", "migrate.ts", "rotate-keys.ts"],
+  ["main.ts", "migrate.ts", "rotate-keys.ts", "cli.ts"],
   ["app.ts", "deps.ts"],
   ["merchant-api/", "admin/"],
   ["funnels/"],

@@ -56,6 +56,9 @@ export const AUDIT_ACTIONS = [
   "webhook_endpoint.test",
   "webhook_endpoint.disable",
   "webhook_delivery.resend",
+  // the events API (issue 33): a new delivery of an event asked for with a key, a test event made
+  "webhook_delivery.redeliver",
+  "event.trigger",
   // custom domains and marketing list mappings
   "domain.add",
   "domain.remove",

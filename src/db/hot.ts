@@ -57,6 +57,9 @@ export async function runHot<Row>(db: Db, statement: HotStatement, values: unkno
 
 const columnsByTable = new WeakMap<Table, [key: string, name: string, fallback: () => unknown][]>();
 
+/** The columns an insert names: not those the database generates (an identity such as outbox_events.seq, which refuses a value). */
+const insertedColumns = (table: Table) => Object.entries(getTableColumns(table)).filter(([, column]) => !column.generatedIdentity && !column.generated);
+
 /**
  * Rows of a Drizzle table as JSON text for `jsonb_populate_recordset(null::<table>, $n::jsonb)`, so a
  * hot statement can insert typed rows of several tables without building SQL per call. Keys become
@@ -65,7 +68,7 @@ const columnsByTable = new WeakMap<Table, [key: string, name: string, fallback: 
 export function rowsAsJson<T extends Table>(table: T, rows: T["$inferInsert"][]): string {
   let columns = columnsByTable.get(table);
   if (!columns) {
-    columns = Object.entries(getTableColumns(table)).map(([key, column]) => {
+    columns = insertedColumns(table).map(([key, column]) => {
       if (is(column.default, SQL)) throw new Error(`${column.name}: SQL defaults cannot go through rowsAsJson`);
       return [key, column.name, () => column.defaultFn?.() ?? column.default ?? null];
     });
@@ -100,8 +103,8 @@ export function selectColumns(table: Table, alias: string): string {
  */
 export function insertRowsSql(table: Table, param: string, alias?: string): string {
   const name = getTableName(table);
-  const columns = Object.values(getTableColumns(table))
-    .map((column) => `"${column.name}"`)
+  const columns = insertedColumns(table)
+    .map(([, column]) => `"${column.name}"`)
     .join(", ");
   return `insert into ${name}${alias ? ` as ${alias}` : ""} (${columns}) select ${columns} from jsonb_populate_recordset(null::${name}, ${param}::jsonb)`;
 }

@@ -20,6 +20,8 @@ export interface ApiActor extends Actor {
   organizationId: string;
   brandId: string;
   scopes: readonly ApiKeyScope[];
+  /** The key's mode (CONTRACT §39): what it makes and sees is live (real money) or test, never both. */
+  livemode: boolean;
 }
 
 export function isApiActor(actor: Actor): actor is ApiActor {

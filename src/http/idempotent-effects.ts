@@ -23,6 +23,8 @@ export type EffectKind =
   | "api_key"
   | "signing_key"
   | "webhook_endpoint"
+  | "event_redelivery"
+  | "test_event"
   | "user"
   | "organization"
   | "brand"

@@ -25,6 +25,8 @@ export interface ApiDescriptionOptions {
   sessionCookies: readonly SessionCookie[];
   /** Other cookie-borne schemes routes name in their own `security` (the pending sign-in). */
   otherCookies?: readonly Omit<SessionCookie, "under">[];
+  /** OpenAPI 3.1 `webhooks`: what the service sends to merchants' endpoints (the events' schemas). */
+  webhooks?: Record<string, unknown>;
 }
 
 type Json = Record<string, any>;
@@ -181,6 +183,8 @@ export async function registerApiDescription(app: FastifyInstance, options: ApiD
         description: "Errors are JSON `{ error, code?, details?, requestId, docUrl }` (every code, its meaning and fix: /docs/errors). Merchant servers use `/api/v1` with a brand API key; `/api/v1` takes a `Checkout-Version` header (docs/merchant-api.md \"Versions\").",
       },
       servers: [{ url: new URL(options.publicBaseUrl).href.replace(/\/$/, ""), description: "This service (PUBLIC_BASE_URL)" }],
+      // (Its schemas are JSON Schema objects built by TypeBox, which the plugin's OpenAPI types do not name.)
+      ...(options.webhooks ? { webhooks: options.webhooks as never } : {}),
       components: {
         securitySchemes: {
           // Issue 15: `/api/v1` takes a brand's API key (docs/merchant-api.md).

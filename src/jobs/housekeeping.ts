@@ -17,6 +17,8 @@ export interface Prune {
   table: string;
   /** Rows older than this are due: "retention" (RETENTION_DAYS), or a fixed age in ms (0 for rows with their own expiry). */
   keep: "retention" | number;
+  /** With "retention": never less than this many ms, whatever RETENTION_DAYS says (events: the 30 days the events API promises). */
+  keepAtLeast?: number;
   run(tx: Db, before: number, limit: number): Promise<number>;
 }
 
@@ -34,7 +36,7 @@ export async function runHousekeeping(
   const deleted: Record<string, number> = {};
   for (const prune of prunes) {
     deleted[prune.table] = 0;
-    const before = now - (prune.keep === "retention" ? retentionDays * DAY_MS : prune.keep);
+    const before = now - (prune.keep === "retention" ? Math.max(retentionDays * DAY_MS, prune.keepAtLeast ?? 0) : prune.keep);
     for (;;) {
       if (signal.aborted) return deleted;
       const batch = await withTransaction(db, async (tx) => ((await tryTransactionLock(tx, HOUSEKEEPING_LOCK)) ? prune.run(tx, before, batchSize) : null));

@@ -31,7 +31,7 @@ const checkout = (secret: string | null) =>
 const dumpTables = async () => JSON.stringify([await t.deps.database.db.select().from(auditLogs), await t.deps.database.db.select().from(apiKeys)]);
 
 describe("API keys", () => {
-  it("creates a key with the secret shown once, stored only as its SHA-256, default scopes all four", async () => {
+  it("creates a key with the secret shown once, stored only as its SHA-256, default scopes all six", async () => {
     const res = await call(t, "POST", "/api/admin/api-keys", { session: owner.session, body: { name: "shop server" } });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers["cache-control"]).toBe("no-store");
@@ -39,7 +39,7 @@ describe("API keys", () => {
     expect(body.secret).toMatch(/^sk_[0-9A-Za-z]{40}$/);
     expect(body).toEqual({
       success: true,
-      apiKey: { id: expect.any(String), name: "shop server", prefix: body.secret.slice(0, 11), scopes: ["checkouts:write", "orders:read", "orders:refund", "upsell:write"], apiVersion: "2026-11-28", createdAt: t.clock.now(), lastUsedAt: null },
+      apiKey: { id: expect.any(String), name: "shop server", prefix: body.secret.slice(0, 11), scopes: ["checkouts:write", "orders:read", "orders:refund", "upsell:write", "events:read", "webhooks:write"], apiVersion: "2026-11-28", createdAt: t.clock.now(), lastUsedAt: null },
       secret: body.secret,
     });
     const [row] = await t.deps.database.db.select().from(apiKeys).where(eq(apiKeys.id, body.apiKey.id));

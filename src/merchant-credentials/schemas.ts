@@ -3,11 +3,11 @@ import { API_KEY_SCOPES } from "../db/schema/index.js";
 
 // Issue 15: the administration API of merchant credentials. Secrets appear only in the create answers.
 
-export const ApiKeyScope = Type.Union([Type.Literal("checkouts:write"), Type.Literal("orders:read"), Type.Literal("orders:refund"), Type.Literal("upsell:write")]);
+export const ApiKeyScope = Type.Union([Type.Literal("checkouts:write"), Type.Literal("orders:read"), Type.Literal("orders:refund"), Type.Literal("upsell:write"), Type.Literal("events:read"), Type.Literal("webhooks:write")]);
 
 export const CreateApiKeyBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
-  scopes: Type.Optional(Type.Array(ApiKeyScope, { minItems: 1, maxItems: API_KEY_SCOPES.length, uniqueItems: true, description: "default: all four" })),
+  scopes: Type.Optional(Type.Array(ApiKeyScope, { minItems: 1, maxItems: API_KEY_SCOPES.length, uniqueItems: true, description: "default: all six" })),
 });
 export type CreateApiKeyBody = Static<typeof CreateApiKeyBody>;
 

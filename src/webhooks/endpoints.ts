@@ -288,7 +288,7 @@ function toDeliveryView(row: typeof webhookDeliveries.$inferSelect, attempts: At
   };
 }
 
-async function deliveryView(ctx: Ctx, id: string): Promise<DeliveryView> {
+export async function deliveryView(ctx: Ctx, id: string): Promise<DeliveryView> {
   const [row] = await ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
   return toDeliveryView(row, (await attemptsOf(ctx, [id])).get(id) ?? []);
 }

@@ -29,7 +29,7 @@ export async function fanOutEvents(db: Db, now: number, limit: number): Promise<
       update outbox_events o set dispatched_at = ${at} from picked where o.id = picked.id returning o.id
     ), bodies as (
       select p.id, p.brand_id, p.type, p.webhook_url, p.livemode,
-        json_build_object('type', p.type, 'timestamp', to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', p.payload)::text as body
+        json_build_object('id', p.id, 'type', p.type, 'timestamp', to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', p.payload)::text as body
       from picked p
     ), to_endpoints as (
       insert into webhook_deliveries (id, event_id, target, endpoint_id, brand_id, event_type, url, body, status, attempts, next_attempt_at, created_at, livemode)
@@ -147,12 +147,16 @@ export async function pruneDeliveredDeliveries(tx: Db, cutoff: number, limit: nu
   return rowsOf<{ deleted: number }>(result)[0]?.deleted ?? 0;
 }
 
-/** Housekeeping: deletes up to `limit` outbox events fanned out before `cutoff` (their deliveries carry the body). */
+/**
+ * Housekeeping: deletes up to `limit` outbox events made before `cutoff` (the events API keeps them 30
+ * days: EVENT_RETENTION_DAYS) once they are fanned out (their deliveries carry the body) and their
+ * receipt is handled.
+ */
 export async function pruneDispatchedEvents(tx: Db, cutoff: number, limit: number): Promise<number> {
   const result = await tx.execute(sql`
     with gone as (
       delete from outbox_events where id in (
-        select id from outbox_events where dispatched_at < ${new Date(cutoff)}
+        select id from outbox_events where created_at < ${new Date(cutoff)} and dispatched_at is not null
           and (receipt_at is not null or type not in ('order.confirmed', 'upsell.accepted', 'refund.succeeded')) limit ${limit})
       returning 1
     )

@@ -30,6 +30,7 @@ import type { ApiKeyScope } from "../../src/db/schema/index.js";
 import { eq } from "drizzle-orm";
 import { createSalesperson, listSalespeople } from "../../src/salespeople/manage.js";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, testEndpoint } from "../../src/webhooks/endpoints.js";
+import { getEvent, listEvents, redeliverEvent, triggerEvent } from "../../src/webhooks/events.js";
 
 let t: TestApp;
 let owner: Registered;
@@ -157,10 +158,15 @@ const KEY_VERBS: [string, ApiKeyScope[], Verb][] = [
   ["listMerchantOrders", ["orders:read"], (ctx) => listMerchantOrders({ ctx, input: { limit: 25 } })],
   ["getMerchantOrder", ["orders:read"], (ctx) => getMerchantOrder({ ctx, input: { orderId: "ord_1" } })],
   ["refundMerchantOrder", ["orders:refund"], (ctx) => refundMerchantOrder({ ctx, input: { orderId: "ord_1", body: { reason: "other" } } })],
+  ["listEvents", ["events:read"], (ctx) => listEvents({ ctx, input: { query: {} } })],
+  ["getEvent", ["events:read"], (ctx) => getEvent({ ctx, input: { id: "evt_1" } })],
+  // The scope is checked before the worker is touched.
+  ["redeliverEvent", ["webhooks:write"], (ctx) => redeliverEvent({ ctx, input: { id: "evt_1", body: { endpointId: "whe_1" } }, worker: undefined as never })],
+  ["triggerEvent", ["webhooks:write"], (ctx) => triggerEvent({ ctx, input: { type: "order.confirmed" } })],
 ];
 
-const ALL_SCOPES: ApiKeyScope[] = ["checkouts:write", "orders:read", "orders:refund", "upsell:write"];
-const keyWith = (scopes: ApiKeyScope[]): Actor => ({ type: "api", id: "key_verbs", organizationId: owner.organizationId, brandId: owner.brandId, scopes });
+const ALL_SCOPES: ApiKeyScope[] = ["checkouts:write", "orders:read", "orders:refund", "upsell:write", "events:read", "webhooks:write"];
+const keyWith = (scopes: ApiKeyScope[]): Actor => ({ type: "api", id: "key_verbs", organizationId: owner.organizationId, brandId: owner.brandId, scopes, livemode: false } as Actor);
 
 describe("/api/v1 verbs called directly", () => {
   it.each(KEY_VERBS)("%s refuses any caller but an API key with 401 API key required", async (_name, _scopes, verb) => {

@@ -55,6 +55,7 @@ async function query<Row = Record<string, unknown>>(db: Db, text: string): Promi
  * Copies every seeded row of the tables the hot statements name COPIES times, suffixing the text columns of unique indexes so the copies
  * stay unique; foreign keys are not checked while copying (session_replication_role = replica).
  */
+// Generated and identity columns (outbox_events.seq) are left to the database in the copies.
 async function multiplyRows(db: Db) {
   await db.transaction(async (tx) => {
     await query(tx, "set local session_replication_role = replica");
@@ -65,7 +66,7 @@ async function multiplyRows(db: Db) {
         tx,
         `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type,
            exists (select 1 from pg_index i where i.indrelid = a.attrelid and i.indisunique and a.attnum = any(i.indkey)) as unique
-         from pg_attribute a where a.attrelid = '${table}'::regclass and a.attnum > 0 and not a.attisdropped and a.attgenerated = '' order by a.attnum`,
+         from pg_attribute a where a.attrelid = '${table}'::regclass and a.attnum > 0 and not a.attisdropped and a.attgenerated = '' and a.attidentity = '' order by a.attnum`,
       );
       const varied = columns.filter(isVaried);
       if (columns.some((c) => c.unique) && !varied.some((c) => c.unique)) continue; // a unique key we cannot vary: leave the table as it is

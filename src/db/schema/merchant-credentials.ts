@@ -1,8 +1,11 @@
 import { boolean, index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 
-/** The scopes an API key may carry (issue 15, CONTRACT §34). */
-export const API_KEY_SCOPES = ["checkouts:write", "orders:read", "orders:refund", "upsell:write"] as const;
+/**
+ * The scopes an API key may carry (issue 15, CONTRACT §34). `events:read` and `webhooks:write` came
+ * with the events API (issue 33); migration 0025 gave them to every key that held all four earlier ones.
+ */
+export const API_KEY_SCOPES = ["checkouts:write", "orders:read", "orders:refund", "upsell:write", "events:read", "webhooks:write"] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 /**

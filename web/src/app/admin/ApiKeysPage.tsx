@@ -5,7 +5,7 @@ import { ConfirmAction, Failure, Field, Message } from "./ui";
 
 // Issue 15: the brand's API keys and checkout-token signing keys. Secrets are shown once, right after creation.
 
-const SCOPES = ["checkouts:write", "orders:read", "orders:refund", "upsell:write"] as const;
+const SCOPES = ["checkouts:write", "orders:read", "orders:refund", "upsell:write", "events:read", "webhooks:write"] as const;
 
 interface ApiKey { id: string; name: string; prefix: string; scopes: string[]; createdAt: number; lastUsedAt: number | null }
 interface SigningKey { kid: string; createdAt: number; lastUsedAt: number | null }
