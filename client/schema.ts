@@ -120,8 +120,901 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The key's brand's events of the key's mode, newest first, 30 days (scope events:read); `waitSeconds` long-polls for newer ones */
+        get: operations["getApiV1Events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One event of the key's brand and mode (scope events:read); another brand's or mode's, or one older than 30 days, is 404 */
+        get: operations["getApiV1EventsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the event again, as a new delivery, to a webhook endpoint of the key's brand, now (scope webhooks:write); `delivered` says whether the receiver took it */
+        post: operations["postApiV1EventsByIdRedeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a test event of a type with sample data for the key's brand (scope webhooks:write; a test key only); delivered like any event */
+        post: operations["postApiV1EventsTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "checkout.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checkout.created event
+         * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                        id: string;
+                        /** @constant */
+                        type: "checkout.created";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (ISO 8601, UTC)
+                         */
+                        timestamp: string;
+                        /** @description A buyer opened the checkout (initialize) */
+                        data: {
+                            checkoutId: string;
+                            orderId: string;
+                            amount: number;
+                            currency: string;
+                            productName: string;
+                            provider: string;
+                            providerOrderId: string;
+                            customerEmail: string | null;
+                            /** @description true: real money (a live credential); false: test */
+                            livemode: boolean;
+                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description the checkout's metadata, on every event of its chain */
+                            checkoutMetadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Taken; any other answer is retried */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "checkout.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * checkout.completed event
+         * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                        id: string;
+                        /** @constant */
+                        type: "checkout.completed";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (ISO 8601, UTC)
+                         */
+                        timestamp: string;
+                        /** @description The checkout's payment was verified and the order created */
+                        data: {
+                            orderId: string;
+                            transactionId: string;
+                            provider: string;
+                            /** @description minor units */
+                            amount: number;
+                            /** @description ISO 4217 */
+                            currency: string;
+                            checkoutId: string;
+                            customerEmail: string;
+                            /** @description true: real money (a live credential); false: test */
+                            livemode: boolean;
+                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description the checkout's metadata, on every event of its chain */
+                            checkoutMetadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Taken; any other answer is retried */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.succeeded event
+         * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                        id: string;
+                        /** @constant */
+                        type: "payment.succeeded";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (ISO 8601, UTC)
+                         */
+                        timestamp: string;
+                        /** @description A charge succeeded */
+                        data: {
+                            orderId: string;
+                            transactionId: string;
+                            provider: string;
+                            /** @description minor units */
+                            amount: number;
+                            /** @description ISO 4217 */
+                            currency: string;
+                            providerOrderId: string | null;
+                            /** @description true: real money (a live credential); false: test */
+                            livemode: boolean;
+                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description the checkout's metadata, on every event of its chain */
+                            checkoutMetadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Taken; any other answer is retried */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.failed event
+         * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                        id: string;
+                        /** @constant */
+                        type: "payment.failed";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (ISO 8601, UTC)
+                         */
+                        timestamp: string;
+                        /** @description A card was declined at a provider endpoint, or a one-click upsell charge was refused (then with the upsell's ids) */
+                        data: {
+                            orderId: string;
+                            provider: string;
+                            amount: number;
+                            currency: string;
+                            reason: string;
+                            originalOrderId?: string;
+                            sessionId?: string;
+                            offerId?: string;
+                            /** @description true: real money (a live credential); false: test */
+                            livemode: boolean;
+                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description the checkout's metadata, on every event of its chain */
+                            checkoutMetadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Taken; any other answer is retried */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.confirmed event
+         * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                        id: string;
+                        /** @constant */
+                        type: "order.confirmed";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (ISO 8601, UTC)
+                         */
+                        timestamp: string;
+                        /** @description The order is paid and recorded */
+                        data: {
+                            orderId: string;
+                            transactionId: string;
+                            provider: string;
+                            /** @description minor units */
+                            amount: number;
+                            /** @description ISO 4217 */
+                            currency: string;
+                            customerEmail: string;
+                            customerName: string;
+                            lineItems: {
+                                id: string;
+                                name?: string;
+                                quantity: number;
+                                unitPrice: number;
+                                sku?: string;
+                            }[];
+                            crmOrderId: string | null;
+                            commissionId: string | null;
+                            /** @description true: real money (a live credential); false: test */
+                            livemode: boolean;
+                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description the checkout's metadata, on every event of its chain */
+                            checkoutMetadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Taken; any other answer is retried */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "upsell.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * upsell.accepted event
+         * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                        id: string;
+                        /** @constant */
+                        type: "upsell.accepted";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (ISO 8601, UTC)
+                         */
+                        timestamp: string;
+                        /** @description The buyer accepted an upsell offer and it was charged */
+                        data: {
+                            sessionId: string;
+                            orderId: string;
+                            originalOrderId: string;
+                            offerId: string;
+                            offerName: string;
+                            funnelId?: string;
+                            funnelVersion?: number;
+                            stepIndex?: number;
+                            variantId?: string;
+                            transactionId: string;
+                            provider: string;
+                            amount: number;
+                            currency: string;
+                            totalUpsellAmount: number;
+                            /** @description true: real money (a live credential); false: test */
+                            livemode: boolean;
+                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description the checkout's metadata, on every event of its chain */
+                            checkoutMetadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Taken; any other answer is retried */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "upsell.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * upsell.declined event
+         * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                        id: string;
+                        /** @constant */
+                        type: "upsell.declined";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (ISO 8601, UTC)
+                         */
+                        timestamp: string;
+                        /** @description The buyer declined an upsell offer */
+                        data: {
+                            sessionId: string;
+                            orderId: string;
+                            originalOrderId: string;
+                            offerId: string;
+                            offerName: string;
+                            funnelId?: string;
+                            funnelVersion?: number;
+                            stepIndex?: number;
+                            variantId?: string;
+                            nextOfferId: string | null;
+                            /** @description true: real money (a live credential); false: test */
+                            livemode: boolean;
+                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description the checkout's metadata, on every event of its chain */
+                            checkoutMetadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Taken; any other answer is retried */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.succeeded event
+         * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                        id: string;
+                        /** @constant */
+                        type: "refund.succeeded";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (ISO 8601, UTC)
+                         */
+                        timestamp: string;
+                        /** @description Money was given back on one charge (`orderId` is that charge's) */
+                        data: {
+                            orderId: string;
+                            transactionId: string;
+                            provider: string;
+                            /** @description minor units */
+                            amount: number;
+                            /** @description ISO 4217 */
+                            currency: string;
+                            refundId: string;
+                            reason: string;
+                            providerRefundId: string;
+                            /** @description all refunds of the charge so far, minor units */
+                            refundedTotal: number;
+                            /** @description true: real money (a live credential); false: test */
+                            livemode: boolean;
+                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description the checkout's metadata, on every event of its chain */
+                            checkoutMetadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Taken; any other answer is retried */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.failed event
+         * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                        id: string;
+                        /** @constant */
+                        type: "refund.failed";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (ISO 8601, UTC)
+                         */
+                        timestamp: string;
+                        /** @description A refund was refused by the provider */
+                        data: {
+                            orderId: string;
+                            transactionId: string;
+                            provider: string;
+                            /** @description minor units */
+                            amount: number;
+                            /** @description ISO 4217 */
+                            currency: string;
+                            refundId: string;
+                            reason: string;
+                            failureReason: string;
+                            /** @description true: real money (a live credential); false: test */
+                            livemode: boolean;
+                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description the checkout's metadata, on every event of its chain */
+                            checkoutMetadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Taken; any other answer is retried */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.created event
+         * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                        id: string;
+                        /** @constant */
+                        type: "dispute.created";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (ISO 8601, UTC)
+                         */
+                        timestamp: string;
+                        /** @description A provider notified a dispute of a charge; `dueBy` (Unix ms) is when evidence is due */
+                        data: {
+                            orderId: string;
+                            transactionId: string;
+                            provider: string;
+                            /** @description minor units */
+                            amount: number;
+                            /** @description ISO 4217 */
+                            currency: string;
+                            disputeId: string;
+                            providerDisputeId: string;
+                            reason: string | null;
+                            status: "needs_response" | "under_review" | "won" | "lost" | "accepted" | "charge_refunded";
+                            dueBy: number | null;
+                            /** @description true: real money (a live credential); false: test */
+                            livemode: boolean;
+                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description the checkout's metadata, on every event of its chain */
+                            checkoutMetadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Taken; any other answer is retried */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dispute.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dispute.closed event
+         * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                        id: string;
+                        /** @constant */
+                        type: "dispute.closed";
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (ISO 8601, UTC)
+                         */
+                        timestamp: string;
+                        /** @description The dispute closed: `won` or `charge_refunded` (the money stays), `lost` or `accepted` (it went back) */
+                        data: {
+                            orderId: string;
+                            transactionId: string;
+                            provider: string;
+                            /** @description minor units */
+                            amount: number;
+                            /** @description ISO 4217 */
+                            currency: string;
+                            disputeId: string;
+                            providerDisputeId: string;
+                            reason: string | null;
+                            status: "needs_response" | "under_review" | "won" | "lost" | "accepted" | "charge_refunded";
+                            /** @description true: real money (a live credential); false: test */
+                            livemode: boolean;
+                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description the checkout's metadata, on every event of its chain */
+                            checkoutMetadata: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Taken; any other answer is retried */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         ErrorBody: {
@@ -1285,6 +2178,507 @@ export interface operations {
             /** @description Default Response */
             502: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service busy (OVERLOADED) or temporarily unavailable (SERVICE_UNAVAILABLE); Retry-After says when to retry */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getApiV1Events: {
+        parameters: {
+            query?: {
+                /** @description default 20 */
+                limit?: number;
+                /** @description the page after this event (older events): the last `id` of the previous page */
+                startingAfter?: string;
+                /** @description the page before this event (newer events, still newest first): the first `id` of the current page */
+                endingBefore?: string;
+                /** @description only these types (the catalogue's): repeat the parameter (`type=a&type=b`) or separate with commas (`type=a,b`) */
+                type?: string[];
+                /** @description only events created at or after this Unix ms */
+                createdGte?: number;
+                /** @description only events created at or before this Unix ms */
+                createdLte?: number;
+                /** @description long poll: when the page would be empty, wait up to this long and answer as soon as an event for it exists */
+                waitSeconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description newest first */
+                        data: {
+                            /** @description `evt_…`, the same as the `id` of the webhook body */
+                            id: string;
+                            /** @description one of the catalogue's types (docs/webhooks.md "Event payloads"; the OpenAPI document's `webhooks`) */
+                            type: string;
+                            /**
+                             * Format: date-time
+                             * @description as in the webhook body
+                             */
+                            timestamp: string;
+                            /** @description Unix ms */
+                            created: number;
+                            livemode: boolean;
+                            /** @description the type's payload, as in the webhook body */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @description more events beyond this page in the direction asked (older for startingAfter or no cursor, newer for endingBefore) */
+                        hasMore: boolean;
+                        /** @description the key's mode: the list holds only events of this mode */
+                        livemode: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR (`details` names the field), INVALID_JSON, or BAD_REQUEST (an invalid URL) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid credential (UNAUTHORIZED, INVALID_API_KEY) or the route's own proof failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden (the caller's role or the key's scope does not allow this) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: RATE_LIMITED (Retry-After, X-RateLimit-* say when to come back) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service busy (OVERLOADED) or temporarily unavailable (SERVICE_UNAVAILABLE); Retry-After says when to retry */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getApiV1EventsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `evt_…`, the same as the `id` of the webhook body */
+                        id: string;
+                        /** @description one of the catalogue's types (docs/webhooks.md "Event payloads"; the OpenAPI document's `webhooks`) */
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @description as in the webhook body
+                         */
+                        timestamp: string;
+                        /** @description Unix ms */
+                        created: number;
+                        livemode: boolean;
+                        /** @description the type's payload, as in the webhook body */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR (`details` names the field), INVALID_JSON, or BAD_REQUEST (an invalid URL) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid credential (UNAUTHORIZED, INVALID_API_KEY) or the route's own proof failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden (the caller's role or the key's scope does not allow this) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL too long: BAD_REQUEST (a path parameter over 100 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: RATE_LIMITED (Retry-After, X-RateLimit-* say when to come back) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service busy (OVERLOADED) or temporarily unavailable (SERVICE_UNAVAILABLE); Retry-After says when to retry */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postApiV1EventsByIdRedeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a webhook endpoint of the key's brand (`whe_…`) */
+                    endpointId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        delivered: boolean;
+                        delivery: {
+                            /** @description the webhook-id header, the same on every attempt */
+                            id: string;
+                            eventId: string;
+                            eventType: string;
+                            status: "pending" | "succeeded" | "failed";
+                            attempts: number;
+                            /** @description Unix ms; null once finished */
+                            nextAttemptAt: number | null;
+                            lastStatusCode: number | null;
+                            lastError: string | null;
+                            createdAt: number;
+                            completedAt: number | null;
+                            attemptLog: {
+                                attempt: number;
+                                statusCode: number | null;
+                                durationMs: number;
+                                error: string | null;
+                                success: boolean;
+                                /** @description Unix ms */
+                                createdAt: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR (`details` names the field), INVALID_JSON, or BAD_REQUEST (an invalid URL) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid credential (UNAUTHORIZED, INVALID_API_KEY) or the route's own proof failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden (the caller's role or the key's scope does not allow this); or CSRF_REJECTED: the request carries the administration session cookie but neither an `Origin` header equal to the service's origin (PUBLIC_BASE_URL) nor `Sec-Fetch-Site: same-origin` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large: PAYLOAD_TOO_LARGE (1 MiB, also once decoded) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description URL too long: BAD_REQUEST (a path parameter over 100 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type or content encoding: UNSUPPORTED_MEDIA_TYPE (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: RATE_LIMITED (Retry-After, X-RateLimit-* say when to come back) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service busy (OVERLOADED) or temporarily unavailable (SERVICE_UNAVAILABLE); Retry-After says when to retry */
+            503: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postApiV1EventsTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    type: "checkout.created" | "checkout.completed" | "payment.succeeded" | "payment.failed" | "order.confirmed" | "upsell.accepted" | "upsell.declined" | "refund.succeeded" | "refund.failed" | "dispute.created" | "dispute.closed";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `evt_…`, the same as the `id` of the webhook body */
+                        id: string;
+                        /** @description one of the catalogue's types (docs/webhooks.md "Event payloads"; the OpenAPI document's `webhooks`) */
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @description as in the webhook body
+                         */
+                        timestamp: string;
+                        /** @description Unix ms */
+                        created: number;
+                        livemode: boolean;
+                        /** @description the type's payload, as in the webhook body */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: VALIDATION_ERROR (`details` names the field), INVALID_JSON, or BAD_REQUEST (an invalid URL) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid credential (UNAUTHORIZED, INVALID_API_KEY) or the route's own proof failed */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden (the caller's role or the key's scope does not allow this); or CSRF_REJECTED: the request carries the administration session cookie but neither an `Origin` header equal to the service's origin (PUBLIC_BASE_URL) nor `Sec-Fetch-Site: same-origin` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request body too large: PAYLOAD_TOO_LARGE (1 MiB, also once decoded) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported content type or content encoding: UNSUPPORTED_MEDIA_TYPE (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests: RATE_LIMITED (Retry-After, X-RateLimit-* say when to come back) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
