@@ -203,59 +203,7 @@ export interface webhooks {
          * checkout.created event
          * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
-                        id: string;
-                        /** @constant */
-                        type: "checkout.created";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (ISO 8601, UTC)
-                         */
-                        timestamp: string;
-                        /** @description A buyer opened the checkout (initialize) */
-                        data: {
-                            checkoutId: string;
-                            orderId: string;
-                            amount: number;
-                            currency: string;
-                            productName: string;
-                            provider: string;
-                            providerOrderId: string;
-                            customerEmail: string | null;
-                            /** @description true: real money (a live credential); false: test */
-                            livemode: boolean;
-                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** @description the checkout's metadata, on every event of its chain */
-                            checkoutMetadata: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Taken; any other answer is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["checkoutCreatedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -275,60 +223,7 @@ export interface webhooks {
          * checkout.completed event
          * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
-                        id: string;
-                        /** @constant */
-                        type: "checkout.completed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (ISO 8601, UTC)
-                         */
-                        timestamp: string;
-                        /** @description The checkout's payment was verified and the order created */
-                        data: {
-                            orderId: string;
-                            transactionId: string;
-                            provider: string;
-                            /** @description minor units */
-                            amount: number;
-                            /** @description ISO 4217 */
-                            currency: string;
-                            checkoutId: string;
-                            customerEmail: string;
-                            /** @description true: real money (a live credential); false: test */
-                            livemode: boolean;
-                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** @description the checkout's metadata, on every event of its chain */
-                            checkoutMetadata: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Taken; any other answer is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["checkoutCompletedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -348,59 +243,7 @@ export interface webhooks {
          * payment.succeeded event
          * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
-                        id: string;
-                        /** @constant */
-                        type: "payment.succeeded";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (ISO 8601, UTC)
-                         */
-                        timestamp: string;
-                        /** @description A charge succeeded */
-                        data: {
-                            orderId: string;
-                            transactionId: string;
-                            provider: string;
-                            /** @description minor units */
-                            amount: number;
-                            /** @description ISO 4217 */
-                            currency: string;
-                            providerOrderId: string | null;
-                            /** @description true: real money (a live credential); false: test */
-                            livemode: boolean;
-                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** @description the checkout's metadata, on every event of its chain */
-                            checkoutMetadata: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Taken; any other answer is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["paymentSucceededEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -420,59 +263,7 @@ export interface webhooks {
          * payment.failed event
          * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
-                        id: string;
-                        /** @constant */
-                        type: "payment.failed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (ISO 8601, UTC)
-                         */
-                        timestamp: string;
-                        /** @description A card was declined at a provider endpoint, or a one-click upsell charge was refused (then with the upsell's ids) */
-                        data: {
-                            orderId: string;
-                            provider: string;
-                            amount: number;
-                            currency: string;
-                            reason: string;
-                            originalOrderId?: string;
-                            sessionId?: string;
-                            offerId?: string;
-                            /** @description true: real money (a live credential); false: test */
-                            livemode: boolean;
-                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** @description the checkout's metadata, on every event of its chain */
-                            checkoutMetadata: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Taken; any other answer is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["paymentFailedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -492,69 +283,7 @@ export interface webhooks {
          * order.confirmed event
          * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
-                        id: string;
-                        /** @constant */
-                        type: "order.confirmed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (ISO 8601, UTC)
-                         */
-                        timestamp: string;
-                        /** @description The order is paid and recorded */
-                        data: {
-                            orderId: string;
-                            transactionId: string;
-                            provider: string;
-                            /** @description minor units */
-                            amount: number;
-                            /** @description ISO 4217 */
-                            currency: string;
-                            customerEmail: string;
-                            customerName: string;
-                            lineItems: {
-                                id: string;
-                                name?: string;
-                                quantity: number;
-                                unitPrice: number;
-                                sku?: string;
-                            }[];
-                            crmOrderId: string | null;
-                            commissionId: string | null;
-                            /** @description true: real money (a live credential); false: test */
-                            livemode: boolean;
-                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** @description the checkout's metadata, on every event of its chain */
-                            checkoutMetadata: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Taken; any other answer is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["orderConfirmedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -574,65 +303,7 @@ export interface webhooks {
          * upsell.accepted event
          * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
-                        id: string;
-                        /** @constant */
-                        type: "upsell.accepted";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (ISO 8601, UTC)
-                         */
-                        timestamp: string;
-                        /** @description The buyer accepted an upsell offer and it was charged */
-                        data: {
-                            sessionId: string;
-                            orderId: string;
-                            originalOrderId: string;
-                            offerId: string;
-                            offerName: string;
-                            funnelId?: string;
-                            funnelVersion?: number;
-                            stepIndex?: number;
-                            variantId?: string;
-                            transactionId: string;
-                            provider: string;
-                            amount: number;
-                            currency: string;
-                            totalUpsellAmount: number;
-                            /** @description true: real money (a live credential); false: test */
-                            livemode: boolean;
-                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** @description the checkout's metadata, on every event of its chain */
-                            checkoutMetadata: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Taken; any other answer is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["upsellAcceptedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -652,61 +323,7 @@ export interface webhooks {
          * upsell.declined event
          * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
-                        id: string;
-                        /** @constant */
-                        type: "upsell.declined";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (ISO 8601, UTC)
-                         */
-                        timestamp: string;
-                        /** @description The buyer declined an upsell offer */
-                        data: {
-                            sessionId: string;
-                            orderId: string;
-                            originalOrderId: string;
-                            offerId: string;
-                            offerName: string;
-                            funnelId?: string;
-                            funnelVersion?: number;
-                            stepIndex?: number;
-                            variantId?: string;
-                            nextOfferId: string | null;
-                            /** @description true: real money (a live credential); false: test */
-                            livemode: boolean;
-                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** @description the checkout's metadata, on every event of its chain */
-                            checkoutMetadata: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Taken; any other answer is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["upsellDeclinedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -726,63 +343,7 @@ export interface webhooks {
          * refund.succeeded event
          * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
-                        id: string;
-                        /** @constant */
-                        type: "refund.succeeded";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (ISO 8601, UTC)
-                         */
-                        timestamp: string;
-                        /** @description Money was given back on one charge (`orderId` is that charge's) */
-                        data: {
-                            orderId: string;
-                            transactionId: string;
-                            provider: string;
-                            /** @description minor units */
-                            amount: number;
-                            /** @description ISO 4217 */
-                            currency: string;
-                            refundId: string;
-                            reason: string;
-                            providerRefundId: string;
-                            /** @description all refunds of the charge so far, minor units */
-                            refundedTotal: number;
-                            /** @description true: real money (a live credential); false: test */
-                            livemode: boolean;
-                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** @description the checkout's metadata, on every event of its chain */
-                            checkoutMetadata: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Taken; any other answer is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["refundSucceededEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -802,61 +363,7 @@ export interface webhooks {
          * refund.failed event
          * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
-                        id: string;
-                        /** @constant */
-                        type: "refund.failed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (ISO 8601, UTC)
-                         */
-                        timestamp: string;
-                        /** @description A refund was refused by the provider */
-                        data: {
-                            orderId: string;
-                            transactionId: string;
-                            provider: string;
-                            /** @description minor units */
-                            amount: number;
-                            /** @description ISO 4217 */
-                            currency: string;
-                            refundId: string;
-                            reason: string;
-                            failureReason: string;
-                            /** @description true: real money (a live credential); false: test */
-                            livemode: boolean;
-                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** @description the checkout's metadata, on every event of its chain */
-                            checkoutMetadata: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Taken; any other answer is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["refundFailedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -876,63 +383,7 @@ export interface webhooks {
          * dispute.created event
          * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
-                        id: string;
-                        /** @constant */
-                        type: "dispute.created";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (ISO 8601, UTC)
-                         */
-                        timestamp: string;
-                        /** @description A provider notified a dispute of a charge; `dueBy` (Unix ms) is when evidence is due */
-                        data: {
-                            orderId: string;
-                            transactionId: string;
-                            provider: string;
-                            /** @description minor units */
-                            amount: number;
-                            /** @description ISO 4217 */
-                            currency: string;
-                            disputeId: string;
-                            providerDisputeId: string;
-                            reason: string | null;
-                            status: "needs_response" | "under_review" | "won" | "lost" | "accepted" | "charge_refunded";
-                            dueBy: number | null;
-                            /** @description true: real money (a live credential); false: test */
-                            livemode: boolean;
-                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** @description the checkout's metadata, on every event of its chain */
-                            checkoutMetadata: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Taken; any other answer is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["disputeCreatedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -952,62 +403,7 @@ export interface webhooks {
          * dispute.closed event
          * @description Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
-                        id: string;
-                        /** @constant */
-                        type: "dispute.closed";
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (ISO 8601, UTC)
-                         */
-                        timestamp: string;
-                        /** @description The dispute closed: `won` or `charge_refunded` (the money stays), `lost` or `accepted` (it went back) */
-                        data: {
-                            orderId: string;
-                            transactionId: string;
-                            provider: string;
-                            /** @description minor units */
-                            amount: number;
-                            /** @description ISO 4217 */
-                            currency: string;
-                            disputeId: string;
-                            providerDisputeId: string;
-                            reason: string | null;
-                            status: "needs_response" | "under_review" | "won" | "lost" | "accepted" | "charge_refunded";
-                            /** @description true: real money (a live credential); false: test */
-                            livemode: boolean;
-                            /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
-                            metadata: {
-                                [key: string]: string;
-                            };
-                            /** @description the checkout's metadata, on every event of its chain */
-                            checkoutMetadata: {
-                                [key: string]: string;
-                            };
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Taken; any other answer is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["disputeClosedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2695,6 +2091,621 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    checkoutCreatedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                    id: string;
+                    /** @constant */
+                    type: "checkout.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (ISO 8601, UTC)
+                     */
+                    timestamp: string;
+                    /** @description A buyer opened the checkout (initialize) */
+                    data: {
+                        checkoutId: string;
+                        orderId: string;
+                        amount: number;
+                        currency: string;
+                        productName: string;
+                        provider: string;
+                        providerOrderId: string;
+                        customerEmail: string | null;
+                        /** @description true: real money (a live credential); false: test */
+                        livemode: boolean;
+                        /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description the checkout's metadata, on every event of its chain */
+                        checkoutMetadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; any other answer is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutCompletedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                    id: string;
+                    /** @constant */
+                    type: "checkout.completed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (ISO 8601, UTC)
+                     */
+                    timestamp: string;
+                    /** @description The checkout's payment was verified and the order created */
+                    data: {
+                        orderId: string;
+                        transactionId: string;
+                        provider: string;
+                        /** @description minor units */
+                        amount: number;
+                        /** @description ISO 4217 */
+                        currency: string;
+                        checkoutId: string;
+                        customerEmail: string;
+                        /** @description true: real money (a live credential); false: test */
+                        livemode: boolean;
+                        /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description the checkout's metadata, on every event of its chain */
+                        checkoutMetadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; any other answer is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentSucceededEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                    id: string;
+                    /** @constant */
+                    type: "payment.succeeded";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (ISO 8601, UTC)
+                     */
+                    timestamp: string;
+                    /** @description A charge succeeded */
+                    data: {
+                        orderId: string;
+                        transactionId: string;
+                        provider: string;
+                        /** @description minor units */
+                        amount: number;
+                        /** @description ISO 4217 */
+                        currency: string;
+                        providerOrderId: string | null;
+                        /** @description true: real money (a live credential); false: test */
+                        livemode: boolean;
+                        /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description the checkout's metadata, on every event of its chain */
+                        checkoutMetadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; any other answer is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    paymentFailedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                    id: string;
+                    /** @constant */
+                    type: "payment.failed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (ISO 8601, UTC)
+                     */
+                    timestamp: string;
+                    /** @description A card was declined at a provider endpoint, or a one-click upsell charge was refused (then with the upsell's ids) */
+                    data: {
+                        orderId: string;
+                        provider: string;
+                        amount: number;
+                        currency: string;
+                        reason: string;
+                        originalOrderId?: string;
+                        sessionId?: string;
+                        offerId?: string;
+                        /** @description true: real money (a live credential); false: test */
+                        livemode: boolean;
+                        /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description the checkout's metadata, on every event of its chain */
+                        checkoutMetadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; any other answer is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderConfirmedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                    id: string;
+                    /** @constant */
+                    type: "order.confirmed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (ISO 8601, UTC)
+                     */
+                    timestamp: string;
+                    /** @description The order is paid and recorded */
+                    data: {
+                        orderId: string;
+                        transactionId: string;
+                        provider: string;
+                        /** @description minor units */
+                        amount: number;
+                        /** @description ISO 4217 */
+                        currency: string;
+                        customerEmail: string;
+                        customerName: string;
+                        lineItems: {
+                            id: string;
+                            name?: string;
+                            quantity: number;
+                            unitPrice: number;
+                            sku?: string;
+                        }[];
+                        crmOrderId: string | null;
+                        commissionId: string | null;
+                        /** @description true: real money (a live credential); false: test */
+                        livemode: boolean;
+                        /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description the checkout's metadata, on every event of its chain */
+                        checkoutMetadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; any other answer is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    upsellAcceptedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                    id: string;
+                    /** @constant */
+                    type: "upsell.accepted";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (ISO 8601, UTC)
+                     */
+                    timestamp: string;
+                    /** @description The buyer accepted an upsell offer and it was charged */
+                    data: {
+                        sessionId: string;
+                        orderId: string;
+                        originalOrderId: string;
+                        offerId: string;
+                        offerName: string;
+                        funnelId?: string;
+                        funnelVersion?: number;
+                        stepIndex?: number;
+                        variantId?: string;
+                        transactionId: string;
+                        provider: string;
+                        amount: number;
+                        currency: string;
+                        totalUpsellAmount: number;
+                        /** @description true: real money (a live credential); false: test */
+                        livemode: boolean;
+                        /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description the checkout's metadata, on every event of its chain */
+                        checkoutMetadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; any other answer is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    upsellDeclinedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                    id: string;
+                    /** @constant */
+                    type: "upsell.declined";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (ISO 8601, UTC)
+                     */
+                    timestamp: string;
+                    /** @description The buyer declined an upsell offer */
+                    data: {
+                        sessionId: string;
+                        orderId: string;
+                        originalOrderId: string;
+                        offerId: string;
+                        offerName: string;
+                        funnelId?: string;
+                        funnelVersion?: number;
+                        stepIndex?: number;
+                        variantId?: string;
+                        nextOfferId: string | null;
+                        /** @description true: real money (a live credential); false: test */
+                        livemode: boolean;
+                        /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description the checkout's metadata, on every event of its chain */
+                        checkoutMetadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; any other answer is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundSucceededEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                    id: string;
+                    /** @constant */
+                    type: "refund.succeeded";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (ISO 8601, UTC)
+                     */
+                    timestamp: string;
+                    /** @description Money was given back on one charge (`orderId` is that charge's) */
+                    data: {
+                        orderId: string;
+                        transactionId: string;
+                        provider: string;
+                        /** @description minor units */
+                        amount: number;
+                        /** @description ISO 4217 */
+                        currency: string;
+                        refundId: string;
+                        reason: string;
+                        providerRefundId: string;
+                        /** @description all refunds of the charge so far, minor units */
+                        refundedTotal: number;
+                        /** @description true: real money (a live credential); false: test */
+                        livemode: boolean;
+                        /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description the checkout's metadata, on every event of its chain */
+                        checkoutMetadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; any other answer is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    refundFailedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                    id: string;
+                    /** @constant */
+                    type: "refund.failed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (ISO 8601, UTC)
+                     */
+                    timestamp: string;
+                    /** @description A refund was refused by the provider */
+                    data: {
+                        orderId: string;
+                        transactionId: string;
+                        provider: string;
+                        /** @description minor units */
+                        amount: number;
+                        /** @description ISO 4217 */
+                        currency: string;
+                        refundId: string;
+                        reason: string;
+                        failureReason: string;
+                        /** @description true: real money (a live credential); false: test */
+                        livemode: boolean;
+                        /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description the checkout's metadata, on every event of its chain */
+                        checkoutMetadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; any other answer is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeCreatedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                    id: string;
+                    /** @constant */
+                    type: "dispute.created";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (ISO 8601, UTC)
+                     */
+                    timestamp: string;
+                    /** @description A provider notified a dispute of a charge; `dueBy` (Unix ms) is when evidence is due */
+                    data: {
+                        orderId: string;
+                        transactionId: string;
+                        provider: string;
+                        /** @description minor units */
+                        amount: number;
+                        /** @description ISO 4217 */
+                        currency: string;
+                        disputeId: string;
+                        providerDisputeId: string;
+                        reason: string | null;
+                        status: "needs_response" | "under_review" | "won" | "lost" | "accepted" | "charge_refunded";
+                        dueBy: number | null;
+                        /** @description true: real money (a live credential); false: test */
+                        livemode: boolean;
+                        /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description the checkout's metadata, on every event of its chain */
+                        checkoutMetadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; any other answer is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    disputeClosedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event's id (`evt_…`), the same in every delivery and in GET /api/v1/events/<id>; the `webhook-id` header is per delivery */
+                    id: string;
+                    /** @constant */
+                    type: "dispute.closed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (ISO 8601, UTC)
+                     */
+                    timestamp: string;
+                    /** @description The dispute closed: `won` or `charge_refunded` (the money stays), `lost` or `accepted` (it went back) */
+                    data: {
+                        orderId: string;
+                        transactionId: string;
+                        provider: string;
+                        /** @description minor units */
+                        amount: number;
+                        /** @description ISO 4217 */
+                        currency: string;
+                        disputeId: string;
+                        providerDisputeId: string;
+                        reason: string | null;
+                        status: "needs_response" | "under_review" | "won" | "lost" | "accepted" | "charge_refunded";
+                        /** @description true: real money (a live credential); false: test */
+                        livemode: boolean;
+                        /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /** @description the checkout's metadata, on every event of its chain */
+                        checkoutMetadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Taken; any other answer is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

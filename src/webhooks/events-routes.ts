@@ -95,9 +95,13 @@ export function eventWebhooksDocument(): Record<string, { post: Record<string, u
       {
         post: {
           summary: `${type} event`,
+          // checkout.created -> checkoutCreatedEvent
+          operationId: `${type.replace(/\.(\w)/g, (_m: string, c: string) => c.toUpperCase())}Event`,
           description: "Sent to the brand's endpoints subscribed to it, signed Standard Webhooks style (headers webhook-id, webhook-timestamp, webhook-signature; docs/webhooks.md). Answer 2xx.",
           requestBody: { required: true, content: { "application/json": { schema: eventBodySchema(type) } } },
           responses: { "2XX": { description: "Taken; any other answer is retried" } },
+          // The receiver checks the signature headers; no credential of the receiver's API is sent.
+          security: [],
         },
       },
     ]),

@@ -28,7 +28,8 @@ export function contractViolation(statement: string, createdHere: Set<string>, u
   if (/ DROP COLUMN /i.test(s)) return "drops a column";
   if (/ DROP CONSTRAINT /i.test(s)) return "drops a constraint the old code may rely on (ON CONFLICT)";
   if (/ ALTER COLUMN "[^"]+" (SET NOT NULL|SET DATA TYPE|TYPE )/i.test(s)) return "tightens or retypes a column";
-  if (/ ADD COLUMN /i.test(s) && / NOT NULL/i.test(s) && !/ DEFAULT /i.test(s)) return "adds a NOT NULL column without a default";
+  // An identity column fills itself, as a default does: the old code's inserts still work.
+  if (/ ADD COLUMN /i.test(s) && / NOT NULL/i.test(s) && !/ DEFAULT | GENERATED (ALWAYS|BY DEFAULT) AS IDENTITY/i.test(s)) return "adds a NOT NULL column without a default";
   if (table && / ADD CONSTRAINT /i.test(s)) return "adds a constraint to a table the old code writes";
   const unique = /^CREATE UNIQUE INDEX (?:IF NOT EXISTS )?"[^"]+" ON "([^"]+)"/i.exec(s);
   if (unique && !createdHere.has(unique[1]!)) return "adds a unique index to a table the old code writes";
@@ -69,6 +70,7 @@ describe("every migration expands only (runs under the previous release's code)"
     expect(contractViolation('ALTER TABLE "orders" RENAME COLUMN "a" TO "b";', none, none)).toBe("renames");
     expect(contractViolation('ALTER TABLE "orders" ADD COLUMN "x" integer NOT NULL;', none, none)).toBe("adds a NOT NULL column without a default");
     expect(contractViolation('ALTER TABLE "orders" ADD COLUMN "x" integer DEFAULT 0 NOT NULL;', none, none)).toBeNull();
+    expect(contractViolation('ALTER TABLE "orders" ADD COLUMN "x" bigint NOT NULL GENERATED ALWAYS AS IDENTITY;', none, none)).toBeNull();
     expect(contractViolation('ALTER TABLE "orders" ALTER COLUMN "x" SET NOT NULL;', none, none)).toBe("tightens or retypes a column");
     expect(contractViolation('CREATE UNIQUE INDEX "o_key" ON "orders" USING btree ("x");', none, none)).toBe("adds a unique index to a table the old code writes");
     expect(contractViolation('CREATE UNIQUE INDEX "n_key" ON "news" USING btree ("x");', new Set(["news"]), none)).toBeNull();
