@@ -20,6 +20,8 @@ export interface ApiActor extends Actor {
   organizationId: string;
   brandId: string;
   scopes: readonly ApiKeyScope[];
+  /** The key's mode (CONTRACT §39): it reads and makes objects of this mode only. */
+  livemode: boolean;
 }
 
 export function isApiActor(actor: Actor): actor is ApiActor {

@@ -52,6 +52,8 @@ export async function createMerchantCheckout({ ctx, input }: Verb<CreateCheckout
           brandId: actor.brandId,
           orderId: claims.orderId,
           apiKeyId: actor.id,
+          // The key's mode (CONTRACT §39): a key reads back only checkouts of its mode.
+          livemode: actor.livemode,
           shortCode: issued.code,
           amountCents: claims.amount,
           currency: claims.currency.toUpperCase(),
@@ -76,10 +78,10 @@ const createdOf = (ctx: Pick<Ctx, "config">, made: { id: string; orderId: string
   expiresAt: made.expiresAt.getTime(),
 });
 
-/** `GET /api/v1/checkouts/<id>` (scope checkouts:write or orders:read): another brand's id is a not-found. */
+/** `GET /api/v1/checkouts/<id>` (scope checkouts:write or orders:read): another brand's id, or another mode's (CONTRACT §39), is a not-found. */
 export async function getMerchantCheckout({ ctx, input }: Verb<CheckoutIdParams>): Promise<MerchantCheckoutView> {
   const actor = await assertScope(ctx, "checkouts:write", "orders:read");
-  const row = await findMerchantCheckout(ctx.db, actor.brandId, input.id);
+  const row = await findMerchantCheckout(ctx.db, actor.brandId, input.id, actor.livemode);
   if (!row) throw notFound("Checkout not found");
   const completed = row.checkoutStatus === "completed";
   const status = completed ? "completed" : row.expiresAt.getTime() <= ctx.clock.now() ? "expired" : row.checkoutStatus === "initialized" ? "initialized" : "open";
@@ -93,5 +95,6 @@ export async function getMerchantCheckout({ ctx, input }: Verb<CheckoutIdParams>
     createdAt: row.createdAt.getTime(),
     completedAt: row.completedAt?.getTime() ?? null,
     expiresAt: row.expiresAt.getTime(),
+    livemode: row.livemode,
   };
 }

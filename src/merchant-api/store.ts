@@ -9,7 +9,7 @@ export async function insertMerchantCheckout(db: Db, row: typeof merchantCheckou
 }
 
 /** The brand's API checkout with the payment state of its order (the `checkouts` row, once the buyer opened it). */
-export async function findMerchantCheckout(db: Db, brandId: string, id: string) {
+export async function findMerchantCheckout(db: Db, brandId: string, id: string, livemode: boolean) {
   const [row] = await db
     .select({
       id: merchantCheckouts.id,
@@ -19,6 +19,7 @@ export async function findMerchantCheckout(db: Db, brandId: string, id: string) 
       claimedProvider: merchantCheckouts.provider,
       createdAt: merchantCheckouts.createdAt,
       expiresAt: merchantCheckouts.expiresAt,
+      livemode: merchantCheckouts.livemode,
       checkoutStatus: checkouts.status,
       checkoutProvider: checkouts.provider,
       checkoutAmountCents: checkouts.amountCents,
@@ -27,7 +28,7 @@ export async function findMerchantCheckout(db: Db, brandId: string, id: string) 
     })
     .from(merchantCheckouts)
     .leftJoin(checkouts, and(eq(checkouts.brandId, merchantCheckouts.brandId), eq(checkouts.orderId, merchantCheckouts.orderId)))
-    .where(and(eq(merchantCheckouts.id, id), eq(merchantCheckouts.brandId, brandId)))
+    .where(and(eq(merchantCheckouts.id, id), eq(merchantCheckouts.brandId, brandId), eq(merchantCheckouts.livemode, livemode)))
     .limit(1);
   return row ?? null;
 }

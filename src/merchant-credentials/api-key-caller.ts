@@ -68,7 +68,7 @@ async function authenticateApiKey(ctx: KeyCtx, authorization: string, earlier?: 
     throw invalidApiKey();
   }
   await touchApiKey(ctx.db, key.id, new Date(ctx.clock.now()));
-  return { type: "api", id: key.id, organizationId: key.organizationId, brandId: key.brandId, scopes: key.scopes };
+  return { type: "api", id: key.id, organizationId: key.organizationId, brandId: key.brandId, scopes: key.scopes, livemode: key.livemode };
 }
 
 /**
