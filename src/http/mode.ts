@@ -1,7 +1,7 @@
-import { and, eq, isNotNull } from "drizzle-orm";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { Type } from "typebox";
 import type { Db } from "../db/client.js";
-import { providerSettings } from "../db/schema/index.js";
+import { brands, providerSettings } from "../db/schema/index.js";
 
 // Test and live never mix (CONTRACT §39, issue 33): every read that shows orders or money shows one
 // mode. The back office names it (`livemode=true|false`); a merchant API key is of one mode.
@@ -24,6 +24,17 @@ export async function brandLivemode(db: Db, brandId: string): Promise<boolean> {
     .select({ provider: providerSettings.provider })
     .from(providerSettings)
     .where(and(eq(providerSettings.brandId, brandId), eq(providerSettings.enabled, true), isNotNull(providerSettings.sealedSecrets)))
+    .limit(1);
+  return row !== undefined;
+}
+
+/** An organization's mode when none is named (the salesperson portal, which spans its brands): live when any brand of it is. */
+export async function organizationLivemode(db: Db, organizationId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ provider: providerSettings.provider })
+    .from(providerSettings)
+    .innerJoin(brands, eq(brands.id, providerSettings.brandId))
+    .where(and(eq(brands.organizationId, organizationId), isNull(brands.deletedAt), eq(providerSettings.enabled, true), isNotNull(providerSettings.sealedSecrets)))
     .limit(1);
   return row !== undefined;
 }
