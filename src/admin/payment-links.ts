@@ -6,7 +6,7 @@ import type { Ctx } from "../ctx.js";
 import { brands, paymentLinks } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { assertRole, brandOfScope, type CallerScope } from "../http/auth.js";
-import { brandLivemode, readMode } from "../http/mode.js";
+import { brandLivemode, readMode } from "../payments/mode.js";
 import { bindResource, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { notFound, validationError } from "../lib/errors.js";
 import { newId, randomToken } from "../lib/ids.js";
@@ -90,7 +90,7 @@ async function makePaymentLink(ctx: Ctx, scope: CallerScope, brandId: string, in
     // 16 random bytes = 128 bits: a link cannot be guessed from another.
     code: randomToken(16),
     // The mode it was created in (CONTRACT §39): the brand's, so the brand's default list shows it.
-    livemode: await brandLivemode(ctx.db, brandId),
+    livemode: await brandLivemode(ctx, brandId),
     productName: input.productName,
     description: input.description || null,
     imageUrl: input.imageUrl ?? null,
@@ -136,7 +136,7 @@ async function makePaymentLink(ctx: Ctx, scope: CallerScope, brandId: string, in
 export async function listPaymentLinks({ ctx, input = {} }: { ctx: Ctx; input?: PaymentLinksQuery }): Promise<PaymentLinksReply> {
   const scope = assertRole(ctx, "member");
   const brandId = await brandOfScope(ctx.db, scope);
-  const livemode = await readMode(ctx.db, brandId, input.livemode);
+  const livemode = await readMode(ctx, brandId, input.livemode);
   const rows = await ctx.db
     .select()
     .from(paymentLinks)

@@ -1,6 +1,6 @@
 import type { Ctx } from "../ctx.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
-import { readMode } from "../http/mode.js";
+import { readMode } from "../payments/mode.js";
 import { dayOfMs, dayParam } from "../lib/dates.js";
 import { validationError } from "../lib/errors.js";
 import { funnelNotFound } from "../upsell/errors.js";
@@ -38,7 +38,7 @@ export async function funnelStats({ ctx, input }: { ctx: Ctx; input: FunnelIdPar
   if (span >= MAX_DAYS) throw validationError(`Invalid request: at most ${MAX_DAYS} days at a time`, "from");
 
   // One mode (CONTRACT §39): the counters keep test and live sessions apart.
-  const livemode = await readMode(ctx.db, brandId, input.query.livemode);
+  const livemode = await readMode(ctx, brandId, input.query.livemode);
   const rows = await funnelStatsRows(ctx.db, funnel.id, from, to, livemode);
   const sessionsBy = new Map<string, number>();
   for (const row of rows) if (row.stepIndex === -1) sessionsBy.set(row.currency, (sessionsBy.get(row.currency) ?? 0) + row.sessions);

@@ -1,7 +1,7 @@
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
-import { readMode } from "../http/mode.js";
+import { readMode } from "../payments/mode.js";
 import { notFound, validationError } from "../lib/errors.js";
 import { assertScope } from "../merchant-credentials/api-key-caller.js";
 import type { MerchantOrderIdParams, OrderChargeView, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, OrderStatus, OrderSummary } from "./schemas.js";
@@ -127,7 +127,7 @@ export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: s
 /** `GET /api/admin/orders`: any member, the session's brand. */
 export async function listOrders({ ctx, input }: { ctx: Ctx; input: OrderListQuery }): Promise<OrderListReply> {
   const brandId = await brandOfScope(ctx.db, assertRole(ctx, "member"));
-  return listOrdersOfBrand(ctx.db, brandId, { ...input, livemode: await readMode(ctx.db, brandId, input.livemode) });
+  return listOrdersOfBrand(ctx.db, brandId, { ...input, livemode: await readMode(ctx, brandId, input.livemode) });
 }
 
 /** `GET /api/admin/orders/<id>`: any member, an order of the session's brand by our id, whatever its mode (the answer's `livemode` says it). */

@@ -4,7 +4,7 @@ import type { Ctx } from "../ctx.js";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { assertRole, selectedBrand, type CallerScope } from "../http/auth.js";
-import { brandLivemode, readMode } from "../http/mode.js";
+import { brandLivemode, readMode } from "../payments/mode.js";
 import { bindResource, keyAlreadyUsed, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { seal } from "../lib/crypto.js";
 import { AppError, notFound } from "../lib/errors.js";
@@ -62,7 +62,7 @@ function viewOf(row: EndpointRow, counts: Counts | undefined): EndpointView {
 export async function listEndpoints({ ctx, input = {} }: { ctx: Ctx; input?: EndpointsQuery }): Promise<EndpointsReply> {
   const scope = assertRole(ctx, "member");
   const brandId = selectedBrand(scope);
-  const livemode = await readMode(ctx.db, brandId, input.livemode);
+  const livemode = await readMode(ctx, brandId, input.livemode);
   const rows = await ctx.db.select().from(webhookEndpoints).where(and(scoped(scope, brandId), eq(webhookEndpoints.livemode, livemode))).orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
   const byEndpoint = new Map<string, Counts>();
   if (rows.length > 0) {
@@ -126,7 +126,7 @@ async function makeEndpoint(ctx: Ctx, scope: CallerScope, brandId: string, input
     headers,
     enabled: input.enabled ?? true,
     // CONTRACT §39: an endpoint receives one mode's events; the brand's mode unless named.
-    livemode: input.livemode ?? (await brandLivemode(ctx.db, brandId)),
+    livemode: input.livemode ?? (await brandLivemode(ctx, brandId)),
     createdAt: now,
   };
   const created = await withTransaction(ctx.db, async (tx) => {

@@ -2,7 +2,7 @@ import { and, asc, eq, gte, sql } from "drizzle-orm";
 import type { Ctx } from "../../ctx.js";
 import { orders } from "../../db/schema/index.js";
 import { assertRole, brandOfScope } from "../../http/auth.js";
-import { readMode } from "../../http/mode.js";
+import { readMode } from "../../payments/mode.js";
 import { offerStatsOfBrand } from "../../upsell/store.js";
 import type { DashboardQuery, DashboardReply } from "./schemas.js";
 
@@ -22,7 +22,7 @@ export async function getDashboard({ ctx, input }: { ctx: Ctx; input: DashboardQ
   const now = ctx.clock.now();
   const from = Math.floor(now / DAY_MS) * DAY_MS - (input.days - 1) * DAY_MS;
   // One mode (CONTRACT §39): tests would inflate a live shop's figures. `test` is the parameter's older name.
-  const livemode = await readMode(ctx.db, brandId, input.livemode ?? (input.test === undefined ? undefined : !input.test));
+  const livemode = await readMode(ctx, brandId, input.livemode ?? (input.test === undefined ? undefined : !input.test));
   const inWindow = and(eq(orders.brandId, brandId), eq(orders.livemode, livemode), gte(orders.createdAt, new Date(from)));
 
   // One pass over the window's orders, per day and currency; the totals are summed from it.

@@ -2,7 +2,7 @@ import { useEffect, useState, type MouseEvent, type ReactElement } from "react";
 import type { AuthStateReply } from "../../shared/api-types";
 import { api, ApiError } from "../../shared/api";
 import { navigate } from "../router";
-import { chooseMode, useMode } from "./mode";
+import { chooseMode, forgetLearnedMode, useMode } from "./mode";
 import { AuditPage } from "./AuditPage";
 import { CommissionsPage } from "./CommissionsPage";
 import { DashboardPage } from "./DashboardPage";
@@ -63,6 +63,7 @@ export function AdminApp({ path }: { path: string }) {
 
   const switchTo = async (kind: "org" | "brand", id: string) => {
     await api(`/api/admin/auth/switch-${kind}`, { body: kind === "org" ? { organizationId: id } : { brandId: id } });
+    forgetLearnedMode();
     setVersion((v) => v + 1);
   };
   const logout = async () => {

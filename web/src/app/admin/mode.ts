@@ -39,6 +39,13 @@ export function learnMode(livemode: boolean): void {
   emit();
 }
 
+/** Another brand (or organization) is selected: its own mode is learnt again, unless a choice was made. */
+export function forgetLearnedMode(): void {
+  if (learned === null) return;
+  learned = null;
+  emit();
+}
+
 /** The mode shown: the choice, else the brand's once an answer said it (null until then). */
 export function useMode(): boolean | null {
   return useSyncExternalStore(
