@@ -5,7 +5,7 @@ import { ctxOf } from "../http/ctx.js";
 import { errorResponses, htmlResponse } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { GenerateLinkBody, GenerateLinkReply, generateSalesLink } from "./generate-link.js";
-import { CreatePaymentLinkBody, OpenPaymentLinkParams, PaymentLinkParams, PaymentLinkReply, PaymentLinksReply } from "./payment-link-schemas.js";
+import { CreatePaymentLinkBody, OpenPaymentLinkParams, PaymentLinkParams, PaymentLinkReply, PaymentLinksQuery, PaymentLinksReply } from "./payment-link-schemas.js";
 import { createPaymentLink, disablePaymentLink, listPaymentLinks, openPaymentLink, unavailableLinkPage } from "./payment-links.js";
 
 const PAYMENT_LINKS = ["Administration: payment links"];
@@ -43,8 +43,15 @@ export function registerLinkRoutes(app: App, deps: Deps): void {
 
   app.get(
     "/api/admin/payment-links",
-    { schema: { tags: PAYMENT_LINKS, summary: "The session brand's payment links, newest first (any role; not in SPEC)", response: { 200: PaymentLinksReply, ...errorResponses(400, 401, 403) } } },
-    async (request) => listPaymentLinks({ ctx: callerCtx(deps, request) }),
+    {
+      schema: {
+        tags: PAYMENT_LINKS,
+        summary: "The session brand's payment links of one mode, newest first (any role; not in SPEC)",
+        querystring: PaymentLinksQuery,
+        response: { 200: PaymentLinksReply, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => listPaymentLinks({ ctx: callerCtx(deps, request), input: request.query }),
   );
 
   app.post(

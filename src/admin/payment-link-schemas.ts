@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { LivemodeMember, LivemodeParam } from "../http/mode.js";
 
 // Lasting payment links (not in SPEC; issue 18 item 14, docs/admin.md "Payment links").
 
@@ -40,13 +41,17 @@ export const PaymentLinkView = Type.Object({
   expiresAt: Type.Number({ description: "Unix ms" }),
   disabledAt: Type.Union([Type.Number(), Type.Null()]),
   createdAt: Type.Number({ description: "Unix ms" }),
+  livemode: Type.Boolean({ description: "the mode it was created in (CONTRACT §39)" }),
 });
 export type PaymentLinkView = Static<typeof PaymentLinkView>;
 
 export const PaymentLinkReply = Type.Object({ success: Type.Boolean(), link: PaymentLinkView });
 export type PaymentLinkReply = Static<typeof PaymentLinkReply>;
 
-export const PaymentLinksReply = Type.Object({ links: Type.Array(PaymentLinkView) });
+export const PaymentLinksQuery = Type.Object({ livemode: LivemodeParam });
+export type PaymentLinksQuery = Static<typeof PaymentLinksQuery>;
+
+export const PaymentLinksReply = Type.Object({ livemode: LivemodeMember, links: Type.Array(PaymentLinkView) });
 export type PaymentLinksReply = Static<typeof PaymentLinksReply>;
 
 export const PaymentLinkParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });

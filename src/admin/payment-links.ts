@@ -6,12 +6,13 @@ import type { Ctx } from "../ctx.js";
 import { brands, paymentLinks } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { assertRole, brandOfScope, type CallerScope } from "../http/auth.js";
+import { brandLivemode, readMode } from "../payments/mode.js";
 import { bindResource, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { notFound, validationError } from "../lib/errors.js";
 import { newId, randomToken } from "../lib/ids.js";
 import { assertSafeRedirectFields } from "../lib/redirect-url.js";
 import { findSalespersonInOrganization } from "../salespeople/store.js";
-import type { CreatePaymentLinkBody, PaymentLinkReply, PaymentLinksReply, PaymentLinkView } from "./payment-link-schemas.js";
+import type { CreatePaymentLinkBody, PaymentLinkReply, PaymentLinksQuery, PaymentLinksReply, PaymentLinkView } from "./payment-link-schemas.js";
 
 /** A payment link lives at most a year (and by default exactly that): a product page, not a session. */
 export const PAYMENT_LINK_MAX_LIFETIME_MS = 365 * 24 * 3600 * 1000;
@@ -43,6 +44,7 @@ function viewOf(ctx: Pick<Ctx, "config" | "clock">, row: Row): PaymentLinkView {
     status,
     expiresAt: row.expiresAt.getTime(),
     disabledAt: row.disabledAt?.getTime() ?? null,
+    livemode: row.livemode,
     createdAt: row.createdAt.getTime(),
   };
 }
@@ -87,8 +89,8 @@ async function makePaymentLink(ctx: Ctx, scope: CallerScope, brandId: string, in
     brandId,
     // 16 random bytes = 128 bits: a link cannot be guessed from another.
     code: randomToken(16),
-    // Its mode comes with issue 33's modes; until then links are created as before (test).
-    livemode: false,
+    // The mode it was created in (CONTRACT §39): the brand's, so the brand's default list shows it.
+    livemode: await brandLivemode(ctx, brandId),
     productName: input.productName,
     description: input.description || null,
     imageUrl: input.imageUrl ?? null,
@@ -130,17 +132,18 @@ async function makePaymentLink(ctx: Ctx, scope: CallerScope, brandId: string, in
   return { success: true, link: viewOf(ctx, row) };
 }
 
-/** `GET /api/admin/payment-links` (any role of the organization): the session brand's links, newest first. */
-export async function listPaymentLinks({ ctx }: { ctx: Ctx }): Promise<PaymentLinksReply> {
+/** `GET /api/admin/payment-links` (any role of the organization): the session brand's links of one mode, newest first. */
+export async function listPaymentLinks({ ctx, input = {} }: { ctx: Ctx; input?: PaymentLinksQuery }): Promise<PaymentLinksReply> {
   const scope = assertRole(ctx, "member");
   const brandId = await brandOfScope(ctx.db, scope);
+  const livemode = await readMode(ctx, brandId, input.livemode);
   const rows = await ctx.db
     .select()
     .from(paymentLinks)
-    .where(and(eq(paymentLinks.brandId, brandId), eq(paymentLinks.organizationId, scope.organizationId)))
+    .where(and(eq(paymentLinks.brandId, brandId), eq(paymentLinks.organizationId, scope.organizationId), eq(paymentLinks.livemode, livemode)))
     .orderBy(desc(paymentLinks.createdAt), desc(paymentLinks.id))
     .limit(PAYMENT_LINKS_LISTED);
-  return { links: rows.map((row) => viewOf(ctx, row)) };
+  return { livemode, links: rows.map((row) => viewOf(ctx, row)) };
 }
 
 /**

@@ -2,6 +2,7 @@ import { and, count, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../ctx.js";
 import { commissionAdjustments, commissions } from "../db/schema/index.js";
 import { assertRole, type CallerScope } from "../http/auth.js";
+import { brandLivemode } from "../payments/mode.js";
 import { dateParam } from "../lib/dates.js";
 import { COMMISSION_STATUSES } from "./transitions.js";
 import { COMMISSION_PAGE_SIZE_MAX, type ClawbackLine, type CommissionListQuery, type CommissionListReply, type CommissionReport, type Totals } from "./schemas.js";
@@ -15,7 +16,9 @@ const sumOf = (column: typeof commissions.commissionAmountCents | typeof commiss
 export async function listCommissions({ ctx, input }: { ctx: Ctx; input: CommissionListQuery }): Promise<CommissionListReply> {
   const scope = assertRole(ctx, "member");
   const pageSize = Math.min(input.pageSize, COMMISSION_PAGE_SIZE_MAX);
-  const where = and(...conditionsOf(scope, input));
+  // One mode (CONTRACT §39): the one asked for, else the brand's (no brand: nothing is shown anyway).
+  const livemode = input.livemode ?? (scope.brandId ? await brandLivemode(ctx, scope.brandId) : false);
+  const where = and(...conditionsOf(scope, input), eq(commissions.livemode, livemode));
   const [{ total }] = await ctx.db.select({ total: count() }).from(commissions).where(where);
   const rows = await ctx.db
     .select()
@@ -42,6 +45,7 @@ export async function listCommissions({ ctx, input }: { ctx: Ctx; input: Commiss
     })),
     pagination: { page: input.page, pageSize, total, totalPages: Math.ceil(total / pageSize) },
     brandId: scope.brandId,
+    livemode,
   };
   if (input.report) reply.report = await reportOf(ctx, where);
   return reply;

@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { LivemodeMember, LivemodeParam } from "../http/mode.js";
 import { UnixMsParam } from "../lib/dates.js";
 import { COMMISSION_ACTIONS, COMMISSION_STATUSES } from "./transitions.js";
 
@@ -19,6 +20,7 @@ export const CommissionListQuery = Type.Object({
   startDate: Type.Optional(UnixMsParam("created at or after (inclusive)")),
   endDate: Type.Optional(UnixMsParam("created at or before (inclusive)")),
   report: Type.Optional(Type.Boolean({ description: "adds `report`: totals per status and per salesperson" })),
+  livemode: LivemodeParam,
 });
 export type CommissionListQuery = Static<typeof CommissionListQuery>;
 
@@ -81,6 +83,7 @@ export const CommissionListReply = Type.Object({
   commissions: Type.Array(CommissionView),
   pagination: Type.Object({ page: Type.Integer(), pageSize: Type.Integer(), total: Type.Integer(), totalPages: Type.Integer() }),
   brandId: Type.Union([Type.String(), Type.Null()]),
+  livemode: LivemodeMember,
   report: Type.Optional(CommissionReport),
 });
 export type CommissionListReply = Static<typeof CommissionListReply>;

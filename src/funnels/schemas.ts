@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { LivemodeMember, LivemodeParam } from "../http/mode.js";
 import { DayParam } from "../lib/dates.js";
 import { httpUrl, MAX_OFFERS } from "../upsell/schemas.js";
 
@@ -105,7 +106,12 @@ export const DeletedReply = Type.Object({ success: Type.Literal(true) });
 export const PromoteBody = Type.Object({ stepIndex: Type.Integer({ minimum: 0, maximum: MAX_OFFERS - 1 }), variantId: text(40) });
 export type PromoteBody = Static<typeof PromoteBody>;
 
-export const StatsQuery = Type.Object({ from: Type.Optional(DayParam("the first day (inclusive)")), to: Type.Optional(DayParam("the last day (inclusive)")), currency: Type.Optional(currencyCode()) });
+export const StatsQuery = Type.Object({
+  from: Type.Optional(DayParam("the first day (inclusive)")),
+  to: Type.Optional(DayParam("the last day (inclusive)")),
+  currency: Type.Optional(currencyCode()),
+  livemode: LivemodeParam,
+});
 export type StatsQuery = Static<typeof StatsQuery>;
 
 export const VariantStats = Type.Object({
@@ -128,6 +134,7 @@ export const VariantStats = Type.Object({
 export type VariantStats = Static<typeof VariantStats>;
 export const FunnelStatsReply = Type.Object({
   funnelId: Type.String(),
+  livemode: LivemodeMember,
   from: Type.String(),
   to: Type.String(),
   currency: Type.Union([Type.String(), Type.Null()]),

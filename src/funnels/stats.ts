@@ -1,5 +1,6 @@
 import type { Ctx } from "../ctx.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
+import { readMode } from "../payments/mode.js";
 import { dayOfMs, dayParam } from "../lib/dates.js";
 import { validationError } from "../lib/errors.js";
 import { funnelNotFound } from "../upsell/errors.js";
@@ -36,7 +37,9 @@ export async function funnelStats({ ctx, input }: { ctx: Ctx; input: FunnelIdPar
   if (span < 0) throw validationError("Invalid request: from must be a day on or before to", "from");
   if (span >= MAX_DAYS) throw validationError(`Invalid request: at most ${MAX_DAYS} days at a time`, "from");
 
-  const rows = await funnelStatsRows(ctx.db, funnel.id, from, to);
+  // One mode (CONTRACT §39): the counters keep test and live sessions apart.
+  const livemode = await readMode(ctx, brandId, input.query.livemode);
+  const rows = await funnelStatsRows(ctx.db, funnel.id, from, to, livemode);
   const sessionsBy = new Map<string, number>();
   for (const row of rows) if (row.stepIndex === -1) sessionsBy.set(row.currency, (sessionsBy.get(row.currency) ?? 0) + row.sessions);
   const currency = input.query.currency ?? [...sessionsBy.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? null;
@@ -89,6 +92,7 @@ export async function funnelStats({ ctx, input }: { ctx: Ctx; input: FunnelIdPar
   const sessions = total?.sessions ?? 0;
   return {
     funnelId: funnel.id,
+    livemode,
     from,
     to,
     currency,

@@ -33,7 +33,7 @@ export async function replaceFunnelVersion(tx: Db, funnelId: string, version: nu
 }
 
 /** The funnel's counters summed over shards and the days from..to (inclusive), per step, variant and currency. */
-export async function funnelStatsRows(db: Db, funnelId: string, from: string, to: string) {
+export async function funnelStatsRows(db: Db, funnelId: string, from: string, to: string, livemode: boolean) {
   const sum = (column: AnyPgColumn) => sql<number>`coalesce(sum(${column}), 0)::float8`.mapWith(Number);
   return db
     .select({
@@ -51,7 +51,7 @@ export async function funnelStatsRows(db: Db, funnelId: string, from: string, to
       refundedCents: sum(funnelDailyStats.refundedCents),
     })
     .from(funnelDailyStats)
-    .where(and(eq(funnelDailyStats.funnelId, funnelId), gte(funnelDailyStats.day, from), lte(funnelDailyStats.day, to)))
+    .where(and(eq(funnelDailyStats.funnelId, funnelId), eq(funnelDailyStats.livemode, livemode), gte(funnelDailyStats.day, from), lte(funnelDailyStats.day, to)))
     .groupBy(funnelDailyStats.stepIndex, funnelDailyStats.variantId, funnelDailyStats.currency);
 }
 

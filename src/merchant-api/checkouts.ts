@@ -56,6 +56,8 @@ export async function createMerchantCheckout({ ctx, input }: Verb<CreateCheckout
           brandId: actor.brandId,
           orderId: claims.orderId,
           apiKeyId: actor.id,
+          // The key's mode (CONTRACT §39): a key reads back only checkouts of its mode.
+          livemode: actor.livemode,
           shortCode: issued.code,
           amountCents: claims.amount,
           currency: claims.currency.toUpperCase(),
@@ -83,12 +85,12 @@ const createdOf = (ctx: Pick<Ctx, "config">, made: { id: string; orderId: string
 /**
  * `GET /api/v1/checkouts/<id>` (scope checkouts:write or orders:read), by the id the API answered or the
  * id a checkout's events carry (`checkoutId`, also of checkouts opened from other tokens). Another
- * brand's id is a not-found.
+ * brand's id, or another mode's (CONTRACT §39), is a not-found.
  */
 export async function getMerchantCheckout({ ctx, input }: Verb<CheckoutIdParams>): Promise<MerchantCheckoutView> {
   const actor = await assertScope(ctx, "checkouts:write", "orders:read");
   const now = ctx.clock.now();
-  const links = await findMerchantCheckoutLinks(ctx.db, actor.brandId, input.id);
+  const links = await findMerchantCheckoutLinks(ctx.db, actor.brandId, input.id, actor.livemode);
   const first = links[0];
   if (first) {
     // The newest link decides when the checkout expires: a merchant may make a new link for an expired one.
@@ -103,9 +105,10 @@ export async function getMerchantCheckout({ ctx, input }: Verb<CheckoutIdParams>
       createdAt: first.createdAt.getTime(),
       completedAt: newest.completedAt?.getTime() ?? null,
       expiresAt: newest.expiresAt.getTime(),
+      livemode: newest.livemode,
     };
   }
-  const row = await findBrandCheckout(ctx.db, actor.brandId, input.id);
+  const row = await findBrandCheckout(ctx.db, actor.brandId, input.id, actor.livemode);
   if (!row) throw notFound("Checkout not found");
   return {
     id: row.id,
@@ -117,6 +120,7 @@ export async function getMerchantCheckout({ ctx, input }: Verb<CheckoutIdParams>
     createdAt: row.createdAt.getTime(),
     completedAt: row.completedAt?.getTime() ?? null,
     expiresAt: row.tokenExpiresAt.getTime(),
+    livemode: row.livemode,
   };
 }
 

@@ -158,7 +158,7 @@ describe("GET /api/v1/checkouts/<id>", () => {
     const get = (secret: string | null) => withKey(t, "GET", `/api/v1/checkouts/${created.id}`, secret);
     const open = await get(readOnly);
     expect(open.statusCode, open.body).toBe(200);
-    expect(json(open)).toEqual({ id: created.id, orderId: body.orderId, status: "open", amount: AMOUNT, currency: "USD", provider: null, createdAt: t.clock.now(), completedAt: null, expiresAt: created.expiresAt });
+    expect(json(open)).toEqual({ id: created.id, orderId: body.orderId, status: "open", amount: AMOUNT, currency: "USD", provider: null, createdAt: t.clock.now(), completedAt: null, expiresAt: created.expiresAt, livemode: false });
 
     expect((await post(t, "/api/checkout/initialize", { token: created.token, provider: "vault_gateway_b" })).statusCode).toBe(200);
     expect(json(await get(key))).toMatchObject({ status: "initialized", provider: "vault_gateway_b" });

@@ -72,5 +72,6 @@ export const MerchantCheckoutView = Type.Object({
   createdAt: Type.Number({ description: "Unix ms" }),
   completedAt: Type.Union([Type.Number({ description: "Unix ms" }), Type.Null()]),
   expiresAt: Type.Number({ description: "Unix ms" }),
+  livemode: Type.Boolean({ description: "the mode of the key that made it (CONTRACT §39)" }),
 });
 export type MerchantCheckoutView = Static<typeof MerchantCheckoutView>;

@@ -26,7 +26,7 @@ export async function findApiCheckoutId(db: Db, brandId: string, orderId: string
  * The brand's API checkout by the id it was answered with: every link made for it (oldest first,
  * usually one) with the payment state of its `checkouts` row, once the buyer opened it.
  */
-export async function findMerchantCheckoutLinks(db: Db, brandId: string, checkoutId: string) {
+export async function findMerchantCheckoutLinks(db: Db, brandId: string, checkoutId: string, livemode: boolean) {
   return db
     .select({
       orderId: merchantCheckouts.orderId,
@@ -35,6 +35,7 @@ export async function findMerchantCheckoutLinks(db: Db, brandId: string, checkou
       claimedProvider: merchantCheckouts.provider,
       createdAt: merchantCheckouts.createdAt,
       expiresAt: merchantCheckouts.expiresAt,
+      livemode: merchantCheckouts.livemode,
       checkoutStatus: checkouts.status,
       checkoutProvider: checkouts.provider,
       checkoutAmountCents: checkouts.amountCents,
@@ -43,12 +44,12 @@ export async function findMerchantCheckoutLinks(db: Db, brandId: string, checkou
     })
     .from(merchantCheckouts)
     .leftJoin(checkouts, and(eq(checkouts.brandId, merchantCheckouts.brandId), eq(checkouts.orderId, merchantCheckouts.orderId)))
-    .where(and(or(eq(merchantCheckouts.checkoutId, checkoutId), and(isNull(merchantCheckouts.checkoutId), eq(merchantCheckouts.id, checkoutId))), eq(merchantCheckouts.brandId, brandId)))
+    .where(and(or(eq(merchantCheckouts.checkoutId, checkoutId), and(isNull(merchantCheckouts.checkoutId), eq(merchantCheckouts.id, checkoutId))), eq(merchantCheckouts.brandId, brandId), eq(merchantCheckouts.livemode, livemode)))
     .orderBy(asc(merchantCheckouts.createdAt), asc(merchantCheckouts.id));
 }
 
 /** A checkout of the brand by the id its events carry, whatever token opened it (a signing key's, a payment link's…). */
-export async function findBrandCheckout(db: Db, brandId: string, id: string) {
+export async function findBrandCheckout(db: Db, brandId: string, id: string, livemode: boolean) {
   const [row] = await db
     .select({
       id: checkouts.id,
@@ -60,9 +61,10 @@ export async function findBrandCheckout(db: Db, brandId: string, id: string) {
       createdAt: checkouts.createdAt,
       completedAt: checkouts.completedAt,
       tokenExpiresAt: checkouts.tokenExpiresAt,
+      livemode: checkouts.livemode,
     })
     .from(checkouts)
-    .where(and(eq(checkouts.id, id), eq(checkouts.brandId, brandId)))
+    .where(and(eq(checkouts.id, id), eq(checkouts.brandId, brandId), eq(checkouts.livemode, livemode)))
     .limit(1);
   return row ?? null;
 }

@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
+import { readMode } from "../payments/mode.js";
 import { decimalAmount } from "../lib/money.js";
 import { statusOf } from "./orders.js";
 import type { OrderExportQuery } from "./schemas.js";
@@ -68,5 +69,7 @@ export async function* orderCsv(db: Db, brandId: string, filters: OrderExportQue
  */
 export async function exportOrders({ ctx, input }: { ctx: Ctx; input: OrderExportQuery }): Promise<Readable> {
   const brandId = await brandOfScope(ctx.db, assertRole(ctx, "member"));
-  return Readable.from(orderCsv(ctx.db, brandId, input));
+  // One mode per file (CONTRACT §39): the one asked for, else the brand's.
+  const livemode = await readMode(ctx, brandId, input.livemode);
+  return Readable.from(orderCsv(ctx.db, brandId, { ...input, livemode }));
 }

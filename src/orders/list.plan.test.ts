@@ -51,6 +51,7 @@ describe.skipIf(testEngine !== "postgres")("orders listing plans (PostgreSQL)", 
     ["partially refunded", { status: "partially_refunded" }],
     ["failed", { status: "failed" }],
     ["real money, a provider", { test: false, provider: "intent_gateway" }],
+    ["one mode (CONTRACT §39)", { livemode: true }],
   ];
 
   it.each(cases)("%s: no Seq Scan on orders", async (_name, filters) => {

@@ -1,6 +1,7 @@
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
 import { assertRole, brandOfScope } from "../http/auth.js";
+import { readMode } from "../payments/mode.js";
 import { notFound, validationError } from "../lib/errors.js";
 import { assertScope } from "../merchant-credentials/api-key-caller.js";
 import type { MerchantOrderIdParams, OrderChargeView, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, OrderStatus, OrderSummary } from "./schemas.js";
@@ -34,6 +35,7 @@ const summaryOf = (row: OrderRow, upsells: OrderRow[]): OrderSummary => ({
   customerEmail: row.customerEmail,
   customerName: row.customerName,
   test: row.paidInDemo === true,
+  livemode: row.livemode,
   upsells: upsells.map(chargeOf),
 });
 
@@ -46,8 +48,8 @@ function decodeCursor(cursor: string): OrderCursor {
   return { createdAt: Number(match[1]), id: match[2]! };
 }
 
-/** A page of the brand's checkout orders, newest first, each with its accepted upsells. */
-export async function listOrdersOfBrand(db: Db, brandId: string, query: OrderListQuery): Promise<OrderListReply> {
+/** A page of the brand's checkout orders of one mode, newest first, each with its accepted upsells. */
+export async function listOrdersOfBrand(db: Db, brandId: string, query: OrderListQuery & { livemode: boolean }): Promise<OrderListReply> {
   const rows = await orderPageQuery(db, brandId, query, query.cursor ? decodeCursor(query.cursor) : null);
   const page = rows.slice(0, query.limit);
   const upsells = await findUpsellsOf(
@@ -56,6 +58,7 @@ export async function listOrdersOfBrand(db: Db, brandId: string, query: OrderLis
     page.map((row) => row.id),
   );
   return {
+    livemode: query.livemode,
     orders: page.map((row) => summaryOf(row, upsells.filter((u) => u.parentOrderId === row.id))),
     nextCursor: rows.length > query.limit ? encodeCursor(page.at(-1)!) : null,
   };
@@ -66,9 +69,9 @@ const catalogueIndex = (type: string) => EVENT_TYPES.indexOf(type as (typeof EVE
 const byTimelineOrder = (a: { createdAt: Date; type: string }, b: { createdAt: Date; type: string }) =>
   a.createdAt.getTime() - b.createdAt.getTime() || catalogueIndex(a.type) - catalogueIndex(b.type);
 
-/** One checkout order of the brand with everything the detail page shows; 404 for any other brand's. */
-export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: string } | { orderId: string }): Promise<OrderDetail> {
-  const row = await findCheckoutOrder(db, brandId, where);
+/** One checkout order of the brand with everything the detail page shows; 404 for any other brand's (or, `livemode` given, another mode's). */
+export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: string } | { orderId: string }, livemode?: boolean): Promise<OrderDetail> {
+  const row = await findCheckoutOrder(db, brandId, where, livemode);
   if (!row) throw notFound("Order not found");
   const upsells = await findUpsellsOf(db, brandId, [row.id]);
   const refs = [row.id, ...upsells.map((u) => u.id)];
@@ -126,23 +129,23 @@ export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: s
 /** `GET /api/admin/orders`: any member, the session's brand. */
 export async function listOrders({ ctx, input }: { ctx: Ctx; input: OrderListQuery }): Promise<OrderListReply> {
   const brandId = await brandOfScope(ctx.db, assertRole(ctx, "member"));
-  return listOrdersOfBrand(ctx.db, brandId, input);
+  return listOrdersOfBrand(ctx.db, brandId, { ...input, livemode: await readMode(ctx, brandId, input.livemode) });
 }
 
-/** `GET /api/admin/orders/<id>`: any member, an order of the session's brand by our id. */
+/** `GET /api/admin/orders/<id>`: any member, an order of the session's brand by our id, whatever its mode (the answer's `livemode` says it). */
 export async function getOrder({ ctx, input }: { ctx: Ctx; input: OrderIdParams }): Promise<OrderDetail> {
   const brandId = await brandOfScope(ctx.db, assertRole(ctx, "member"));
   return orderDetailOfBrand(ctx.db, brandId, { id: input.id });
 }
 
-/** `GET /api/v1/orders` (scope orders:read): the key's brand. */
+/** `GET /api/v1/orders` (scope orders:read): the key's brand, the key's mode (a `livemode` parameter cannot change it). */
 export async function listMerchantOrders({ ctx, input }: { ctx: Ctx; input: OrderListQuery }): Promise<OrderListReply> {
   const key = await assertScope(ctx, "orders:read");
-  return listOrdersOfBrand(ctx.db, key.brandId, input);
+  return listOrdersOfBrand(ctx.db, key.brandId, { ...input, livemode: key.livemode });
 }
 
-/** `GET /api/v1/orders/<orderId>` (scope orders:read): by the merchant's order id, the key's brand only. */
+/** `GET /api/v1/orders/<orderId>` (scope orders:read): by the merchant's order id, the key's brand and mode only (another mode's is 404). */
 export async function getMerchantOrder({ ctx, input }: { ctx: Ctx; input: MerchantOrderIdParams }): Promise<OrderDetail> {
   const key = await assertScope(ctx, "orders:read");
-  return orderDetailOfBrand(ctx.db, key.brandId, { orderId: input.orderId });
+  return orderDetailOfBrand(ctx.db, key.brandId, { orderId: input.orderId }, key.livemode);
 }

@@ -133,7 +133,7 @@ export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge
  * taken over, answers that refund's state (pending: `status: "pending"`, which the routes answer 202)
  * and never starts another.
  */
-export async function refundOrderCharge(ctx: Ctx, brandId: string, where: { id: string } | { orderId: string }, body: RefundBody, requestedBy: string): Promise<RefundReply> {
+export async function refundOrderCharge(ctx: Ctx, brandId: string, where: OrderWhere, body: RefundBody, requestedBy: string): Promise<RefundReply> {
   return oncePerKey(ctx, ofBrand(brandId, "refund"), {
     answer: (refundId) => stateOfRefund(ctx, brandId, refundId),
     make: () => makeRefund(ctx, brandId, where, body, requestedBy),
@@ -149,8 +149,11 @@ async function stateOfRefund(ctx: Ctx, brandId: string, refundId: string): Promi
   return { success: true, refund: refundViewOf(refund) };
 }
 
-async function makeRefund(ctx: Ctx, brandId: string, where: { id: string } | { orderId: string }, body: RefundBody, requestedBy: string): Promise<RefundReply> {
-  const order = await findCheckoutOrder(ctx.db, brandId, where);
+/** An order by our id or the merchant's; with `livemode` (an API key's), only of that mode (CONTRACT §39). */
+type OrderWhere = ({ id: string } | { orderId: string }) & { livemode?: boolean };
+
+async function makeRefund(ctx: Ctx, brandId: string, where: OrderWhere, body: RefundBody, requestedBy: string): Promise<RefundReply> {
+  const order = await findCheckoutOrder(ctx.db, brandId, where, where.livemode);
   if (!order) throw notFound("Order not found");
   const charge = await chargeOf(ctx, brandId, order, body.charge);
   // Before anything is written: a provider not configured in live mode is 503 here.
@@ -202,8 +205,8 @@ export async function refundOrder({ ctx, input }: { ctx: Ctx; input: OrderIdPara
   return refundOrderCharge(ctx, brandId, { id: input.id }, input.body, `user:${scope.userId}`);
 }
 
-/** `POST /api/v1/orders/<orderId>/refunds` (scope orders:refund): an order of the key's brand. */
+/** `POST /api/v1/orders/<orderId>/refunds` (scope orders:refund): an order of the key's brand and mode (another mode's is 404). */
 export async function refundMerchantOrder({ ctx, input }: { ctx: Ctx; input: MerchantOrderIdParams & { body: RefundBody } }): Promise<RefundReply> {
   const key = await assertScope(ctx, "orders:refund");
-  return refundOrderCharge(ctx, key.brandId, { orderId: input.orderId }, input.body, `api:${key.id}`);
+  return refundOrderCharge(ctx, key.brandId, { orderId: input.orderId, livemode: key.livemode }, input.body, `api:${key.id}`);
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { LivemodeMember, LivemodeParam } from "../http/mode.js";
 import { UnixMsParam } from "../lib/dates.js";
 import { Metadata } from "../lib/metadata.js";
 import { PAYMENT_PROVIDERS } from "../providers/manifest.js";
@@ -22,7 +23,8 @@ export const OrderListQuery = Type.Object({
   to: Type.Optional(UnixMsParam("created before")),
   minAmount: Type.Optional(Cents("the checkout payment's amount at least this, minor units")),
   maxAmount: Type.Optional(Cents("the checkout payment's amount at most this, minor units")),
-  test: Type.Optional(Type.Boolean({ description: "true: demo-mode orders only; false: real-money orders only; absent: both" })),
+  test: Type.Optional(Type.Boolean({ description: "true: demo-mode orders only; false: real-money orders only; absent: both (within the mode shown)" })),
+  livemode: LivemodeParam,
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "nextCursor of the previous page" })),
   limit: Type.Integer({ minimum: 1, maximum: ORDER_PAGE_SIZE_MAX, default: ORDER_PAGE_SIZE_DEFAULT }),
 });
@@ -54,12 +56,14 @@ export const OrderSummary = Type.Object({
   customerEmail: Type.String(),
   customerName: Type.String(),
   test: Type.Boolean({ description: "paid through a demo-mode provider: no real money moved" }),
+  livemode: Type.Boolean({ description: "live (real money) or test (CONTRACT §39)" }),
   /** The accepted upsells of this order, oldest first. */
   upsells: Type.Array(OrderChargeView),
 });
 export type OrderSummary = Static<typeof OrderSummary>;
 
 export const OrderListReply = Type.Object({
+  livemode: LivemodeMember,
   orders: Type.Array(OrderSummary),
   nextCursor: Nullable(Type.String({ description: "pass as cursor for the next page; null on the last page" })),
 });

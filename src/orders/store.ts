@@ -62,6 +62,8 @@ export function orderPageQuery(db: Db, brandId: string, query: OrderListQuery, a
   if (to) conditions.push(lt(orders.createdAt, to));
   if (query.minAmount !== undefined) conditions.push(gte(orders.amountCents, query.minAmount));
   if (query.maxAmount !== undefined) conditions.push(lte(orders.amountCents, query.maxAmount));
+  // CONTRACT §39: one mode at a time; the verb resolves the mode (asked, the brand's, or the key's).
+  if (query.livemode !== undefined) conditions.push(eq(orders.livemode, query.livemode));
   if (query.test !== undefined) conditions.push(query.test ? eq(orders.paidInDemo, true) : sql`${orders.paidInDemo} is not true`);
   if (after) {
     const at = new Date(after.createdAt);
@@ -88,12 +90,14 @@ export async function findUpsellsOf(db: Db, brandId: string, parentIds: string[]
 }
 
 /** A checkout order of the brand, by our id or by the merchant's order id. */
-export async function findCheckoutOrder(db: Db, brandId: string, where: { id: string } | { orderId: string }): Promise<OrderRow | undefined> {
+export async function findCheckoutOrder(db: Db, brandId: string, where: { id: string } | { orderId: string }, livemode?: boolean): Promise<OrderRow | undefined> {
   const match = "id" in where ? eq(orders.id, where.id) : eq(orders.orderId, where.orderId);
+  // A mode given (an API key's): an order of the other mode is not found (CONTRACT §39).
+  const mode = livemode === undefined ? undefined : eq(orders.livemode, livemode);
   const [row] = await db
     .select()
     .from(orders)
-    .where(and(eq(orders.brandId, brandId), eq(orders.kind, "checkout"), match))
+    .where(and(eq(orders.brandId, brandId), eq(orders.kind, "checkout"), match, mode))
     .limit(1);
   return row;
 }

@@ -124,6 +124,7 @@ describe("GET and DELETE /api/salesperson/auth", () => {
     expect(res.statusCode).toBe(200);
     expect(json(res)).toEqual({
       authenticated: true,
+      livemode: false,
       salesperson: { id: sp.id, name: sp.name, email: sp.email },
       commissions: {
         total: 1550,

@@ -7,6 +7,7 @@ import { isSessionOver } from "../identity/session-caller.js";
 import { invalidCredentials } from "../identity/errors.js";
 import { verifyPassword } from "../identity/password.js";
 import { normalizeEmail } from "../identity/register.js";
+import { brandLivemode, organizationLivemode } from "../payments/mode.js";
 import { AppError } from "../lib/errors.js";
 import { sha256 } from "../lib/crypto.js";
 import { newId, randomToken } from "../lib/ids.js";
@@ -120,13 +121,17 @@ export async function requirePortalSession(ctx: Ctx, rawId: string | undefined):
   return found.salesperson;
 }
 
-/** `GET /api/salesperson/auth` (CONTRACT §12, §32). */
-export async function describePortal({ ctx, rawId }: { ctx: Ctx; rawId: string | undefined }): Promise<PortalStateReply> {
+/**
+ * `GET /api/salesperson/auth` (CONTRACT §12, §32), one mode at a time (§39): `livemode` asked for,
+ * else the salesperson's brand's mode, else (no brand) live when any brand of the organization is.
+ */
+export async function describePortal({ ctx, rawId, livemode: asked }: { ctx: Ctx; rawId: string | undefined; livemode?: boolean }): Promise<PortalStateReply> {
   const salesperson = await requirePortalSession(ctx, rawId);
+  const livemode = asked ?? (salesperson.brandId ? await brandLivemode(ctx, salesperson.brandId) : await organizationLivemode(ctx, salesperson.organizationId));
   const [sums, clawbackSums, lines] = await Promise.all([
-    portalTotalsByCurrency(ctx.db, salesperson),
-    portalClawbacksByCurrency(ctx.db, salesperson),
-    portalClawbackLines(ctx.db, salesperson, PORTAL_CLAWBACK_LINES),
+    portalTotalsByCurrency(ctx.db, salesperson, livemode),
+    portalClawbacksByCurrency(ctx.db, salesperson, livemode),
+    portalClawbackLines(ctx.db, salesperson, livemode, PORTAL_CLAWBACK_LINES),
   ]);
   // Every clawback belongs to one of the salesperson's commissions, so its currency has an entry.
   const byCurrency = sums.map((row) => ({ ...row, clawedBack: 0, clawbackOpen: 0, ...clawbackSums.find((c) => c.currency === row.currency) }));
@@ -134,7 +139,7 @@ export async function describePortal({ ctx, rawId }: { ctx: Ctx; rawId: string |
   // so the page shows `byCurrency` (docs/admin.md).
   const totals = { total: 0, pending: 0, approved: 0, paid: 0, count: 0, clawedBack: 0, clawbackOpen: 0 };
   for (const entry of byCurrency) for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += entry[key];
-  return { authenticated: true, salesperson: summaryOf(salesperson), commissions: { ...totals, byCurrency, clawbacks: lines.map(clawbackLineOf) } };
+  return { authenticated: true, livemode, salesperson: summaryOf(salesperson), commissions: { ...totals, byCurrency, clawbacks: lines.map(clawbackLineOf) } };
 }
 
 /** `DELETE /api/salesperson/auth`: ends the session when there is one; always answers success. */

@@ -12,7 +12,7 @@ import {
   PortalLoginBody,
   PortalLoginReply,
   PortalLogoutReply,
-  PortalStateReply,
+  PortalStateQuery, PortalStateReply,
 } from "./schemas.js";
 
 const ADMIN_TAGS = ["Administration: salespeople"];
@@ -63,8 +63,15 @@ export function registerSalespeopleRoutes(app: App, deps: Deps): void {
 
   app.get(
     "/api/salesperson/auth",
-    { schema: { tags: PORTAL_TAGS, summary: "The signed-in salesperson and the sums of their commissions", response: { 200: PortalStateReply, ...errorResponses(401) } } },
-    async (request) => describePortal({ ctx: ctxOf(deps, request), rawId: request.cookies[SALESPERSON_COOKIE] }),
+    {
+      schema: {
+        tags: PORTAL_TAGS,
+        summary: "The signed-in salesperson and the sums of their commissions of one mode",
+        querystring: PortalStateQuery,
+        response: { 200: PortalStateReply, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => describePortal({ ctx: ctxOf(deps, request), rawId: request.cookies[SALESPERSON_COOKIE], livemode: request.query.livemode }),
   );
 
   app.delete(

@@ -1,5 +1,6 @@
 import { Type, type Static } from "typebox";
 import { ClawbackLine } from "../commissions/schemas.js";
+import { LivemodeMember, LivemodeParam } from "../http/mode.js";
 
 // CONTRACT §12 and §32: salesperson accounts and their portal. SPEC leaves the bodies "not shown".
 
@@ -52,7 +53,10 @@ export const PortalTotals = Type.Object({
 });
 export type PortalTotals = Static<typeof PortalTotals>;
 
-export const PortalStateReply = Type.Object({ authenticated: Type.Boolean(), salesperson: SalespersonSummary, commissions: PortalTotals });
+export const PortalStateQuery = Type.Object({ livemode: LivemodeParam });
+export type PortalStateQuery = Static<typeof PortalStateQuery>;
+
+export const PortalStateReply = Type.Object({ authenticated: Type.Boolean(), livemode: LivemodeMember, salesperson: SalespersonSummary, commissions: PortalTotals });
 export type PortalStateReply = Static<typeof PortalStateReply>;
 
 export const PortalLogoutReply = Type.Object({ success: Type.Boolean() });

@@ -63,20 +63,26 @@ const sumWhere = (status: string | null) =>
   (status === null ? sql<number>`coalesce(sum(${commissions.commissionAmountCents}), 0)` : sql<number>`coalesce(sum(${commissions.commissionAmountCents}) filter (where ${commissions.status} = ${status}), 0)`).mapWith(Number);
 
 /** CONTRACT §32/§33: sums of commissionAmount in cents, one row per currency (by code); total and count over all, the others by status. */
-export function portalTotalsByCurrency(db: Db, salesperson: { id: string; organizationId: string }) {
+export function portalTotalsByCurrency(db: Db, salesperson: { id: string; organizationId: string }, livemode: boolean) {
   return db
     .select({ currency: commissions.currency, total: sumWhere(null), pending: sumWhere("pending"), approved: sumWhere("approved"), paid: sumWhere("paid"), count: count() })
     .from(commissions)
-    .where(and(eq(commissions.organizationId, salesperson.organizationId), eq(commissions.salespersonId, salesperson.id)))
+    .where(and(eq(commissions.organizationId, salesperson.organizationId), eq(commissions.salespersonId, salesperson.id), eq(commissions.livemode, livemode)))
     .groupBy(commissions.currency)
     .orderBy(commissions.currency);
 }
 
-const ofSalesperson = (salesperson: { id: string; organizationId: string }) =>
-  and(eq(commissionAdjustments.organizationId, salesperson.organizationId), eq(commissionAdjustments.salespersonId, salesperson.id), eq(commissionAdjustments.kind, "clawback"));
+// A clawback has the mode of the commission it takes from (CONTRACT §39).
+const ofSalesperson = (salesperson: { id: string; organizationId: string }, livemode: boolean) =>
+  and(
+    eq(commissionAdjustments.organizationId, salesperson.organizationId),
+    eq(commissionAdjustments.salespersonId, salesperson.id),
+    eq(commissionAdjustments.kind, "clawback"),
+    sql`exists (select 1 from ${commissions} where ${commissions.id} = ${commissionAdjustments.commissionId} and ${commissions.livemode} = ${livemode})`,
+  );
 
 /** The salesperson's clawbacks per currency: all of them, and those no payout netted yet (≤ 0 each). */
-export function portalClawbacksByCurrency(db: Db, salesperson: { id: string; organizationId: string }) {
+export function portalClawbacksByCurrency(db: Db, salesperson: { id: string; organizationId: string }, livemode: boolean) {
   const a = commissionAdjustments;
   return db
     .select({
@@ -85,10 +91,10 @@ export function portalClawbacksByCurrency(db: Db, salesperson: { id: string; org
       clawbackOpen: sql<number>`coalesce(sum(${a.amountCents}) filter (where ${a.nettedAt} is null), 0)`.mapWith(Number),
     })
     .from(a)
-    .where(ofSalesperson(salesperson))
+    .where(ofSalesperson(salesperson, livemode))
     .groupBy(a.currency);
 }
 
-export function portalClawbackLines(db: Db, salesperson: { id: string; organizationId: string }, limit: number) {
-  return db.select().from(commissionAdjustments).where(ofSalesperson(salesperson)).orderBy(desc(commissionAdjustments.createdAt), desc(commissionAdjustments.id)).limit(limit);
+export function portalClawbackLines(db: Db, salesperson: { id: string; organizationId: string }, livemode: boolean, limit: number) {
+  return db.select().from(commissionAdjustments).where(ofSalesperson(salesperson, livemode)).orderBy(desc(commissionAdjustments.createdAt), desc(commissionAdjustments.id)).limit(limit);
 }

@@ -85,7 +85,7 @@ describe("state table: active + accept", () => {
 
     // The downsell of an accepted offer is skipped: b is next.
     expect(await getSession(s.sessionId)).toMatchObject({ status: "active", currentStep: 1, acceptedOffers: ["a"], declinedOffers: [], totalUpsellAmount: 1500 });
-    const [stats] = await offerStatsOfBrand(db(), s.brandId, { offerId: "a" });
+    const [stats] = await offerStatsOfBrand(db(), s.brandId, { offerId: "a", livemode: false });
     expect(stats).toMatchObject({ accepted: 1, revenueCents: 1500 });
   });
 

@@ -50,7 +50,7 @@ describe("create-session", () => {
     const [row] = await sessionsFor(original.orderId);
     expect(row).toMatchObject({ id: body.sessionId, status: "active", currency: "USD", provider: "vault_gateway_b", metadata: { campaign: "x" }, themeId: "dark", paymentMethodToken: original.paymentMethodToken });
     expect(row!.flow.map((o) => [o.id, o.priceCents])).toEqual([["a", 1500], ["b", 1500]]);
-    const stats = await offerStatsOfBrand(t.deps.database.db, row!.brandId);
+    const stats = await offerStatsOfBrand(t.deps.database.db, row!.brandId, { livemode: false });
     expect(stats.find((s) => s.offerId === "a")!.shown).toBeGreaterThanOrEqual(1);
   });
 
@@ -83,7 +83,7 @@ describe("create-session", () => {
     );
     expect(answers.map((r) => r.statusCode)).toEqual(answers.map(() => 200));
     const [row] = await sessionsFor(original.orderId);
-    expect(await offerStatsOfBrand(t.deps.database.db, row!.brandId, { offerId })).toEqual([{ offerId, currency: "USD", shown: 40, accepted: 0, declined: 0, revenueCents: 0 }]);
+    expect(await offerStatsOfBrand(t.deps.database.db, row!.brandId, { offerId, livemode: false })).toEqual([{ offerId, currency: "USD", shown: 40, accepted: 0, declined: 0, revenueCents: 0 }]);
     const shards = await t.deps.database.db.select().from(upsellOfferStats).where(eq(upsellOfferStats.offerId, offerId));
     // Spread, not one hot row: 40 random picks of 16 shards all landing on one is a 1-in-16^39 event.
     expect(shards.length).toBeGreaterThan(1);

@@ -52,8 +52,8 @@ export const OFFER_STATS_SHARDS = 16;
 
 const summed = (column: AnyPgColumn) => sql<number>`sum(${column})::float8`.mapWith(Number);
 
-/** A brand's take-rate counters per offer and currency (the shards summed), most shown first. */
-export async function offerStatsOfBrand(db: Db, brandId: string, options: { offerId?: string; limit?: number } = {}) {
+/** A brand's take-rate counters of one mode per offer and currency (the shards summed), most shown first. */
+export async function offerStatsOfBrand(db: Db, brandId: string, options: { livemode: boolean; offerId?: string; limit?: number }) {
   const shown = summed(upsellOfferStats.shown);
   return db
     .select({
@@ -65,7 +65,7 @@ export async function offerStatsOfBrand(db: Db, brandId: string, options: { offe
       revenueCents: summed(upsellOfferStats.revenueCents),
     })
     .from(upsellOfferStats)
-    .where(and(eq(upsellOfferStats.brandId, brandId), options.offerId === undefined ? undefined : eq(upsellOfferStats.offerId, options.offerId)))
+    .where(and(eq(upsellOfferStats.brandId, brandId), eq(upsellOfferStats.livemode, options.livemode), options.offerId === undefined ? undefined : eq(upsellOfferStats.offerId, options.offerId)))
     .groupBy(upsellOfferStats.offerId, upsellOfferStats.currency)
     .orderBy(desc(shown), asc(upsellOfferStats.offerId), asc(upsellOfferStats.currency))
     .limit(options.limit ?? 200);
@@ -75,12 +75,16 @@ export async function offerStatsOfBrand(db: Db, brandId: string, options: { offe
 // where Drizzle sent one per table (src/db/hot.ts).
 
 /**
- * The take-rate counters of a change: `$brand`, `$currency`, `$at` and the JSON rows `$rows`, each
+ * The take-rate counters of a change: `$brand`, `$currency`, `$livemode` (the session's: test and
+ * live are counted apart, CONTRACT §39: live rows take the shards from OFFER_STATS_SHARDS up), `$at`
+ * and the JSON rows `$rows`, each
  * added to a random shard of its offer's counters (rows still locked in offer order: no deadlock).
  */
-const bumpStatsSql = (brand: string, currency: string, rows: string, at: string, when = "true") =>
-  `insert into upsell_offer_stats (brand_id, offer_id, currency, shard, shown, accepted, declined, revenue_cents, updated_at)
-   select ${brand}, s.offer_id, ${currency}, floor(random() * ${OFFER_STATS_SHARDS})::int2, s.shown, s.accepted, s.declined, s.revenue_cents, ${at}
+const bumpStatsSql = (brand: string, currency: string, livemode: string, rows: string, at: string, when = "true") =>
+  `insert into upsell_offer_stats (brand_id, offer_id, currency, livemode, shard, shown, accepted, declined, revenue_cents, updated_at)
+   select ${brand}, s.offer_id, ${currency}, ${livemode}::boolean,
+     (floor(random() * ${OFFER_STATS_SHARDS}) + case when ${livemode}::boolean then ${OFFER_STATS_SHARDS} else 0 end)::int2,
+     s.shown, s.accepted, s.declined, s.revenue_cents, ${at}
    from jsonb_to_recordset(${rows}::jsonb) as s(offer_id text, shown int8, accepted int8, declined int8, revenue_cents int8)
    where ${when}
    on conflict (brand_id, offer_id, currency, shard) do update set
@@ -110,12 +114,12 @@ const CREATE_SESSION = hotStatement(
   `with saved_session as (
      ${insertRowsSql(upsellSessions, "$1")}
    )
-   ${bumpStatsSql("$2", "$3", "$4", "$5")}`,
+   ${bumpStatsSql("$2", "$3", "$6", "$4", "$5")}`,
 );
 
 /** The new session and its first offer counted as shown: one statement. */
 export async function saveNewSession(db: Db, session: typeof upsellSessions.$inferInsert, firstOfferId: string): Promise<void> {
-  await runHot(db, CREATE_SESSION, [rowsAsJson(upsellSessions, [session]), session.brandId, session.currency, statsJson([{ offerId: firstOfferId, shown: 1 }]), session.createdAt]);
+  await runHot(db, CREATE_SESSION, [rowsAsJson(upsellSessions, [session]), session.brandId, session.currency, statsJson([{ offerId: firstOfferId, shown: 1 }]), session.createdAt, session.livemode ?? false]);
 }
 
 // With the decline counts of the session's order and of the client address (CONTRACT §21): accept's
@@ -313,7 +317,7 @@ const SAVE_ANSWER = hotStatement(
        current_step = $10, updated_at = $11
      where id = $5 and ${SAVED}
    ), saved_stats as (
-     ${bumpStatsSql("$12", "$13", "$14", "$11", SAVED)}
+     ${bumpStatsSql("$12", "$13", "$21", "$14", "$11", SAVED)}
    )
    select ${CURRENT} as current, ${SAVED} as saved`,
 );
@@ -368,6 +372,7 @@ export async function saveAnswer(db: Db, answer: Answer): Promise<SaveOutcome> {
     JSON.stringify(session.acceptedOffers),
     JSON.stringify(session.declinedOffers),
     session.totalUpsellCents,
+    session.livemode,
   ]);
   return row!.saved ? "saved" : row!.current ? "not_ours" : "session_changed";
 }

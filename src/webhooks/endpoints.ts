@@ -4,6 +4,7 @@ import type { Ctx } from "../ctx.js";
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { assertRole, selectedBrand, type CallerScope } from "../http/auth.js";
+import { brandLivemode, readMode } from "../payments/mode.js";
 import { bindResource, keyAlreadyUsed, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
 import { seal } from "../lib/crypto.js";
 import { AppError, notFound } from "../lib/errors.js";
@@ -16,6 +17,7 @@ import {
   type DeliveriesQuery,
   type DeliveriesReply,
   type DeliveryView,
+  type EndpointsQuery,
   type EndpointsReply,
   type EndpointView,
   type SendReply,
@@ -51,15 +53,17 @@ function viewOf(row: EndpointRow, counts: Counts | undefined): EndpointView {
     secret: row.secretHint,
     disabledReason: row.disabledReason,
     createdAt: row.createdAt.getTime(),
+    livemode: row.livemode,
     stats: statsOf(counts),
   };
 }
 
-/** `GET /api/admin/webhooks`: the brand's endpoints (secrets masked), delivery stats, the seven events. */
-export async function listEndpoints({ ctx }: Omit<Verb<unknown>, "input">): Promise<EndpointsReply> {
+/** `GET /api/admin/webhooks`: the brand's endpoints of one mode (secrets masked), delivery stats, the seven events. */
+export async function listEndpoints({ ctx, input = {} }: { ctx: Ctx; input?: EndpointsQuery }): Promise<EndpointsReply> {
   const scope = assertRole(ctx, "member");
   const brandId = selectedBrand(scope);
-  const rows = await ctx.db.select().from(webhookEndpoints).where(scoped(scope, brandId)).orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+  const livemode = await readMode(ctx, brandId, input.livemode);
+  const rows = await ctx.db.select().from(webhookEndpoints).where(and(scoped(scope, brandId), eq(webhookEndpoints.livemode, livemode))).orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
   const byEndpoint = new Map<string, Counts>();
   if (rows.length > 0) {
     const counted = await ctx.db
@@ -75,7 +79,7 @@ export async function listEndpoints({ ctx }: Omit<Verb<unknown>, "input">): Prom
     for (const c of counted) byEndpoint.set(c.endpointId!, c);
   }
   const all = [...byEndpoint.values()].reduce<Counts>((sum, c) => ({ total: sum.total + c.total, succeeded: sum.succeeded + c.succeeded, failed: sum.failed + c.failed }), { total: 0, succeeded: 0, failed: 0 });
-  return { endpoints: rows.map((row) => viewOf(row, byEndpoint.get(row.id))), stats: statsOf(all), availableEvents: [...EVENT_TYPES] };
+  return { livemode, endpoints: rows.map((row) => viewOf(row, byEndpoint.get(row.id))), stats: statsOf(all), availableEvents: [...EVENT_TYPES] };
 }
 
 /** `POST /api/admin/webhooks` (admin or owner): checks the URL (SSRF guard) and the secret, stores the secret sealed. */
@@ -121,6 +125,8 @@ async function makeEndpoint(ctx: Ctx, scope: CallerScope, brandId: string, input
     events: input.events ? [...new Set(input.events)] : ["*"],
     headers,
     enabled: input.enabled ?? true,
+    // CONTRACT §39: an endpoint receives one mode's events; the brand's mode unless named.
+    livemode: input.livemode ?? (await brandLivemode(ctx, brandId)),
     createdAt: now,
   };
   const created = await withTransaction(ctx.db, async (tx) => {
@@ -133,7 +139,7 @@ async function makeEndpoint(ctx: Ctx, scope: CallerScope, brandId: string, input
       success: true,
       organizationId: scope.organizationId,
       brandId,
-      details: { name: inserted.name, url: inserted.url, events: inserted.events, enabled: inserted.enabled },
+      details: { name: inserted.name, url: inserted.url, events: inserted.events, enabled: inserted.enabled, livemode: inserted.livemode },
     });
     return inserted;
   });
@@ -198,6 +204,7 @@ export async function testEndpoint({ ctx, input, worker }: SendVerb<{ id: string
       // Claimed by this request (the lease), so the worker does not send it as well.
       nextAttemptAt: new Date(now + CLAIM_LEASE_MS),
       createdAt: new Date(now),
+      livemode: endpoint.livemode,
     });
     await recordAudit(tx, ctx, { action: "webhook_endpoint.test", resourceType: "webhook_endpoint", resourceId: endpoint.id, success: true, organizationId: scope.organizationId, brandId: endpoint.brandId });
   });
@@ -211,7 +218,9 @@ export async function listDeliveries({ ctx, input }: Verb<{ id: string; query: D
   const endpoint = await endpointInScope(ctx, scope, input.id);
   const limit = Math.min(input.query.limit, DELIVERIES_PAGE_SIZE_MAX);
   const page = input.query.page;
-  const where = and(eq(webhookDeliveries.endpointId, endpoint.id), input.query.status ? eq(webhookDeliveries.status, input.query.status) : undefined);
+  // One mode at a time (CONTRACT §39): the endpoint's own unless asked (deliveries from before modes may differ).
+  const livemode = input.query.livemode ?? endpoint.livemode;
+  const where = and(eq(webhookDeliveries.endpointId, endpoint.id), eq(webhookDeliveries.livemode, livemode), input.query.status ? eq(webhookDeliveries.status, input.query.status) : undefined);
   const [{ total }] = await ctx.db.select({ total: count() }).from(webhookDeliveries).where(where);
   const rows = await ctx.db
     .select()
@@ -223,6 +232,7 @@ export async function listDeliveries({ ctx, input }: Verb<{ id: string; query: D
   const attempts = await attemptsOf(ctx, rows.map((r) => r.id));
   return {
     endpointId: endpoint.id,
+    livemode,
     deliveries: rows.map((row) => toDeliveryView(row, attempts.get(row.id) ?? [])),
     pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
   };

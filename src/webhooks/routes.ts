@@ -11,7 +11,7 @@ import {
   DeliveriesReply,
   DeliveryIdParams,
   EndpointIdParams,
-  EndpointsReply,
+  EndpointsQuery, EndpointsReply,
   SendReply,
 } from "./schemas.js";
 import type { WebhookWorker } from "./worker.js";
@@ -22,8 +22,15 @@ const TAGS = ["Administration: webhook endpoints"];
 export function registerWebhookRoutes(app: App, deps: Deps, worker: WebhookWorker): void {
   app.get(
     "/api/admin/webhooks",
-    { schema: { tags: TAGS, summary: "The brand's endpoints (secrets masked), delivery stats and availableEvents (any role)", response: { 200: EndpointsReply, ...errorResponses(400, 401, 403) } } },
-    async (request) => listEndpoints({ ctx: callerCtx(deps, request) }),
+    {
+      schema: {
+        tags: TAGS,
+        summary: "The brand's endpoints of one mode (secrets masked), delivery stats and availableEvents (any role)",
+        querystring: EndpointsQuery,
+        response: { 200: EndpointsReply, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => listEndpoints({ ctx: callerCtx(deps, request), input: request.query }),
   );
 
   app.post(

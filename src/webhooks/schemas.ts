@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { LivemodeMember, LivemodeParam } from "../http/mode.js";
 import { EVENT_TYPES } from "../outbox/events.js";
 
 // SPEC "Administration: webhook endpoints" and "Events"; CONTRACT §14, §29, §33; decisions in docs/webhooks.md.
@@ -18,6 +19,7 @@ export const CreateEndpointBody = Type.Object({
   events: Type.Optional(Type.Array(Type.Union([Type.Literal("*"), ...EVENT_TYPES.map((e) => Type.Literal(e))]), { minItems: 1, maxItems: 32, description: "`*` means all; default [\"*\"]" })),
   headers: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }), Type.String({ maxLength: 1000 }), { maxProperties: 20 })),
   enabled: Type.Optional(Type.Boolean({ default: true })),
+  livemode: Type.Optional(Type.Boolean({ description: "the mode of events it receives (CONTRACT §39): true live, false test; default the brand's mode" })),
 });
 export type CreateEndpointBody = Static<typeof CreateEndpointBody>;
 
@@ -32,11 +34,16 @@ export const EndpointView = Type.Object({
   secret: Type.String(),
   disabledReason: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.Number({ description: "Unix ms" }),
+  livemode: Type.Boolean({ description: "it receives the events of this mode only" }),
   stats: Stats,
 });
 export type EndpointView = Static<typeof EndpointView>;
 
+export const EndpointsQuery = Type.Object({ livemode: LivemodeParam });
+export type EndpointsQuery = Static<typeof EndpointsQuery>;
+
 export const EndpointsReply = Type.Object({
+  livemode: LivemodeMember,
   endpoints: Type.Array(EndpointView),
   stats: Stats,
   availableEvents: Type.Array(Type.String()),
@@ -77,11 +84,13 @@ export const DeliveriesQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
   limit: Type.Integer({ minimum: 1, maximum: 1_000_000, default: DELIVERIES_PAGE_SIZE_DEFAULT, description: "at most 100; larger values are capped" }),
   status: Type.Optional(Type.Union([Type.Literal("pending"), Type.Literal("succeeded"), Type.Literal("failed")])),
+  livemode: Type.Optional(Type.Boolean({ description: "deliveries of this mode only; default the endpoint's mode" })),
 });
 export type DeliveriesQuery = Static<typeof DeliveriesQuery>;
 
 export const DeliveriesReply = Type.Object({
   endpointId: Type.String(),
+  livemode: LivemodeMember,
   deliveries: Type.Array(DeliveryView),
   pagination: Type.Object({ page: Type.Integer(), limit: Type.Integer(), total: Type.Integer(), totalPages: Type.Integer() }),
 });

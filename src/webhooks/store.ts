@@ -14,8 +14,10 @@ export type DeliveryOutcome = Pick<typeof webhookDeliveries.$inferSelect, "id" |
 const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
 /**
- * Each undispatched outbox event becomes one delivery per enabled endpoint of its brand subscribed to
- * its type (or `*`), plus one to the token's webhookUrl (CONTRACT §29); the event is marked dispatched.
+ * Each undispatched outbox event becomes one delivery per enabled endpoint of its brand and its mode
+ * (CONTRACT §39: a test endpoint never hears of a live event, nor the reverse) subscribed to its type
+ * (or `*`), plus one to the token's webhookUrl (CONTRACT §29: its checkout's own, whatever the mode);
+ * the event is marked dispatched.
  * One statement: the event rows stay locked (SKIP LOCKED for other processes) until it commits.
  * Returns how many events it fanned out, and the business events among them summed for /metrics.
  */
@@ -34,7 +36,7 @@ export async function fanOutEvents(db: Db, now: number, limit: number): Promise<
     ), to_endpoints as (
       insert into webhook_deliveries (id, event_id, target, endpoint_id, brand_id, event_type, url, body, status, attempts, next_attempt_at, created_at, livemode)
       select 'msg_' || replace(gen_random_uuid()::text, '-', ''), b.id, e.id, e.id, b.brand_id, b.type, e.url, b.body, 'pending', 0, ${at}, ${at}, b.livemode
-      from bodies b join webhook_endpoints e on e.brand_id = b.brand_id and e.enabled and e.deleted_at is null
+      from bodies b join webhook_endpoints e on e.brand_id = b.brand_id and e.livemode = b.livemode and e.enabled and e.deleted_at is null
         and (e.events @> '["*"]'::jsonb or e.events @> jsonb_build_array(b.type))
       on conflict do nothing returning 1
     ), to_token as (

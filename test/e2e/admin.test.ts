@@ -99,9 +99,13 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       const main = await brand.locator("option", { hasText: "Owen Goods" }).getAttribute("value");
       await brand.selectOption(main!);
       await page.getByTestId("stat-commissions").filter({ hasText: /^1$/ }).waitFor();
-      // The paid order was paid in demo mode: not real money, so counted under the test switch.
+      // The paid order was paid in demo mode: a test order. Under Live it is not counted; under Test
+      // (the brand's mode without real credentials) it is, with the TEST banner (CONTRACT §39).
+      await page.getByRole("radio", { name: "Live" }).check();
       await page.getByTestId("stat-orders").filter({ hasText: /^0$/ }).waitFor();
-      await page.getByLabel("Money").selectOption("true");
+      expect(await page.getByTestId("test-banner").count()).toBe(0);
+      await page.getByRole("radio", { name: "Test" }).check();
+      await page.getByTestId("test-banner").waitFor();
       // The paid order, its revenue and the day it fell on (GET /api/admin/dashboard).
       await page.getByTestId("stat-orders").filter({ hasText: /^1$/ }).waitFor();
       expect(await page.getByTestId("stat-revenue").textContent()).toBe("$120.00");

@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-// The orders above are paid in demo mode: test money, shown with test=true (real money is the default).
+// The orders above are paid in demo mode: test money (test=true is the older name of livemode=false).
 const dashboard = (session: string | undefined, query = "?test=true") => adminCall(t, "GET", `/api/admin/dashboard${query}`, { session });
 
 describe("GET /api/admin/dashboard", () => {
@@ -71,17 +71,17 @@ describe("GET /api/admin/dashboard", () => {
     expect(body.daily.map((d: { date: string }) => d.date)).toEqual(["2026-11-11"]);
   });
 
-  it("counts real money only unless asked, and revenue net of refunds", async () => {
-    expect(json(await dashboard(first.session, "")).totals).toEqual([]);
-    // An order from before migration 0006 (mode unknown) counts as real money, as in the orders list.
+  it("shows one mode, the brand's (test without real credentials) unless asked, and revenue net of refunds", async () => {
+    // CONTRACT §39: the demo-paid orders are test; a brand without real credentials shows test by default.
+    expect(json(await dashboard(first.session, "?livemode=true"))).toMatchObject({ livemode: true, totals: [], daily: [] });
+    expect(json(await dashboard(first.session, "?test=false")).totals).toEqual([]);
     const [oldest] = await t.deps.database.db.select().from(orders).where(eq(orders.brandId, first.brandId)).orderBy(asc(orders.createdAt)).limit(1);
-    await t.deps.database.db.update(orders).set({ paidInDemo: null }).where(eq(orders.id, oldest!.id));
     const refund = await adminCall(t, "POST", `/api/admin/orders/${oldest!.id}/refunds`, { session: first.session, body: { amount: 250, reason: "other" } });
     expect(refund.statusCode, refund.body).toBe(200);
-    const real = json(await dashboard(first.session, "?test=false"));
-    expect(real.totals).toEqual([{ currency: "USD", orders: 1, checkoutOrders: 1, upsellOrders: 0, revenueCents: AMOUNT - 250 }]);
-    expect(json(await dashboard(first.session)).totals).toEqual([{ currency: "USD", orders: 3, checkoutOrders: 2, upsellOrders: 1, revenueCents: 2 * AMOUNT + 700 }]);
-    await t.deps.database.db.update(orders).set({ paidInDemo: true }).where(eq(orders.id, oldest!.id));
+    const byDefault = json(await dashboard(first.session, ""));
+    expect(byDefault.livemode).toBe(false);
+    expect(byDefault.totals).toEqual([{ currency: "USD", orders: 4, checkoutOrders: 3, upsellOrders: 1, revenueCents: 3 * AMOUNT + 700 - 250 }]);
+    expect(json(await dashboard(first.session, "?livemode=false")).totals).toEqual(byDefault.totals);
   });
 
   it("shows a brand its own figures only", async () => {

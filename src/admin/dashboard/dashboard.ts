@@ -2,6 +2,7 @@ import { and, asc, eq, gte, sql } from "drizzle-orm";
 import type { Ctx } from "../../ctx.js";
 import { orders } from "../../db/schema/index.js";
 import { assertRole, brandOfScope } from "../../http/auth.js";
+import { readMode } from "../../payments/mode.js";
 import { offerStatsOfBrand } from "../../upsell/store.js";
 import type { DashboardQuery, DashboardReply } from "./schemas.js";
 
@@ -20,10 +21,9 @@ export async function getDashboard({ ctx, input }: { ctx: Ctx; input: DashboardQ
   const brandId = await brandOfScope(ctx.db, scope);
   const now = ctx.clock.now();
   const from = Math.floor(now / DAY_MS) * DAY_MS - (input.days - 1) * DAY_MS;
-  // Real money unless asked: demo-mode orders would inflate a live shop's figures. Orders from before
-  // migration 0006 (mode unknown) count as real, as in the orders list.
-  const money = input.test ? eq(orders.paidInDemo, true) : sql`${orders.paidInDemo} is not true`;
-  const inWindow = and(eq(orders.brandId, brandId), gte(orders.createdAt, new Date(from)), money);
+  // One mode (CONTRACT §39): tests would inflate a live shop's figures. `test` is the parameter's older name.
+  const livemode = await readMode(ctx, brandId, input.livemode ?? (input.test === undefined ? undefined : !input.test));
+  const inWindow = and(eq(orders.brandId, brandId), eq(orders.livemode, livemode), gte(orders.createdAt, new Date(from)));
 
   // One pass over the window's orders, per day and currency; the totals are summed from it.
   const day = sql<string>`to_char(${orders.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
@@ -51,10 +51,11 @@ export async function getDashboard({ ctx, input }: { ctx: Ctx; input: DashboardQ
   }
   const totals = [...byCurrency.values()].sort((a, b) => b.orders - a.orders || a.currency.localeCompare(b.currency));
 
-  const offers = await offerStatsOfBrand(ctx.db, brandId, { limit: 200 });
+  const offers = await offerStatsOfBrand(ctx.db, brandId, { livemode, limit: 200 });
 
   return {
     brandId,
+    livemode,
     from,
     to: now,
     totals,

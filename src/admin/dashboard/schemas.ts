@@ -1,4 +1,5 @@
 import { Type, type Static } from "typebox";
+import { LivemodeMember, LivemodeParam } from "../../http/mode.js";
 
 // Not in SPEC: the dashboard's sales figures (docs/admin.md "Dashboard figures").
 
@@ -7,7 +8,8 @@ export const DASHBOARD_DAYS_MAX = 366;
 
 export const DashboardQuery = Type.Object({
   days: Type.Integer({ minimum: 1, maximum: DASHBOARD_DAYS_MAX, default: DASHBOARD_DAYS_DEFAULT, description: "the window: the last N days (UTC), today included" }),
-  test: Type.Boolean({ default: false, description: "false (default): real-money orders only; true: orders paid through a demo-mode provider only" }),
+  livemode: LivemodeParam,
+  test: Type.Optional(Type.Boolean({ description: "deprecated, `livemode` wins: true is livemode=false, false is livemode=true" })),
 });
 export type DashboardQuery = Static<typeof DashboardQuery>;
 
@@ -15,6 +17,7 @@ const Money = { revenueCents: Type.Integer({ description: "minor units of `curre
 
 export const DashboardReply = Type.Object({
   brandId: Type.String(),
+  livemode: LivemodeMember,
   from: Type.Number({ description: "Unix ms, start of the first day (UTC)" }),
   to: Type.Number({ description: "Unix ms, now" }),
   totals: Type.Array(

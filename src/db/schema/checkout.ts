@@ -99,6 +99,8 @@ export const orders = pgTable(
   (t) => [
     uniqueIndex("orders_checkout_key").on(t.checkoutId),
     index("orders_brand_created_idx").on(t.brandId, t.createdAt),
+    // The lists of one mode (CONTRACT §39): a shop's few test orders are found without reading its live ones.
+    index("orders_brand_mode_created_idx").on(t.brandId, t.livemode, t.createdAt),
     index("orders_order_id_idx").on(t.orderId),
     index("orders_transaction_idx").on(t.provider, t.transactionId),
     /** Disputes of the hosted store name its order, not a transaction (src/orders/store.ts). */

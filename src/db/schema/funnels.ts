@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, doublePrecision, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 import { brands } from "./tenancy.js";
 
@@ -122,6 +122,12 @@ export const funnelDailyStats = pgTable(
     stepIndex: smallint("step_index").notNull(),
     variantId: text("variant_id").notNull(),
     currency: text("currency").notNull(),
+    /**
+     * Test and live counted apart (CONTRACT §39): the mode of the sessions counted. Live rows use the
+     * shards FUNNEL_STATS_SHARDS and up, so the key stays the one the previous release writes on
+     * (expand only, docs/operations.md "Migrations") and one mode never adds into the other's row.
+     */
+    livemode: boolean("livemode").notNull().default(false),
     shard: smallint("shard").notNull(),
     sessions: bigint("sessions", { mode: "number" }).notNull().default(sql`0`),
     sessionsWithAccept: bigint("sessions_with_accept", { mode: "number" }).notNull().default(sql`0`),

@@ -105,6 +105,12 @@ export const upsellOfferStats = pgTable(
     offerId: text("offer_id").notNull(),
     /** Revenue is only summable within one currency. */
     currency: text("currency").notNull(),
+    /**
+     * Test and live counted apart (CONTRACT §39): the mode of the sessions counted. Live rows use the
+     * shards OFFER_STATS_SHARDS and up, so the key stays the one the previous release writes on
+     * (expand only, docs/operations.md "Migrations") and one mode never adds into the other's row.
+     */
+    livemode: boolean("livemode").notNull().default(false),
     shown: bigint("shown", { mode: "number" }).notNull().default(sql`0`),
     accepted: bigint("accepted", { mode: "number" }).notNull().default(sql`0`),
     declined: bigint("declined", { mode: "number" }).notNull().default(sql`0`),

@@ -21,6 +21,8 @@ interface AnsweredSession {
   brandId: string;
   originalOrderRef: string;
   currency: string;
+  /** Test and live are counted apart (CONTRACT §39). */
+  livemode: boolean;
   flow: StoredOffer[];
   acceptedOffers: string[];
 }
@@ -61,7 +63,7 @@ export async function recordFunnelAnswer(
   upsellOrder?: { id: string; orderId: string; amountCents: number; currency: string },
 ): Promise<void> {
   if (!session.flow[0]?.funnel) return;
-  await bumpFunnelStats(tx, dayOf(at), session.currency, funnelAnswerDeltas(session, acceptedAfter, offerDeltas), at);
+  await bumpFunnelStats(tx, dayOf(at), session.currency, session.livemode, funnelAnswerDeltas(session, acceptedAfter, offerDeltas), at);
   if (upsellOrder) await commissionOfUpsell(tx, session, upsellOrder, at);
 }
 
@@ -105,7 +107,7 @@ export async function recordFunnelRefund(tx: Db, chargeRef: string, amountCents:
   const found = await funnelOfferOfUpsellOrder(tx, chargeRef);
   if (!found) return;
   const { ref } = found;
-  await bumpFunnelStats(tx, dayOf(found.acceptedAt), found.currency, [{ funnelId: ref.funnelId, stepIndex: ref.stepIndex, variantId: ref.variantId, refundedCents: amountCents }], at);
+  await bumpFunnelStats(tx, dayOf(found.acceptedAt), found.currency, found.livemode, [{ funnelId: ref.funnelId, stepIndex: ref.stepIndex, variantId: ref.variantId, refundedCents: amountCents }], at);
 }
 
 /** The event members of a funnel session's offer (none for other sessions). */

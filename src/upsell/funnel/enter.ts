@@ -80,7 +80,7 @@ export async function startFunnelSession(ctx: Ctx, order: OriginalOrder, funnel:
     const session = { id, orderId: `${order.orderId}-upsell`, customerEmail: order.customerEmail, currency, at, expiresAt: new Date(expiresAt) };
     await saveNewSession(tx, newSessionRow(order, flow, session), flow[0]!.id);
     const first = flow[0]!.funnel!;
-    await bumpFunnelStats(tx, dayOf(at), currency, [{ funnelId: funnel.id, stepIndex: -1, variantId: "", sessions: 1 }, { funnelId: funnel.id, stepIndex: first.stepIndex, variantId: first.variantId, impressions: 1 }], at);
+    await bumpFunnelStats(tx, dayOf(at), currency, order.livemode, [{ funnelId: funnel.id, stepIndex: -1, variantId: "", sessions: 1 }, { funnelId: funnel.id, stepIndex: first.stepIndex, variantId: first.variantId, impressions: 1 }], at);
     return true;
   });
   if (!created) return existingSession(ctx, order.id);

@@ -101,7 +101,7 @@ export interface FunnelStatsDelta {
 const COUNTERS = ["sessions", "sessions_with_accept", "impressions", "accepts", "declines", "downsell_impressions", "downsell_accepts", "revenue_cents", "refunded_cents"] as const;
 
 /** Adds the deltas to a random shard of their counters, rows in key order so concurrent changes never deadlock. */
-export async function bumpFunnelStats(tx: Db, day: string, currency: string, deltas: FunnelStatsDelta[], at: Date): Promise<void> {
+export async function bumpFunnelStats(tx: Db, day: string, currency: string, livemode: boolean, deltas: FunnelStatsDelta[], at: Date): Promise<void> {
   if (deltas.length === 0) return;
   // One row per key: an insert may not update the same row twice (a decline and its downsell shown share a variant).
   const merged = new Map<string, FunnelStatsDelta>();
@@ -132,24 +132,25 @@ export async function bumpFunnelStats(tx: Db, day: string, currency: string, del
       refunded_cents: d.refundedCents ?? 0,
     }))
     .sort((a, b) => (a.funnel_id + a.step_index + a.variant_id < b.funnel_id + b.step_index + b.variant_id ? -1 : 1));
-  const shard = Math.floor(Math.random() * FUNNEL_STATS_SHARDS);
+  // Live rows take the shards from FUNNEL_STATS_SHARDS up: the key has no mode (schema/funnels.ts).
+  const shard = Math.floor(Math.random() * FUNNEL_STATS_SHARDS) + (livemode ? FUNNEL_STATS_SHARDS : 0);
   const columns = COUNTERS.join(", ");
   await tx.execute(sql`
-    insert into funnel_daily_stats (funnel_id, day, step_index, variant_id, currency, shard, ${sql.raw(columns)}, updated_at)
-    select s.funnel_id, ${day}, s.step_index, s.variant_id, ${currency}, ${shard}, ${sql.raw(COUNTERS.map((c) => `s.${c}`).join(", "))}, ${at}
+    insert into funnel_daily_stats (funnel_id, day, step_index, variant_id, currency, livemode, shard, ${sql.raw(columns)}, updated_at)
+    select s.funnel_id, ${day}, s.step_index, s.variant_id, ${currency}, ${livemode}, ${shard}, ${sql.raw(COUNTERS.map((c) => `s.${c}`).join(", "))}, ${at}
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as s(funnel_id text, step_index int2, variant_id text, ${sql.raw(COUNTERS.map((c) => `${c} int8`).join(", "))})
     on conflict (funnel_id, day, step_index, variant_id, currency, shard) do update set
       ${sql.raw(COUNTERS.map((c) => `${c} = funnel_daily_stats.${c} + excluded.${c}`).join(", "))}, updated_at = excluded.updated_at`);
 }
 
 /** The funnel offer an upsell order (orders.id) was the accept of, with the accept's time and currency. */
-export async function funnelOfferOfUpsellOrder(db: Db, orderRef: string): Promise<{ ref: FunnelOfferRef; acceptedAt: Date; currency: string } | null> {
+export async function funnelOfferOfUpsellOrder(db: Db, orderRef: string): Promise<{ ref: FunnelOfferRef; acceptedAt: Date; currency: string; livemode: boolean } | null> {
   const [row] = await db
-    .select({ offerId: upsellOfferResults.offerId, createdAt: upsellOfferResults.createdAt, flow: upsellSessions.flow, currency: upsellSessions.currency })
+    .select({ offerId: upsellOfferResults.offerId, createdAt: upsellOfferResults.createdAt, flow: upsellSessions.flow, currency: upsellSessions.currency, livemode: upsellSessions.livemode })
     .from(upsellOfferResults)
     .innerJoin(upsellSessions, eq(upsellSessions.id, upsellOfferResults.sessionId))
     .where(and(eq(upsellOfferResults.orderRef, orderRef), eq(upsellOfferResults.decision, "accepted")))
     .limit(1);
   const ref = row?.flow.find((offer: StoredOffer) => offer.id === row.offerId)?.funnel;
-  return row && ref ? { ref, acceptedAt: row.createdAt, currency: row.currency } : null;
+  return row && ref ? { ref, acceptedAt: row.createdAt, currency: row.currency, livemode: row.livemode } : null;
 }

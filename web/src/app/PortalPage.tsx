@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { api, ApiError, messageOf } from "../shared/api";
 import type { PortalStateReply } from "../shared/api-types";
 import { formatMoney } from "../shared/money";
+import { chooseMode, learnMode, useMode, withMode } from "./admin/mode";
 
 type PortalState = PortalStateReply;
 
@@ -11,13 +12,15 @@ const SUMS = [["total", "Total"], ["pending", "Pending"], ["approved", "Approved
 export function PortalPage() {
   const [state, setState] = useState<PortalState | null | "loading">("loading");
   const [error, setError] = useState<string | null>(null);
+  // One mode at a time (CONTRACT §39), the switch shared with the back office in this browser.
+  const mode = useMode();
   const load = () =>
-    api<PortalState>("/api/salesperson/auth")
-      .then(setState)
+    api<PortalState>(withMode("/api/salesperson/auth", mode))
+      .then((s) => (learnMode(s.livemode), setState(s)))
       .catch((e) => (e instanceof ApiError && e.status === 401 ? setState(null) : setError(messageOf(e))));
   useEffect(() => {
     void load();
-  }, []);
+  }, [mode]);
 
   async function login(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -52,8 +55,16 @@ export function PortalPage() {
   const c = state.commissions;
   return (
     <main className="page">
+      {!state.livemode && (
+        <p className="test-banner" role="status" data-testid="test-banner"><strong>TEST</strong> You are viewing test commissions: no real money moved.</p>
+      )}
       <h1>Hello, {state.salesperson.name}</h1>
       {alert}
+      <fieldset className="mode-switch">
+        <legend>Data shown</legend>
+        <label><input type="radio" name="mode" value="live" checked={state.livemode} onChange={() => chooseMode(true)} /> Live</label>
+        <label><input type="radio" name="mode" value="test" checked={!state.livemode} onChange={() => chooseMode(false)} /> Test</label>
+      </fieldset>
       <div className="stats">
         <div className="card stat"><div className="muted">Commissions</div><div className="value" data-testid="portal-count">{c.count}</div></div>
       </div>

@@ -2,6 +2,7 @@ import { useEffect, useState, type MouseEvent, type ReactElement } from "react";
 import type { AuthStateReply } from "../../shared/api-types";
 import { api, ApiError } from "../../shared/api";
 import { navigate } from "../router";
+import { chooseMode, forgetLearnedMode, useMode } from "./mode";
 import { AuditPage } from "./AuditPage";
 import { CommissionsPage } from "./CommissionsPage";
 import { DashboardPage } from "./DashboardPage";
@@ -47,6 +48,7 @@ interface PageProps {
 }
 
 export function AdminApp({ path }: { path: string }) {
+  const livemode = useMode();
   const [auth, setAuth] = useState<AuthState | null>(null);
   const [version, setVersion] = useState(0);
   const [menuOpen, setMenuOpen] = useState(false);
@@ -61,6 +63,7 @@ export function AdminApp({ path }: { path: string }) {
 
   const switchTo = async (kind: "org" | "brand", id: string) => {
     await api(`/api/admin/auth/switch-${kind}`, { body: kind === "org" ? { organizationId: id } : { brandId: id } });
+    forgetLearnedMode();
     setVersion((v) => v + 1);
   };
   const logout = async () => {
@@ -97,6 +100,11 @@ export function AdminApp({ path }: { path: string }) {
           <select id="brand-switch" value={auth.session.brandId ?? ""} onChange={(e) => switchTo("brand", e.target.value)}>
             {auth.brands.map((b) => <option key={b.id} value={b.id}>{b.name}</option>)}
           </select>
+          <fieldset className="mode-switch">
+            <legend>Data shown</legend>
+            <label><input type="radio" name="mode" value="live" checked={livemode === true} onChange={() => chooseMode(true)} /> Live</label>
+            <label><input type="radio" name="mode" value="test" checked={livemode === false} onChange={() => chooseMode(false)} /> Test</label>
+          </fieldset>
           {ROUTES.map(({ path: to, title }) => (
             <a key={to} href={to} aria-current={page === to ? "page" : undefined} onClick={(e) => go(e, to)}>{title}</a>
           ))}
@@ -104,6 +112,11 @@ export function AdminApp({ path }: { path: string }) {
         </div>
       </nav>
       <main className="content" key={key}>
+        {livemode === false && (
+          <p className="test-banner" role="status" data-testid="test-banner">
+            <strong>TEST</strong> You are viewing test data: orders paid with demo cards or sandbox credentials. No real money moved.
+          </p>
+        )}
         {route ? route.render({ auth, refresh: () => setVersion((v) => v + 1) }) : <h1>Page not found</h1>}
       </main>
     </div>

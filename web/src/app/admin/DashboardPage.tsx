@@ -18,8 +18,7 @@ function niceTop(value: number): number {
 /** Sales figures from GET /api/admin/dashboard; commission and audit counts from their APIs. */
 export function DashboardPage() {
   const [days, setDays] = useState(30);
-  const [test, setTest] = useState(false);
-  const sales = useApi<DashboardReply>(`/api/admin/dashboard?days=${days}&test=${test}`);
+  const sales = useApi<DashboardReply>(`/api/admin/dashboard?days=${days}`);
   const commissions = useApi<CommissionListReply>("/api/admin/commissions?report=true&pageSize=1");
   const audit = useApi<AuditLogListReply>("/api/admin/audit-logs?includeStats=true&limit=1");
   // Order amounts add up within one currency only (docs/admin.md).
@@ -42,13 +41,6 @@ export function DashboardPage() {
             <option value={30}>Last 30 days</option>
             <option value={90}>Last 90 days</option>
             <option value={365}>Last 365 days</option>
-          </select>
-        </div>
-        <div>
-          <label htmlFor="dashboard-money">Money</label>
-          <select id="dashboard-money" value={String(test)} onChange={(e) => setTest(e.target.value === "true")}>
-            <option value="false">Real money</option>
-            <option value="true">Test orders (demo mode)</option>
           </select>
         </div>
       </div>

@@ -4,6 +4,7 @@ import { api } from "../../shared/api";
 import { formatMoney, parseMoney } from "../../shared/money";
 import { PAYMENT_PROVIDERS } from "../../shared/providers";
 import { date, formValues, useAction, useApi } from "./hooks";
+import { useMode } from "./mode";
 import { Failure, Field, Message, Select } from "./ui";
 
 const PAGE_SIZE = "25";
@@ -22,6 +23,7 @@ export function OrdersPage() {
   const [previous, setPrevious] = useState<string[]>([]);
   const [openId, setOpenId] = useState<string | null>(null);
   const { data, error } = useApi<OrderListReply>(`/api/admin/orders?${query}`);
+  const mode = useMode();
 
   function filter(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -45,6 +47,8 @@ export function OrdersPage() {
   const exportQuery = new URLSearchParams(query);
   exportQuery.delete("limit");
   exportQuery.delete("cursor");
+  // The file holds the mode on screen (the switch), as the list does.
+  if (mode !== null) exportQuery.set("livemode", String(mode));
   const back = () => {
     setQuery(withCursor(previous.at(-1) || undefined));
     setPrevious(previous.slice(0, -1));
@@ -57,7 +61,7 @@ export function OrdersPage() {
         <Field id="q" label="Search" type="search" placeholder="Order id, transaction id, email or name" />
         <Select id="status" label="Status" options={[["", "Any"], ...STATUSES.map((s): [string, string] => [s, s.replace("_", " ")])]} />
         <Select id="provider" label="Provider" options={[["", "Any"], ...PAYMENT_PROVIDERS]} />
-        <Select id="test" label="Money" options={[["", "Real and test"], ["false", "Real money only"], ["true", "Test orders only"]]} />
+        <Select id="test" label="Paid with" options={[["", "Any payment"], ["true", "Demo cards only"], ["false", "No demo cards"]]} />
         <button type="submit">Search</button>
       </form>
       <Failure error={error} />

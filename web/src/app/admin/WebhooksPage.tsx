@@ -2,6 +2,7 @@ import { useState, type FormEvent } from "react";
 import { api } from "../../shared/api";
 import type { CreateEndpointReply, DeliveriesReply, EndpointsReply, SendReply } from "../../shared/api-types";
 import { date, formValues, useAction, useApi } from "./hooks";
+import { useMode } from "./mode";
 import { ConfirmAction, Failure, Field, Message, Pager } from "./ui";
 
 type Endpoint = EndpointsReply["endpoints"][number];
@@ -9,6 +10,7 @@ type Endpoint = EndpointsReply["endpoints"][number];
 /** Webhook endpoints of the session's brand: add (secret shown once), test, delete, deliveries with each attempt. */
 export function WebhooksPage() {
   const { data, error, reload } = useApi<EndpointsReply>("/api/admin/webhooks");
+  const mode = useMode();
   const action = useAction();
   const [secret, setSecret] = useState<string | null>(null);
   const [shown, setShown] = useState<{ id: string; page: number; tick: number } | null>(null);
@@ -20,7 +22,8 @@ export function WebhooksPage() {
     const events = new FormData(form).getAll("events").map(String);
     setSecret(null);
     void action.run(
-      () => api<CreateEndpointReply>("/api/admin/webhooks", { body: { url: v.url, ...(v.name ? { name: v.name } : {}), events: events.length ? events : ["*"] } }),
+      // A new endpoint receives the mode on screen (CONTRACT §39).
+      () => api<CreateEndpointReply>("/api/admin/webhooks", { body: { url: v.url, ...(v.name ? { name: v.name } : {}), events: events.length ? events : ["*"], ...(mode === null ? {} : { livemode: mode }) } }),
       (r) => (form.reset(), reload(), setSecret(r.secret), `Added ${r.url}.`),
     );
   }

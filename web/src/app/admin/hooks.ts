@@ -1,8 +1,14 @@
 import { useCallback, useEffect, useState } from "react";
 import { api, ApiError, messageOf } from "../../shared/api";
+import { learnMode, useMode, withMode } from "./mode";
 
-/** GET `path` when it changes; `reload` fetches again (after a change). `errorCode`: the API's `code` of a refusal. */
-export function useApi<T>(path: string | null): { data: T | null; error: string | null; errorCode: string | null; reload: () => void } {
+/**
+ * GET `path` when it changes; `reload` fetches again (after a change). `errorCode`: the API's `code` of
+ * a refusal. A list or stat is asked in the mode the switch shows (mode.ts), and refetched when it changes.
+ */
+export function useApi<T>(bare: string | null): { data: T | null; error: string | null; errorCode: string | null; reload: () => void } {
+  const mode = useMode();
+  const path = bare === null ? null : withMode(bare, mode);
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [errorCode, setErrorCode] = useState<string | null>(null);
@@ -11,7 +17,14 @@ export function useApi<T>(path: string | null): { data: T | null; error: string 
     if (!path) return;
     let live = true;
     api<T>(path)
-      .then((d) => live && (setData(d), setError(null), setErrorCode(null)))
+      .then((d) => {
+        if (!live) return;
+        const shown = (d as { livemode?: unknown } | null)?.livemode;
+        if (typeof shown === "boolean" && !/[?&]livemode=/.test(path)) learnMode(shown);
+        setData(d);
+        setError(null);
+        setErrorCode(null);
+      })
       .catch((e) => live && (setError(messageOf(e)), setErrorCode(e instanceof ApiError ? (e.code ?? null) : null)));
     return () => {
       live = false;
