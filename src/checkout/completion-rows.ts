@@ -38,7 +38,7 @@ export function completionRows(plan: CompletionPlan, crmOrderId: string | null):
     ...(crmOrderId ? { crmOrderId, crmProvider: crm!.provider } : {}),
     ...(commissionId ? { commissionId } : {}),
   };
-  const money = { orderId: input.orderId, transactionId: input.transactionId, provider: input.provider, amount: checkout.amountCents, currency: checkout.currency, livemode: !record.paidInDemo };
+  const money = { orderId: input.orderId, transactionId: input.transactionId, provider: input.provider, amount: checkout.amountCents, currency: checkout.currency, livemode: checkout.livemode };
   const common = { brandId: checkout.brandId, checkoutId: checkout.id, webhookUrl: checkout.webhookUrl };
   const completion: Completion = {
     checkoutId: checkout.id,
@@ -61,7 +61,8 @@ export function completionRows(plan: CompletionPlan, crmOrderId: string | null):
       shippingAddress: input.shippingAddress ?? checkout.shippingAddress,
       paymentMethodToken: record.paymentMethodToken,
       paidInDemo: record.paidInDemo,
-      livemode: !record.paidInDemo,
+      // The checkout's mode (issue 33), which also chose the adapter that verified the payment.
+      livemode: checkout.livemode,
       crmProvider: crm?.provider ?? null,
       crmOrderId,
       crmStatus: crm === null ? null : crmOrderId ? "recorded" : crm.canRecord ? "failed" : "skipped",
@@ -80,7 +81,7 @@ export function completionRows(plan: CompletionPlan, crmOrderId: string | null):
       unitPriceCents: item.unitPrice,
       sku: item.sku ?? null,
     })),
-    commission: commission && attribution && commissionId ? commissionRow(commissionId, candidate, orderRef, input.orderId, attribution, commission, !record.paidInDemo, at) : null,
+    commission: commission && attribution && commissionId ? commissionRow(commissionId, candidate, orderRef, input.orderId, attribution, commission, checkout.livemode, at) : null,
     events: outboxRows(now, [
       { ...common, type: "checkout.completed", data: { checkoutId: checkout.id, ...money, customerEmail: input.customerEmail } },
       { ...common, type: "payment.succeeded", data: { ...money, providerOrderId } },

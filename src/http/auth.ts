@@ -20,10 +20,12 @@ export interface ApiActor extends Actor {
   organizationId: string;
   brandId: string;
   scopes: readonly ApiKeyScope[];
+  /** The key's mode (issue 33, CONTRACT §39): what it makes is test (demo adapters only) or live. */
+  livemode: boolean;
 }
 
 export function isApiActor(actor: Actor): actor is ApiActor {
-  return actor.type === "api" && typeof actor.brandId === "string" && Array.isArray(actor.scopes);
+  return actor.type === "api" && typeof actor.brandId === "string" && Array.isArray(actor.scopes) && typeof (actor as ApiActor).livemode === "boolean";
 }
 
 /**

@@ -55,9 +55,10 @@ describe("POST /api/v1/checkouts", () => {
       shortUrl: expect.stringMatching(/^http:\/\/checkout\.test\/c\/[A-Za-z0-9_-]+$/),
       token: expect.any(String),
       expiresAt: t.clock.now() + 600_000,
+      livemode: false,
     });
-    // The brand is the key's, whatever the body says.
-    expect(decodeJwt(created.token)).toMatchObject({ brandId: shop.brandId, orderId: body.orderId, amount: AMOUNT });
+    // The brand is the key's, whatever the body says; so is the mode (a test key: issue 33).
+    expect(decodeJwt(created.token)).toMatchObject({ brandId: shop.brandId, orderId: body.orderId, amount: AMOUNT, livemode: false });
     const short = await t.app.inject({ method: "GET", url: new URL(created.shortUrl).pathname });
     expect(short.statusCode).toBe(302);
     expect(short.headers.location).toBe(`/checkout/${created.token}`);
@@ -156,7 +157,7 @@ describe("GET /api/v1/checkouts/<id>", () => {
     const get = (secret: string | null) => withKey(t, "GET", `/api/v1/checkouts/${created.id}`, secret);
     const open = await get(readOnly);
     expect(open.statusCode, open.body).toBe(200);
-    expect(json(open)).toEqual({ id: created.id, orderId: body.orderId, status: "open", amount: AMOUNT, currency: "USD", provider: null, createdAt: t.clock.now(), completedAt: null, expiresAt: created.expiresAt });
+    expect(json(open)).toEqual({ id: created.id, orderId: body.orderId, status: "open", amount: AMOUNT, currency: "USD", provider: null, createdAt: t.clock.now(), completedAt: null, expiresAt: created.expiresAt, livemode: false });
 
     expect((await post(t, "/api/checkout/initialize", { token: created.token, provider: "vault_gateway_b" })).statusCode).toBe(200);
     expect(json(await get(key))).toMatchObject({ status: "initialized", provider: "vault_gateway_b" });

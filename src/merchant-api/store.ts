@@ -19,6 +19,7 @@ export async function findMerchantCheckout(db: Db, brandId: string, id: string) 
       claimedProvider: merchantCheckouts.provider,
       createdAt: merchantCheckouts.createdAt,
       expiresAt: merchantCheckouts.expiresAt,
+      livemode: merchantCheckouts.livemode,
       checkoutStatus: checkouts.status,
       checkoutProvider: checkouts.provider,
       checkoutAmountCents: checkouts.amountCents,
@@ -35,7 +36,7 @@ export async function findMerchantCheckout(db: Db, brandId: string, id: string) 
 /** The brand's API checkout as its creation answered it: with the token behind its short link. */
 export async function findCreatedCheckout(db: Db, brandId: string, id: string) {
   const [row] = await db
-    .select({ id: merchantCheckouts.id, orderId: merchantCheckouts.orderId, shortCode: merchantCheckouts.shortCode, token: shortLinks.token, expiresAt: shortLinks.expiresAt })
+    .select({ id: merchantCheckouts.id, orderId: merchantCheckouts.orderId, shortCode: merchantCheckouts.shortCode, token: shortLinks.token, expiresAt: shortLinks.expiresAt, livemode: merchantCheckouts.livemode })
     .from(merchantCheckouts)
     .innerJoin(shortLinks, eq(shortLinks.code, merchantCheckouts.shortCode))
     .where(and(eq(merchantCheckouts.id, id), eq(merchantCheckouts.brandId, brandId)))

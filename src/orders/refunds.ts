@@ -8,6 +8,7 @@ import { AppError, conflict, notFound, validationError } from "../lib/errors.js"
 import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
 import { assertScope } from "../merchant-credentials/api-key-caller.js";
+import { otherModeNotFound } from "../merchant-credentials/errors.js";
 import { enqueueEvents } from "../outbox/events.js";
 import type { ResolvedProvider } from "../providers/registry.js";
 import type { PaymentProvider, PaymentProviderType, RefundInput, RefundOutcome } from "../providers/types.js";
@@ -56,16 +57,24 @@ const refundInputOf = (charge: OrderRow, refund: RefundRow): RefundInput => ({
 });
 
 /**
- * The adapter that gives a charge's money back. Money paid in demo mode is in the demo ledger, never
- * at the provider, so it goes back through the demo adapter even after the brand configured the
- * provider. Upsell rows from before they recorded their mode follow their order: an upsell is charged
- * on its order's saved method, which only the adapter that issued it can charge.
+ * The adapter that gives a charge's money back, by the charge's stored mode (issue 33), never by the
+ * brand's settings now. A test charge's money is in the demo ledger, never at the provider, so it goes
+ * back through the demo adapter even after the brand saved real credentials (and with PAYMENT_MODE=live:
+ * a refund charges nothing). A live charge goes back through the real adapter (409 without credentials).
  */
-export async function refundProviderOf(ctx: Ctx, brandId: string, charge: OrderRow, checkout: Pick<OrderRow, "paidInDemo">): Promise<ResolvedProvider<PaymentProvider>> {
+export async function refundProviderOf(ctx: Ctx, brandId: string, charge: OrderRow, checkout: Pick<OrderRow, "paidInDemo" | "livemode">): Promise<ResolvedProvider<PaymentProvider>> {
   const provider = charge.provider as PaymentProviderType;
-  if ((charge.paidInDemo ?? checkout.paidInDemo) === true) return ctx.providers.demoPayment(provider);
-  return ctx.providers.payment(provider, brandId);
+  if (!chargeLivemode(charge, checkout)) return ctx.providers.demoPayment(provider);
+  return ctx.providers.payment(provider, brandId, true);
 }
+
+/**
+ * A charge's mode: its own `livemode`. Upsell rows from before they recorded how they were paid
+ * (`paid_in_demo` null) follow their order: an upsell is charged on its order's saved method, which
+ * only the adapter that issued it can charge.
+ */
+export const chargeLivemode = (charge: Pick<OrderRow, "paidInDemo" | "livemode">, checkout: Pick<OrderRow, "livemode">): boolean =>
+  charge.paidInDemo === null ? checkout.livemode : charge.livemode;
 
 /**
  * Asks the provider for a reserved refund, with the refund's id as idempotency key: every adapter
@@ -81,7 +90,7 @@ export const refundAt = ({ adapter, call }: ResolvedProvider<PaymentProvider>, c
  * request and by the reconciler (refund-reconciler.ts); whichever comes second finds the row settled
  * and changes nothing.
  */
-export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge: OrderRow; checkout: Pick<OrderRow, "id" | "checkoutId" | "paidInDemo"> }, outcome: RefundOutcome): Promise<RefundRow> {
+export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge: OrderRow; checkout: Pick<OrderRow, "id" | "checkoutId" | "paidInDemo" | "livemode"> }, outcome: RefundOutcome): Promise<RefundRow> {
   const { refund, charge, checkout } = of;
   return withTransaction(ctx.db, async (tx) => {
     const at = new Date(ctx.clock.now());
@@ -92,7 +101,7 @@ export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge
     if (!(await settleRefund(tx, refund.id, patch))) return (await findRefund(tx, refund.id))!;
     const money = { orderId: charge.orderId, transactionId: charge.transactionId, provider: charge.provider, amount: refund.amountCents, currency: refund.currency, refundId: refund.id, reason: refund.reason,
       // The same rule as refundProviderOf: an upsell without its own mark follows its order.
-      livemode: (charge.paidInDemo ?? checkout.paidInDemo) !== true };
+      livemode: chargeLivemode(charge, checkout) };
     let event;
     if (outcome.status === "succeeded") {
       const refundedTotal = await addRefunded(tx, charge.id, refund.amountCents);
@@ -130,10 +139,10 @@ export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge
  * taken over, answers that refund's state (pending: `status: "pending"`, which the routes answer 202)
  * and never starts another.
  */
-export async function refundOrderCharge(ctx: Ctx, brandId: string, where: { id: string } | { orderId: string }, body: RefundBody, requestedBy: string): Promise<RefundReply> {
+export async function refundOrderCharge(ctx: Ctx, brandId: string, where: { id: string } | { orderId: string }, body: RefundBody, requestedBy: string, livemode?: boolean): Promise<RefundReply> {
   return oncePerKey(ctx, ofBrand(brandId, "refund"), {
     answer: (refundId) => stateOfRefund(ctx, brandId, refundId),
-    make: () => makeRefund(ctx, brandId, where, body, requestedBy),
+    make: () => makeRefund(ctx, brandId, where, body, requestedBy, livemode),
   });
 }
 
@@ -146,11 +155,13 @@ async function stateOfRefund(ctx: Ctx, brandId: string, refundId: string): Promi
   return { success: true, refund: refundViewOf(refund) };
 }
 
-async function makeRefund(ctx: Ctx, brandId: string, where: { id: string } | { orderId: string }, body: RefundBody, requestedBy: string): Promise<RefundReply> {
+async function makeRefund(ctx: Ctx, brandId: string, where: { id: string } | { orderId: string }, body: RefundBody, requestedBy: string, livemode?: boolean): Promise<RefundReply> {
   const order = await findCheckoutOrder(ctx.db, brandId, where);
   if (!order) throw notFound("Order not found");
+  // An API key refunds only orders of its mode (issue 33): a test key never moves live money.
+  if (livemode !== undefined && order.livemode !== livemode) throw otherModeNotFound("Order", livemode);
   const charge = await chargeOf(ctx, brandId, order, body.charge);
-  // Before anything is written: a provider not configured in live mode is 503 here.
+  // Before anything is written: a live charge whose provider has no credentials any more is 409 here.
   const provider = await refundProviderOf(ctx, brandId, charge, order);
 
   const now = new Date(ctx.clock.now());
@@ -173,7 +184,7 @@ async function makeRefund(ctx: Ctx, brandId: string, where: { id: string } | { o
       provider: charge.provider,
       amountCents,
       currency: charge.currency,
-      livemode: charge.livemode,
+      livemode: chargeLivemode(charge, order),
       reason: body.reason,
       note: body.note ?? null,
       status: "pending",
@@ -201,5 +212,5 @@ export async function refundOrder({ ctx, input }: { ctx: Ctx; input: OrderIdPara
 /** `POST /api/v1/orders/<orderId>/refunds` (scope orders:refund): an order of the key's brand. */
 export async function refundMerchantOrder({ ctx, input }: { ctx: Ctx; input: MerchantOrderIdParams & { body: RefundBody } }): Promise<RefundReply> {
   const key = await assertScope(ctx, "orders:refund");
-  return refundOrderCharge(ctx, key.brandId, { orderId: input.orderId }, input.body, `api:${key.id}`);
+  return refundOrderCharge(ctx, key.brandId, { orderId: input.orderId }, input.body, `api:${key.id}`, key.livemode);
 }

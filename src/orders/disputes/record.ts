@@ -27,7 +27,7 @@ const eventOf = (dispute: DisputeRow, charge: OrderRow) => ({
   providerDisputeId: dispute.providerDisputeId,
   reason: dispute.reason,
   status: dispute.status,
-  livemode: charge.paidInDemo !== true,
+  livemode: charge.livemode,
 });
 
 /**
