@@ -28,7 +28,7 @@ beforeAll(async () => {
   [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeVaultGateway()]);
   const owner = await registerOwner(t);
   brandId = owner.brandId;
-  apiKey = (await createApiKey(t, owner.session)).secret;
+  apiKey = (await createApiKey(t, owner.session, { mode: "live" })).secret;
   const saved = await call(t, "POST", "/api/admin/settings", { session: owner.session, body: { provider: "vault_gateway_a", settings: { securityKey: fake.securityKey, baseUrl: fake.baseUrl } } });
   expect(saved.statusCode, saved.body).toBe(200);
 });
