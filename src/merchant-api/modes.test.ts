@@ -209,6 +209,39 @@ describe("the mode decides the adapter", () => {
   });
 });
 
+describe("payment links have a mode", () => {
+  const link = (session: string, extra: Record<string, unknown> = {}) =>
+    call(t, "POST", "/api/admin/payment-links", { session, body: { productName: "Mug", price: AMOUNT, currency: "USD", ...extra } });
+  const tokenOf = async (url: string) => {
+    const opened = await t.app.inject({ method: "GET", url: new URL(url).pathname });
+    expect(opened.statusCode).toBe(302);
+    return (opened.headers.location as string).replace("/checkout/", "");
+  };
+
+  it("defaults to live on a brand with live credentials, takes test when asked, and carries it into every checkout it makes", async () => {
+    const live = await link(shop.session);
+    expect(live.statusCode, live.body).toBe(200);
+    expect(json(live).link.livemode).toBe(true);
+    expect(decodeJwt(await tokenOf(json(live).link.url))).toMatchObject({ livemode: true });
+    const test = await link(shop.session, { mode: "test" });
+    expect(json(test).link.livemode).toBe(false);
+    const token = await tokenOf(json(test).link.url);
+    const orderId = decodeJwt(token).orderId as string;
+    const seen = fake.requests.length;
+    const init = await initialize(token);
+    expect(json(init)).toMatchObject({ demo: true });
+    expect(fake.requests.length).toBe(seen);
+    expect(await checkoutRow(orderId)).toMatchObject({ livemode: false });
+  });
+
+  it("defaults to test on a brand without credentials, and refuses a live link there (409)", async () => {
+    expect(json(await link(bare.session)).link.livemode).toBe(false);
+    const refused = await link(bare.session, { mode: "live" });
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused)).toMatchObject({ code: "PROVIDER_NOT_CONFIGURED" });
+  });
+});
+
 describe("an attacker's view", () => {
   it("a test key never leads to a live charge: a live order's refund, upsell session and process-upsell are not found for it", async () => {
     const orderId = newOrderId();
