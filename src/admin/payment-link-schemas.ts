@@ -18,6 +18,11 @@ export const CreatePaymentLinkBody = Type.Object({
   salespersonId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "optional: credit sales through the link to this salesperson" })),
   commissionRate: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: "fraction; defaults to the salesperson's rate, else 0" })),
   expiresAt: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_MINOR_UNITS, description: "Unix ms; default and latest: one year from now" })),
+  mode: Type.Optional(
+    Type.Union([Type.Literal("test"), Type.Literal("live")], {
+      description: "the mode of every checkout the link makes; default: live when the brand has live credentials for some payment provider, else test",
+    }),
+  ),
 });
 export type CreatePaymentLinkBody = Static<typeof CreatePaymentLinkBody>;
 
@@ -41,7 +46,7 @@ export const PaymentLinkView = Type.Object({
   expiresAt: Type.Number({ description: "Unix ms" }),
   disabledAt: Type.Union([Type.Number(), Type.Null()]),
   createdAt: Type.Number({ description: "Unix ms" }),
-  livemode: Type.Boolean({ description: "the mode it was created in (CONTRACT §39)" }),
+  livemode: Type.Boolean({ description: "the mode of the link's checkouts (issue 33)" }),
 });
 export type PaymentLinkView = Static<typeof PaymentLinkView>;
 

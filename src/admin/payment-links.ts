@@ -6,9 +6,11 @@ import type { Ctx } from "../ctx.js";
 import { brands, paymentLinks } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { assertRole, brandOfScope, type CallerScope } from "../http/auth.js";
-import { brandLivemode, readMode } from "../payments/mode.js";
+import { readMode } from "../payments/mode.js";
 import { bindResource, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
-import { notFound, validationError } from "../lib/errors.js";
+import { AppError, notFound, validationError } from "../lib/errors.js";
+import { testModeDisabled } from "../providers/registry.js";
+import { PAYMENT_PROVIDERS } from "../providers/types.js";
 import { newId, randomToken } from "../lib/ids.js";
 import { assertSafeRedirectFields } from "../lib/redirect-url.js";
 import { findSalespersonInOrganization } from "../salespeople/store.js";
@@ -82,6 +84,7 @@ async function makePaymentLink(ctx: Ctx, scope: CallerScope, brandId: string, in
   const salesperson = input.salespersonId ? await findSalespersonInOrganization(ctx.db, scope.organizationId, input.salespersonId) : undefined;
   if (input.salespersonId && !salesperson) throw notFound("Salesperson not found");
   if (!salesperson && input.commissionRate !== undefined) throw validationError("commissionRate needs a salespersonId", "commissionRate");
+  const livemode = await linkMode(ctx, brandId, input.mode);
 
   const row: Row = {
     id: newId("plink"),
@@ -89,8 +92,7 @@ async function makePaymentLink(ctx: Ctx, scope: CallerScope, brandId: string, in
     brandId,
     // 16 random bytes = 128 bits: a link cannot be guessed from another.
     code: randomToken(16),
-    // The mode it was created in (CONTRACT §39): the brand's, so the brand's default list shows it.
-    livemode: await brandLivemode(ctx, brandId),
+    livemode,
     productName: input.productName,
     description: input.description || null,
     imageUrl: input.imageUrl ?? null,
@@ -130,6 +132,22 @@ async function makePaymentLink(ctx: Ctx, scope: CallerScope, brandId: string, in
     });
   });
   return { success: true, link: viewOf(ctx, row) };
+}
+
+/**
+ * Issue 33: a link's mode, fixed at creation and carried by every checkout it makes. Without `mode`,
+ * the legacy rule at creation: live when the brand has live credentials for some payment provider
+ * (or PAYMENT_MODE=live), else test. A live link needs them (409 PROVIDER_NOT_CONFIGURED: no buyer
+ * should meet a link that cannot be paid); a test link is refused with PAYMENT_MODE=live.
+ */
+async function linkMode(ctx: Ctx, brandId: string, mode: "test" | "live" | undefined): Promise<boolean> {
+  if (mode === "test") {
+    if (ctx.config.paymentMode === "live") throw testModeDisabled();
+    return false;
+  }
+  const live = (await Promise.all(PAYMENT_PROVIDERS.map((p) => ctx.providers.hasLiveCredentials(p, brandId)))).some(Boolean);
+  if (mode === "live" && !live) throw new AppError("PROVIDER_NOT_CONFIGURED", "Payment provider not configured: no payment provider has live credentials on this brand");
+  return mode === "live" || live || ctx.config.paymentMode === "live";
 }
 
 /** `GET /api/admin/payment-links` (any role of the organization): the session brand's links of one mode, newest first. */
@@ -210,6 +228,8 @@ export async function openPaymentLink({ ctx, input }: { ctx: Ctx; input: { code:
       ...(link.cancelUrl ? { cancelUrl: link.cancelUrl } : {}),
       lineItems: [{ id: "item-1", name: link.productName, quantity: link.quantity, unitPrice: link.unitPriceCents, ...(link.description ? { description: link.description } : {}) }],
       metadata: { paymentLinkId: link.id },
+      // The link's mode (issue 33): its checkouts are charged in it.
+      livemode: link.livemode,
       ...(link.salespersonId ? { salesAttribution: { salespersonId: link.salespersonId, salespersonName: link.salespersonName ?? undefined, commissionRate: link.commissionRate ?? 0 } } : {}),
     },
     CHECKOUT_LINK_LIFETIME_SECONDS,

@@ -88,7 +88,7 @@ async function writeCompletion(ctx: Ctx, plan: CompletionPlan, recordWith: { crm
     claim: async () => {
       const claim = recordWith ? await claimCrmRecording(ctx, checkout.id, true) : null;
       if (recordWith && !claim) return null;
-      const crmOrderId = claim ? await recordInCrm(ctx, claim, recordWith!.crm, checkout.brandId, recordWith!.failOnCrmError, plan.input, plan.lineItems) : null;
+      const crmOrderId = claim ? await recordInCrm(ctx, claim, recordWith!.crm, checkout.brandId, checkout.livemode, recordWith!.failOnCrmError, plan.input, plan.lineItems) : null;
       const { response, completion } = completionRows(plan, crmOrderId);
       let saved = false;
       try {

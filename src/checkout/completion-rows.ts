@@ -40,7 +40,7 @@ export function completionRows(plan: CompletionPlan, crmOrderId: string | null):
     ...(commissionId ? { commissionId } : {}),
   };
   const metadata = metadataOfClaims(checkout.claims);
-  const money = { orderId: input.orderId, transactionId: input.transactionId, provider: input.provider, amount: checkout.amountCents, currency: checkout.currency, livemode: !record.paidInDemo, ...checkoutMetadataFields(metadata) };
+  const money = { orderId: input.orderId, transactionId: input.transactionId, provider: input.provider, amount: checkout.amountCents, currency: checkout.currency, livemode: checkout.livemode, ...checkoutMetadataFields(metadata) };
   const common = { brandId: checkout.brandId, checkoutId: checkout.id, webhookUrl: checkout.webhookUrl };
   const completion: Completion = {
     checkoutId: checkout.id,
@@ -63,7 +63,8 @@ export function completionRows(plan: CompletionPlan, crmOrderId: string | null):
       shippingAddress: input.shippingAddress ?? checkout.shippingAddress,
       paymentMethodToken: record.paymentMethodToken,
       paidInDemo: record.paidInDemo,
-      livemode: !record.paidInDemo,
+      // The checkout's mode (issue 33), which also chose the adapter that verified the payment.
+      livemode: checkout.livemode,
       crmProvider: crm?.provider ?? null,
       crmOrderId,
       crmStatus: crm === null ? null : crmOrderId ? "recorded" : crm.canRecord ? "failed" : "skipped",
@@ -83,7 +84,7 @@ export function completionRows(plan: CompletionPlan, crmOrderId: string | null):
       unitPriceCents: item.unitPrice,
       sku: item.sku ?? null,
     })),
-    commission: commission && attribution && commissionId ? commissionRow(commissionId, candidate, orderRef, input.orderId, attribution, commission, !record.paidInDemo, at) : null,
+    commission: commission && attribution && commissionId ? commissionRow(commissionId, candidate, orderRef, input.orderId, attribution, commission, checkout.livemode, at) : null,
     events: outboxRows(now, [
       { ...common, type: "checkout.completed", data: { checkoutId: checkout.id, ...money, customerEmail: input.customerEmail } },
       { ...common, type: "payment.succeeded", data: { ...money, providerOrderId } },

@@ -38,6 +38,8 @@ export async function generateToken({ ctx, input }: { ctx: Ctx; input: GenerateT
     // Signed with the master secret by a tool anyone may call: a provider that moves real money
     // (credentials added after this token was made) must refuse it (initialize, resolvePayment).
     demoOnly: true,
+    // Issue 33: the public generator mints test checkouts only (demo adapters, no real money).
+    livemode: false,
   };
   const { token, code, checkoutUrl } = await issueCheckoutLink(ctx, { claims, brandId: DEFAULT_BRAND_ID });
   return {
@@ -49,8 +51,8 @@ export async function generateToken({ ctx, input }: { ctx: Ctx; input: GenerateT
   };
 }
 
-/** Whether any payment provider of the brand resolves to a real adapter (the registry decides demo mode). */
+/** Whether any payment provider of the brand has live credentials (a real adapter would charge). */
 async function hasRealProvider(ctx: Ctx, brandId: string): Promise<boolean> {
-  const resolved = await Promise.all(PAYMENT_PROVIDERS.map((provider) => ctx.providers.payment(provider, brandId, ctx.db)));
-  return resolved.some(({ adapter }) => !adapter.demo);
+  const live = await Promise.all(PAYMENT_PROVIDERS.map((provider) => ctx.providers.hasLiveCredentials(provider, brandId, ctx.db)));
+  return live.some(Boolean);
 }

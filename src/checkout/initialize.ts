@@ -48,7 +48,8 @@ export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: Init
   const shippingAddress = input.shippingAddress ?? addressFromClaims(claims.shippingAddress);
   const billingAddress = input.billingAddress ?? null;
 
-  const { outcome, livemode } = await initializeAtProvider(ctx, input.provider, brandId, claims.demoOnly === true, {
+  const livemode = await checkoutMode(ctx, claims, brand, input.provider, brandId);
+  const outcome = await initializeAtProvider(ctx, input.provider, brandId, livemode, demoOnly, {
     checkoutId,
     orderId: claims.orderId,
     amountCents: claims.amount,
@@ -108,18 +109,43 @@ export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: Init
   return response;
 }
 
+/**
+ * Issue 33 (CONTRACT §39): the checkout's mode, decided once and stored; every later money step of the
+ * checkout and its order uses the stored value. A checkout already initialized keeps its mode (a
+ * token of the other mode for its orderId is 409 ORDER_ID_TAKEN: modes never mix on one order). Else
+ * the token's mode (its signing key's, or an operator token's `livemode` claim); an operator token
+ * without one follows the legacy rule: live when the brand has real credentials for the chosen
+ * provider (or PAYMENT_MODE=live), else test, so flows made before modes keep working.
+ */
+export async function checkoutMode(
+  ctx: Ctx,
+  claims: Pick<CheckoutClaims, "livemode" | "demoOnly">,
+  existing: { checkoutId: string | null; checkoutLivemode: boolean | null },
+  provider: PaymentProviderType,
+  brandId: string,
+): Promise<boolean> {
+  // The public generator's tokens are test, whatever they say (it signs with the master secret for anyone).
+  const stated = claims.demoOnly === true ? false : claims.livemode;
+  if (existing.checkoutId && existing.checkoutLivemode !== null) {
+    if (stated !== undefined && stated !== existing.checkoutLivemode) throw orderIdTaken();
+    return existing.checkoutLivemode;
+  }
+  if (stated !== undefined) return stated;
+  return ctx.config.paymentMode === "live" || (await ctx.providers.hasLiveCredentials(provider, brandId));
+}
+
 async function initializeAtProvider(
   ctx: Ctx,
   provider: PaymentProviderType,
   brandId: string,
+  livemode: boolean,
   demoOnly: boolean,
   input: InitializeInput,
-): Promise<{ outcome: InitializeOutcome; livemode: boolean }> {
-  const { adapter, call } = await ctx.providers.payment(provider, brandId);
+): Promise<InitializeOutcome> {
+  const { adapter, call } = await ctx.providers.payment(provider, brandId, livemode);
   if (demoOnly && !adapter.demo) throw providerNotAllowed();
   try {
-    // livemode: the checkout will be paid through the real adapter (events carry it).
-    return { outcome: await adapter.initialize(input, { ...call, log: ctx.log }), livemode: !adapter.demo };
+    return await adapter.initialize(input, { ...call, log: ctx.log });
   } catch (error) {
     if (error instanceof ProviderError) {
       ctx.log.warn({ provider, retryable: error.retryable, err: error.message }, "provider initialize failed");

@@ -45,12 +45,13 @@ export async function recordInCrm(
   claim: CrmClaim,
   crm: CrmProviderType,
   brandId: string,
+  livemode: boolean,
   failOnCrmError: boolean,
   input: CompleteBody,
   lineItems: CompleteLineItem[],
 ): Promise<string | null> {
   try {
-    return await recordOrderInCrm(ctx, crm, brandId, {
+    return await recordOrderInCrm(ctx, crm, brandId, livemode, {
       orderId: input.orderId,
       amountCents: input.amount,
       currency: input.currency.toUpperCase(),
@@ -74,8 +75,9 @@ export async function recordInCrm(
  * holds the checkout's CRM claim). Throws when the CRM fails; completion and the administration
  * retry both use it.
  */
-export async function recordOrderInCrm(ctx: Ctx, crm: CrmProviderType, brandId: string, input: CrmRecordInput): Promise<string> {
-  const { adapter, call } = await ctx.providers.crm(crm, brandId);
+export async function recordOrderInCrm(ctx: Ctx, crm: CrmProviderType, brandId: string, livemode: boolean, input: CrmRecordInput): Promise<string> {
+  // A test order is recorded in the demo CRM, also on a brand with a real one (issue 33).
+  const { adapter, call } = await ctx.providers.crm(crm, brandId, livemode);
   const { crmOrderId } = await adapter.recordOrder(input, { ...call, log: ctx.log });
   return crmOrderId;
 }

@@ -81,6 +81,12 @@ export const CheckoutClaims = Type.Object({
   salesAttribution: Type.Optional(ClaimSalesAttribution),
   /** Set by the public token generator only (CONTRACT §35): such a checkout is paid through demo-mode providers alone. */
   demoOnly: Type.Optional(Type.Boolean()),
+  /**
+   * Issue 33 (CONTRACT §39): the checkout's mode. A token signed with a brand signing key gets the
+   * key's mode (a claim that disagrees makes it invalid); an operator token may state it; without it
+   * the legacy rule decides at initialize (docs/decisions.md "Test and live").
+   */
+  livemode: Type.Optional(Type.Boolean()),
   exp: unixTime(),
   iat: unixTime(),
 });

@@ -12,24 +12,32 @@ import { post } from "../../test/support/provider-payments.js";
 import { expectServedWhileProviderIsSlow } from "../../test/support/slow-provider.js";
 import { checkouts, orders } from "../db/schema/index.js";
 import { startFakeOrderCrmA, type FakeOrderCrmA } from "../providers/order-crm-a/fake-server.js";
+import { startFakeVaultGateway, type FakeVaultGateway } from "../providers/vault-gateway-a/fake-server.js";
 
 let t: TestApp;
 let crm: FakeOrderCrmA;
+let gateway: FakeVaultGateway;
 let brandId: string;
 beforeAll(async () => {
-  [t, crm] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeOrderCrmA()]);
+  [t, crm, gateway] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeOrderCrmA(), startFakeVaultGateway()]);
   const owner = await registerOwner(t);
   brandId = owner.brandId;
-  const settings = { apiUsername: crm.username, apiPassword: crm.password, campaignId: "camp-9", baseUrl: crm.baseUrl };
-  const saved = await call(t, "POST", "/api/admin/settings", { session: owner.session, body: { provider: "order_crm_a", settings } });
-  expect(saved.statusCode, saved.body).toBe(200);
+  // Live orders (issue 33: a test order is recorded in the demo CRM): vault_gateway_b has real credentials too.
+  for (const [provider, settings] of [
+    ["order_crm_a", { apiUsername: crm.username, apiPassword: crm.password, campaignId: "camp-9", baseUrl: crm.baseUrl }],
+    ["vault_gateway_b", { securityKey: gateway.securityKey, baseUrl: gateway.baseUrl }],
+  ] as const) {
+    const saved = await call(t, "POST", "/api/admin/settings", { session: owner.session, body: { provider, settings } });
+    expect(saved.statusCode, saved.body).toBe(200);
+  }
 });
 afterAll(async () => {
   await t.close();
   await crm.close();
+  await gateway.close();
 });
 
-/** A demo vault_gateway_b payment of the owner's brand, ready to complete with recording in order_crm_a. */
+/** A live vault_gateway_b payment of the owner's brand (at the fake gateway), ready to complete with recording in order_crm_a. */
 async function paidOrder() {
   const paid = await paidCheckoutViaApi(t, { claims: { brandId, provider: "vault_gateway_b" }, complete: { ...CRM_BUYER, recordInCrm: true, crmProvider: "order_crm_a" } });
   return { orderId: paid.orderId, transactionId: paid.transactionId, body: paid.completion };

@@ -32,7 +32,7 @@ const BRAND_FOR_CHECKOUT = hotStatement(
   "checkout_brand",
   `select b.id as "brandId", b.organization_id as "organizationId",
      (select json_agg(ps.provider) from provider_settings ps where ps.brand_id = b.id and ps.enabled) as "enabledProviders",
-     c.id as "checkoutId", c.status as "checkoutStatus", coalesce((c.claims->>'demoOnly')::boolean, false) as "checkoutDemoOnly",
+     c.id as "checkoutId", c.status as "checkoutStatus", c.livemode as "checkoutLivemode", coalesce((c.claims->>'demoOnly')::boolean, false) as "checkoutDemoOnly",
      case when $4::boolean then exists (select 1 from merchant_checkouts mc where mc.brand_id = b.id and mc.order_id = $2) else false end as "merchantCheckout",
      case when c.id is null then (select coalesce(mc.checkout_id, mc.id) from merchant_checkouts mc where mc.brand_id = b.id and mc.order_id = $2
                                   order by mc.created_at, mc.id limit 1) end as "apiCheckoutId",
@@ -58,6 +58,7 @@ export async function findBrandForCheckout(db: Db, brandId: string, orderId: str
     enabledProviders: string[] | null;
     checkoutId: string | null;
     checkoutStatus: CheckoutRow["status"] | null;
+    checkoutLivemode: boolean | null;
     checkoutDemoOnly: boolean;
     merchantCheckout: boolean;
     apiCheckoutId: string | null;
@@ -349,6 +350,7 @@ export async function findPaymentMethodToken(db: Db, provider: string, transacti
         providerOrderId: orders.providerOrderId,
         brandId: orders.brandId,
         paidInDemo: orders.paidInDemo,
+        livemode: orders.livemode,
       })
       .from(orders)
       .where(and(eq(orders.provider, sql.placeholder("provider")), eq(orders.transactionId, sql.placeholder("transactionId"))))

@@ -50,6 +50,10 @@ const isNumber = (value: unknown): value is number => typeof value === "number" 
  * brand is refused, no `brandId` means the key's brand. Tokens without `kid` are the operator's
  * (master secret) and may name any brand.
  *
+ * Issue 33: a `kid` token's mode is its key's (`livemode` in the claims returned; a `livemode` claim
+ * that disagrees is invalid). An operator token's mode is its `livemode` claim, or none (the legacy
+ * rule at initialize). With PAYMENT_MODE=live a token of test mode is invalid.
+ *
  * Verification is node:crypto HMAC with a cached key rather than jose: jose's WebCrypto path cost
  * ~100-150 µs per token against ~7 µs here, on the hottest route (docs/performance.md). Signing stays
  * with jose, and the tests check both directions against it.
@@ -66,11 +70,13 @@ export async function verifyCheckoutToken(ctx: Pick<Ctx, "config" | "clock" | "d
   const given = Buffer.from(signature, "base64url");
   const kid = protectedHeader.kid;
   let brandOfKey: string | null = null;
+  let modeOfKey: boolean | null = null;
   if (kid !== undefined) {
     if (typeof kid !== "string" || kid.length === 0 || kid.length > 100) throw invalidToken();
     const key = await brandSigningSecret(ctx, kid);
     if (!key || !isSignedBy(key.secret, signed, given, false)) throw invalidToken();
     brandOfKey = key.brandId;
+    modeOfKey = key.livemode;
   } else if (
     // The current secret first: during a rotation, tokens signed with a previous one still verify.
     !isSignedBy(ctx.config.checkoutTokenSecret, signed, given) &&
@@ -92,10 +98,18 @@ export async function verifyCheckoutToken(ctx: Pick<Ctx, "config" | "clock" | "d
     ctx.log?.warn({ reason: refusal }, "checkout token refused");
     throw invalidToken();
   }
+  // CONTRACT §39: PAYMENT_MODE=live refuses test mode altogether, test tokens included.
+  const livemode = modeOfKey ?? (claims.livemode as boolean | undefined);
+  if (livemode === false && ctx.config.paymentMode === "live") {
+    ctx.log?.warn({ reason: "test-mode token with PAYMENT_MODE=live" }, "checkout token refused");
+    throw invalidToken();
+  }
   if (brandOfKey === null) return claims as unknown as CheckoutClaims;
   if (claims.brandId !== undefined && claims.brandId !== brandOfKey) throw invalidToken();
+  // A brand key's token is of the key's mode: a claim saying otherwise is forged or mistaken.
+  if (claims.livemode !== undefined && claims.livemode !== modeOfKey) throw invalidToken();
   await markSigningKeyUsed(ctx, kid as string);
-  return { ...(claims as unknown as CheckoutClaims), brandId: brandOfKey };
+  return { ...(claims as unknown as CheckoutClaims), brandId: brandOfKey, livemode: modeOfKey! };
 }
 
 /** Signs claims with the current checkout secret, never a previous one; `iat` is now and `exp` now + lifetime (SPEC recommends at most 1 hour). */

@@ -36,7 +36,8 @@ async function verifyAgainst(ctx: Ctx, input: CompleteBody, candidate: Completio
   const checkout = candidate.checkout;
   if (input.amount !== checkout.amountCents) return "amount_mismatch";
   if (input.currency.toUpperCase() !== checkout.currency) return "currency_mismatch";
-  const { adapter, call } = await ctx.providers.payment(input.provider, checkout.brandId);
+  // The checkout's stored mode (issue 33): a test checkout is verified by the demo adapter, a live one by the real one.
+  const { adapter, call } = await ctx.providers.payment(input.provider, checkout.brandId, checkout.livemode);
   let record: PaymentRecord | null;
   try {
     const providerOrderId = input.providerOrderId ?? (checkout.provider === input.provider ? (checkout.providerOrderId ?? undefined) : undefined);

@@ -25,7 +25,7 @@ export interface ApiActor extends Actor {
 }
 
 export function isApiActor(actor: Actor): actor is ApiActor {
-  return actor.type === "api" && typeof actor.brandId === "string" && Array.isArray(actor.scopes);
+  return actor.type === "api" && typeof actor.brandId === "string" && Array.isArray(actor.scopes) && typeof (actor as ApiActor).livemode === "boolean";
 }
 
 /**

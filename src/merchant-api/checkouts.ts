@@ -1,11 +1,12 @@
 import { issueCheckoutLink } from "../checkout/checkout-link.js";
-import { checkoutCompleted } from "../checkout/errors.js";
+import { checkoutCompleted, orderIdTaken } from "../checkout/errors.js";
 import type { CheckoutClaims } from "../checkout/schemas.js";
 import { findBrandForCheckout } from "../checkout/store.js";
 import type { Ctx } from "../ctx.js";
 import { withTransaction } from "../db/transaction.js";
 import { bindResource, ofBrand, oncePerKey } from "../http/idempotent-effects.js";
-import { notFound } from "../lib/errors.js";
+import { AppError, notFound } from "../lib/errors.js";
+import { PAYMENT_PROVIDERS, type PaymentProviderType } from "../providers/types.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { assertSafeRedirectFields } from "../lib/redirect-url.js";
 import { newId } from "../lib/ids.js";
@@ -43,13 +44,18 @@ export async function createMerchantCheckout({ ctx, input }: Verb<CreateCheckout
       // A key of a deleted brand (or organization) is no key.
       if (!brand) throw invalidApiKey();
       if (brand.checkoutStatus === "completed") throw checkoutCompleted();
+      // Modes never mix on one order: an orderId the brand already has a checkout of the other mode for is taken.
+      if (brand.checkoutId && brand.checkoutLivemode !== null && brand.checkoutLivemode !== actor.livemode) throw orderIdTaken();
+      if (actor.livemode) await assertLiveProvider(ctx, actor.brandId, claims.provider);
       const id = newId("mco");
       // Issue 33, one id per checkout: the orderId's checkout keeps the id it already has (opened from any token, or
       // answered to an earlier API call for it); initialize gives a new one's `checkouts` row this id (src/checkout/store.ts).
       const checkoutId = brand.checkoutId ?? (await findApiCheckoutId(ctx.db, actor.brandId, claims.orderId)) ?? newId("chk");
       const link = await withTransaction(ctx.db, async (tx) => {
         await bindResource(tx, ctx, effect, id);
-        const issued = await issueCheckoutLink(ctx, { claims: { ...claims, brandId: actor.brandId } as Omit<CheckoutClaims, "exp" | "iat">, brandId: actor.brandId, db: tx, lifetimeSeconds: expiresInSeconds });
+        // The token carries the key's mode (issue 33): the checkout is made, and charged, in it.
+        const tokenClaims = { ...claims, brandId: actor.brandId, livemode: actor.livemode } as Omit<CheckoutClaims, "exp" | "iat">;
+        const issued = await issueCheckoutLink(ctx, { claims: tokenClaims, brandId: actor.brandId, db: tx, lifetimeSeconds: expiresInSeconds });
         await insertMerchantCheckout(tx, {
           id,
           checkoutId,
@@ -68,18 +74,36 @@ export async function createMerchantCheckout({ ctx, input }: Verb<CreateCheckout
         return issued;
       });
       faultPoint(ctx.config, "merchant-checkout.after-commit");
-      return createdOf(ctx, { id: checkoutId, orderId: claims.orderId, shortCode: link.code, token: link.token, expiresAt: new Date(link.expiresAt) });
+      return createdOf(ctx, { id: checkoutId, orderId: claims.orderId, shortCode: link.code, token: link.token, expiresAt: new Date(link.expiresAt), livemode: actor.livemode });
     },
   });
 }
 
-const createdOf = (ctx: Pick<Ctx, "config">, made: { id: string; orderId: string; shortCode: string; token: string; expiresAt: Date }): CreatedCheckout => ({
+/**
+ * Issue 33 (CONTRACT §39): a live checkout is refused at creation, before anything is stored and
+ * before any buyer sees a page, when it could not be charged: the named provider has no live
+ * credentials on the brand, or no provider is named and none has them. 409 PROVIDER_NOT_CONFIGURED.
+ */
+async function assertLiveProvider(ctx: Ctx, brandId: string, provider: PaymentProviderType | undefined): Promise<void> {
+  const candidates = provider ? [provider] : PAYMENT_PROVIDERS;
+  const live = await Promise.all(candidates.map((p) => ctx.providers.hasLiveCredentials(p, brandId)));
+  if (live.some(Boolean)) return;
+  throw new AppError(
+    "PROVIDER_NOT_CONFIGURED",
+    provider
+      ? `Payment provider not configured: ${provider} has no live credentials on this brand (use a test key to test)`
+      : "Payment provider not configured: no payment provider has live credentials on this brand (use a test key to test)",
+  );
+}
+
+const createdOf = (ctx: Pick<Ctx, "config">, made: { id: string; orderId: string; shortCode: string; token: string; expiresAt: Date; livemode: boolean }): CreatedCheckout => ({
   id: made.id,
   orderId: made.orderId,
   url: `${ctx.config.publicBaseUrl}/checkout/${made.token}`,
   shortUrl: `${ctx.config.publicBaseUrl}/c/${made.shortCode}`,
   token: made.token,
   expiresAt: made.expiresAt.getTime(),
+  livemode: made.livemode,
 });
 
 /**

@@ -55,9 +55,10 @@ describe("POST /api/v1/checkouts", () => {
       shortUrl: expect.stringMatching(/^http:\/\/checkout\.test\/c\/[A-Za-z0-9_-]+$/),
       token: expect.any(String),
       expiresAt: t.clock.now() + 600_000,
+      livemode: false,
     });
-    // The brand is the key's, whatever the body says.
-    expect(decodeJwt(created.token)).toMatchObject({ brandId: shop.brandId, orderId: body.orderId, amount: AMOUNT });
+    // The brand is the key's, whatever the body says; so is the mode (a test key: issue 33).
+    expect(decodeJwt(created.token)).toMatchObject({ brandId: shop.brandId, orderId: body.orderId, amount: AMOUNT, livemode: false });
     const short = await t.app.inject({ method: "GET", url: new URL(created.shortUrl).pathname });
     expect(short.statusCode).toBe(302);
     expect(short.headers.location).toBe(`/checkout/${created.token}`);

@@ -4,7 +4,8 @@ import { CheckoutClaims } from "../checkout/schemas.js";
 // Issue 15: `/api/v1`, the merchant servers' API (Bearer API key). Bodies reuse SPEC.md's shapes.
 
 // What a checkout token carries (SPEC's claims) without brandId, iat and exp, plus the link's lifetime.
-const { brandId: _brandId, iat: _iat, exp: _exp, ...merchantClaims } = CheckoutClaims.properties;
+// `livemode` too: the checkout's mode is the key's (issue 33), never the body's.
+const { brandId: _brandId, iat: _iat, exp: _exp, livemode: _livemode, ...merchantClaims } = CheckoutClaims.properties;
 
 export const CreateCheckoutBody = Type.Object(
   {
@@ -39,6 +40,7 @@ export const CreatedCheckout = Type.Object(
     shortUrl: Type.String({ description: "the same checkout as a short link /c/<code>" }),
     token: Type.String({ description: "the signed checkout token behind the page" }),
     expiresAt: Type.Number({ description: "Unix ms" }),
+    livemode: Type.Boolean({ description: "the key's mode: false for a test key (demo payments only), true for a live key" }),
   },
   {
     examples: [
@@ -49,6 +51,7 @@ export const CreatedCheckout = Type.Object(
         shortUrl: "https://pay.example.com/c/Zx8k2mQp7LrT0aBc",
         token: "eyJhbGciOiJIUzI1NiJ9…",
         expiresAt: 1767225600000,
+        livemode: false,
       },
     ],
   },

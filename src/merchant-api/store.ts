@@ -72,7 +72,7 @@ export async function findBrandCheckout(db: Db, brandId: string, id: string, liv
 /** The brand's API checkout link as its creation answered it (by the row's own id): with the token behind its short link. */
 export async function findCreatedCheckout(db: Db, brandId: string, id: string) {
   const [row] = await db
-    .select({ id: CHECKOUT_ID_OF, orderId: merchantCheckouts.orderId, shortCode: merchantCheckouts.shortCode, token: shortLinks.token, expiresAt: shortLinks.expiresAt })
+    .select({ id: CHECKOUT_ID_OF, orderId: merchantCheckouts.orderId, shortCode: merchantCheckouts.shortCode, token: shortLinks.token, expiresAt: shortLinks.expiresAt, livemode: merchantCheckouts.livemode })
     .from(merchantCheckouts)
     .innerJoin(shortLinks, eq(shortLinks.code, merchantCheckouts.shortCode))
     .where(and(eq(merchantCheckouts.id, id), eq(merchantCheckouts.brandId, brandId)))

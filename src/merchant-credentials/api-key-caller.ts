@@ -5,7 +5,7 @@ import type { ApiKeyScope } from "../db/schema/index.js";
 import { isApiActor, type ApiActor, type CallerResolver } from "../http/auth.js";
 import { ctxOf } from "../http/ctx.js";
 import { sha256 } from "../lib/crypto.js";
-import { apiKeyRequired, invalidApiKey, missingScope } from "./errors.js";
+import { apiKeyRequired, invalidApiKey, missingScope, testKeyRefused } from "./errors.js";
 import { findApiKeyByHash, touchApiKey, type ApiKeyRow } from "./store.js";
 
 declare module "fastify" {
@@ -15,8 +15,8 @@ declare module "fastify" {
   }
 }
 
-// `sk_` and 32 or more base62 characters; anything else is malformed before any lookup.
-const BEARER = /^Bearer (sk_[0-9A-Za-z]{32,128})$/;
+// `sk_`, `sk_test_` or `sk_live_` and 32 or more base62 characters; anything else is malformed before any lookup.
+const BEARER = /^Bearer (sk_(?:test_|live_)?[0-9A-Za-z]{32,128})$/;
 
 /** A lookup of a presented secret by its hash: the row, or null when no key has that hash. */
 interface PresentedKey {
@@ -24,8 +24,8 @@ interface PresentedKey {
   key: ApiKeyRow | null;
 }
 
-type RefusalReason = "malformed" | "unknown" | "revoked" | "missing_scope" | "other_brand";
-type KeyCtx = Pick<Ctx, "db" | "clock" | "actor" | "clientAddress" | "userAgent">;
+type RefusalReason = "malformed" | "unknown" | "revoked" | "missing_scope" | "other_brand" | "test_mode_disabled" | "other_mode";
+type KeyCtx = Pick<Ctx, "db" | "clock" | "actor" | "clientAddress" | "userAgent" | "config">;
 
 /** `api_key.refused`, with the reason; never the presented secret nor its hash. */
 export async function recordApiKeyRefusal(ctx: KeyCtx, reason: RefusalReason, key?: { id: string; organizationId: string; brandId: string }, details?: Record<string, unknown>): Promise<void> {
@@ -66,6 +66,11 @@ async function authenticateApiKey(ctx: KeyCtx, authorization: string, earlier?: 
   if (!key || key.revokedAt) {
     await recordApiKeyRefusal(ctx, key ? "revoked" : "unknown", key ?? undefined);
     throw invalidApiKey();
+  }
+  // CONTRACT §39: PAYMENT_MODE=live refuses test mode altogether; the text says why, the key is no secret to its owner.
+  if (!key.livemode && ctx.config.paymentMode === "live") {
+    await recordApiKeyRefusal(ctx, "test_mode_disabled", key);
+    throw testKeyRefused();
   }
   await touchApiKey(ctx.db, key.id, new Date(ctx.clock.now()));
   return { type: "api", id: key.id, organizationId: key.organizationId, brandId: key.brandId, scopes: key.scopes, livemode: key.livemode };

@@ -36,10 +36,11 @@ describe("API keys", () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers["cache-control"]).toBe("no-store");
     const body = json(res);
-    expect(body.secret).toMatch(/^sk_[0-9A-Za-z]{40}$/);
+    // Issue 33: a test key by default, and its secret says so.
+    expect(body.secret).toMatch(/^sk_test_[0-9A-Za-z]{40}$/);
     expect(body).toEqual({
       success: true,
-      apiKey: { id: expect.any(String), name: "shop server", prefix: body.secret.slice(0, 11), scopes: ["checkouts:write", "orders:read", "orders:refund", "upsell:write", "events:read", "webhooks:write"], apiVersion: "2026-11-28", createdAt: t.clock.now(), lastUsedAt: null },
+      apiKey: { id: expect.any(String), name: "shop server", prefix: body.secret.slice(0, 16), scopes: ["checkouts:write", "orders:read", "orders:refund", "upsell:write", "events:read", "webhooks:write"], mode: "test", livemode: false, apiVersion: "2026-11-28", createdAt: t.clock.now(), lastUsedAt: null },
       secret: body.secret,
     });
     const [row] = await t.deps.database.db.select().from(apiKeys).where(eq(apiKeys.id, body.apiKey.id));

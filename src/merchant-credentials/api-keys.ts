@@ -9,7 +9,8 @@ import { sha256 } from "../lib/crypto.js";
 import { newId } from "../lib/ids.js";
 import { CURRENT_API_VERSION } from "./api-version.js";
 import { apiKeyNotFound } from "./errors.js";
-import type { ApiKeyIdParams, ApiKeysReply, ApiKeyView, CreateApiKeyBody, CreateApiKeyReply, RevokedReply } from "./schemas.js";
+import { testModeDisabled } from "../providers/registry.js";
+import type { ApiKeyIdParams, ApiKeysReply, ApiKeyView, CreateApiKeyBody, CreateApiKeyReply, KeyMode, RevokedReply } from "./schemas.js";
 import { insertApiKey, listApiKeysOfBrand, revokeApiKey, type ApiKeyRow } from "./store.js";
 
 type Verb<I> = { ctx: Ctx; input: I };
@@ -17,23 +18,42 @@ type Verb<I> = { ctx: Ctx; input: I };
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** 40 base62 characters ≈ 238 bits: no guessing, and the hash needs no salt or slow KDF. */
 const SECRET_LENGTH = 40;
-/** `sk_` and 8 characters: enough to tell keys apart, far too little to help guess one. */
-const PREFIX_LENGTH = 11;
+/** `sk_test_`/`sk_live_` and 8 characters: enough to tell keys apart, far too little to help guess one. */
+const PREFIX_RANDOM_LENGTH = 8;
 
-export function generateApiKeySecret(): string {
-  let secret = "sk_";
+/**
+ * Issue 33: the secret names its mode (`sk_test_…`, `sk_live_…`) so a developer sees which one is in
+ * their config. The stored `livemode` decides, not the text: keys made before modes (`sk_…`) keep the
+ * mode migration 0022 gave them.
+ */
+export function generateApiKeySecret(mode: KeyMode = "test"): string {
+  let secret = `sk_${mode}_`;
   for (let i = 0; i < SECRET_LENGTH; i += 1) secret += BASE62[randomInt(BASE62.length)];
   return secret;
 }
 
+export const modeOf = (livemode: boolean): KeyMode => (livemode ? "live" : "test");
+
 function viewOf(row: ApiKeyRow): ApiKeyView {
-  return { id: row.id, name: row.name, prefix: row.prefix, scopes: row.scopes, apiVersion: row.apiVersion, createdAt: row.createdAt.getTime(), lastUsedAt: row.lastUsedAt?.getTime() ?? null };
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    mode: modeOf(row.livemode),
+    livemode: row.livemode,
+    apiVersion: row.apiVersion,
+    createdAt: row.createdAt.getTime(),
+    lastUsedAt: row.lastUsedAt?.getTime() ?? null,
+  };
 }
 
 /** `POST /api/admin/api-keys` (admin, owner): the secret is in this answer only; the table keeps its SHA-256. */
 export async function createApiKey({ ctx, input }: Verb<CreateApiKeyBody>): Promise<CreateApiKeyReply> {
   const scope = assertRole(ctx, "admin");
   const brandId = await brandOfScope(ctx.db, scope);
+  // CONTRACT §39: with PAYMENT_MODE=live there is no test mode, so no key for it.
+  if ((input.mode ?? "test") === "test" && ctx.config.paymentMode === "live") throw testModeDisabled();
   // CONTRACT §40: an Idempotency-Key names one key of the brand. Its secret cannot be shown again (the
   // table keeps a hash): a repeat is 409 naming the key, which the caller revokes if the answer was lost.
   const effect = ofBrand(brandId, "api_key");
@@ -46,16 +66,17 @@ export async function createApiKey({ ctx, input }: Verb<CreateApiKeyBody>): Prom
 }
 
 async function makeApiKey(ctx: Ctx, scope: CallerScope, brandId: string, input: CreateApiKeyBody, effect: EffectOf): Promise<CreateApiKeyReply> {
-  const secret = generateApiKeySecret();
+  const mode = input.mode ?? "test";
+  const secret = generateApiKeySecret(mode);
   const row: ApiKeyRow = {
     id: newId("key"),
     organizationId: scope.organizationId,
     brandId,
     name: input.name,
-    prefix: secret.slice(0, PREFIX_LENGTH),
+    prefix: secret.slice(0, `sk_${mode}_`.length + PREFIX_RANDOM_LENGTH),
     keyHash: sha256(secret),
     scopes: input.scopes ?? [...API_KEY_SCOPES],
-    livemode: false,
+    livemode: mode === "live",
     createdBy: scope.userId,
     createdAt: new Date(ctx.clock.now()),
     lastUsedAt: null,
@@ -72,7 +93,7 @@ async function makeApiKey(ctx: Ctx, scope: CallerScope, brandId: string, input: 
       resourceId: row.id,
       success: true,
       brandId,
-      details: { name: row.name, prefix: row.prefix, scopes: row.scopes },
+      details: { name: row.name, prefix: row.prefix, scopes: row.scopes, mode },
     });
   });
   return { success: true, apiKey: viewOf(row), secret };

@@ -68,11 +68,12 @@ export function registerMerchantCredentialRoutes(app: App, deps: Deps): void {
       onRequest: noStore,
       schema: {
         tags: TAGS,
-        summary: "Create a brand signing key (admin or owner): tokens with its `kid` are valid for this brand only; `secret` is shown once",
+        summary: "Create a brand signing key (admin or owner): tokens with its `kid` are valid for this brand only and make checkouts of its mode (body `{ mode?: \"test\" | \"live\" }`, default test); `secret` is shown once",
         response: { 200: CreateSigningKeyReply, ...errorResponses(400, 401, 403, 409, 422) },
       },
     },
-    async (request) => createSigningKey({ ctx: callerCtx(deps, request) }),
+    // The body is optional (older clients post none), so it is read by the verb rather than a body schema.
+    async (request) => createSigningKey({ ctx: callerCtx(deps, request), input: request.body }),
   );
 
   app.delete(

@@ -44,13 +44,13 @@ describe("brand signing keys", () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers["cache-control"]).toBe("no-store");
     const body = json(res);
-    expect(body).toEqual({ success: true, signingKey: { kid: expect.stringMatching(/^bsk_/), createdAt: t.clock.now() }, secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(body).toEqual({ success: true, signingKey: { kid: expect.stringMatching(/^bsk_/), mode: "test", livemode: false, createdAt: t.clock.now() }, secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     expect(Buffer.from(body.secret, "base64url")).toHaveLength(32);
     const [row] = await t.deps.database.db.select().from(brandSigningKeys).where(eq(brandSigningKeys.kid, body.signingKey.kid));
     expect(row!.sealedSecret).toMatch(/^v2:/);
     expect(JSON.stringify(row)).not.toContain(body.secret);
     const list = await call(t, "GET", "/api/admin/signing-keys", { session: brandA.session });
-    expect(json(list).signingKeys).toContainEqual({ kid: body.signingKey.kid, createdAt: t.clock.now(), lastUsedAt: null });
+    expect(json(list).signingKeys).toContainEqual({ kid: body.signingKey.kid, mode: "test", livemode: false, createdAt: t.clock.now(), lastUsedAt: null });
     expect(list.body).not.toContain(body.secret);
     expect(JSON.stringify(json(await call(t, "GET", "/api/admin/audit-logs", { session: brandA.session })))).not.toContain(body.secret);
   });

@@ -6,27 +6,43 @@ import { bindResource, keyAlreadyUsed, ofBrand, oncePerKey, type EffectOf } from
 import { withTransaction } from "../db/transaction.js";
 import { seal, unseal } from "../lib/crypto.js";
 import { newId } from "../lib/ids.js";
+import { validationError } from "../lib/errors.js";
+import { testModeDisabled } from "../providers/registry.js";
+import { modeOf } from "./api-keys.js";
 import { signingKeyNotFound } from "./errors.js";
-import type { CreateSigningKeyReply, RevokedReply, SigningKeyParams, SigningKeysReply } from "./schemas.js";
+import type { CreateSigningKeyReply, KeyMode, RevokedReply, SigningKeyParams, SigningKeysReply } from "./schemas.js";
 import { findLiveSigningKey, insertSigningKey, listSigningKeysOfBrand, retireSigningKey, touchSigningKey } from "./store.js";
 
 type Verb<I> = { ctx: Ctx; input: I };
 
-/** `POST /api/admin/signing-keys` (admin, owner): 32 random bytes, base64url, shown once; stored sealed with ENCRYPTION_KEY. */
-export async function createSigningKey({ ctx }: Omit<Verb<unknown>, "input">): Promise<CreateSigningKeyReply> {
+/** The optional `{ mode }` body: "test" (default) or "live"; anything else is 400 naming `mode`. */
+function modeOfBody(body: unknown): KeyMode {
+  const mode = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as { mode?: unknown }).mode : undefined;
+  if (mode === undefined) return "test";
+  if (mode === "test" || mode === "live") return mode;
+  throw validationError('Invalid request: mode must be "test" or "live"', "mode");
+}
+
+/**
+ * `POST /api/admin/signing-keys` (admin, owner): 32 random bytes, base64url, shown once; stored sealed
+ * with ENCRYPTION_KEY. Its mode (issue 33) is the mode of every checkout its tokens make.
+ */
+export async function createSigningKey({ ctx, input }: Verb<unknown>): Promise<CreateSigningKeyReply> {
   const scope = assertRole(ctx, "admin");
+  const mode = modeOfBody(input);
   const brandId = await brandOfScope(ctx.db, scope);
+  if (mode === "test" && ctx.config.paymentMode === "live") throw testModeDisabled();
   // CONTRACT §40: an Idempotency-Key names one signing key of the brand; its secret is shown once, so a repeat is 409 naming the kid.
   const effect = ofBrand(brandId, "signing_key");
   return oncePerKey(ctx, effect, {
     answer: async (kid) => {
       throw keyAlreadyUsed("signing key", kid, `its secret was shown once and cannot be shown again; if that answer was lost, retire the key (DELETE /api/admin/signing-keys/${kid}) and create another`);
     },
-    make: () => makeSigningKey(ctx, scope, brandId, effect),
+    make: () => makeSigningKey(ctx, scope, brandId, mode, effect),
   });
 }
 
-async function makeSigningKey(ctx: Ctx, scope: CallerScope, brandId: string, effect: EffectOf): Promise<CreateSigningKeyReply> {
+async function makeSigningKey(ctx: Ctx, scope: CallerScope, brandId: string, mode: KeyMode, effect: EffectOf): Promise<CreateSigningKeyReply> {
   const secret = randomBytes(32).toString("base64url");
   const kid = newId("bsk");
   const createdAt = new Date(ctx.clock.now());
@@ -37,12 +53,13 @@ async function makeSigningKey(ctx: Ctx, scope: CallerScope, brandId: string, eff
       organizationId: scope.organizationId,
       brandId,
       sealedSecret: seal(secret, ctx.config.encryptionKeyring[0]!),
+      livemode: mode === "live",
       createdBy: scope.userId,
       createdAt,
     });
-    await recordAudit(tx, ctx, { action: "signing_key.create", resourceType: "signing_key", resourceId: kid, success: true, brandId });
+    await recordAudit(tx, ctx, { action: "signing_key.create", resourceType: "signing_key", resourceId: kid, success: true, brandId, details: { mode } });
   });
-  return { success: true, signingKey: { kid, createdAt: createdAt.getTime() }, secret };
+  return { success: true, signingKey: { kid, mode, livemode: mode === "live", createdAt: createdAt.getTime() }, secret };
 }
 
 /** `GET /api/admin/signing-keys` (any member): kids and dates, never a secret. */
@@ -50,7 +67,7 @@ export async function listSigningKeys({ ctx }: Omit<Verb<unknown>, "input">): Pr
   const scope = assertRole(ctx, "member");
   const brandId = await brandOfScope(ctx.db, scope);
   const rows = await listSigningKeysOfBrand(ctx.db, scope.organizationId, brandId);
-  return { signingKeys: rows.map((row) => ({ kid: row.kid, createdAt: row.createdAt.getTime(), lastUsedAt: row.lastUsedAt?.getTime() ?? null })) };
+  return { signingKeys: rows.map((row) => ({ kid: row.kid, mode: modeOf(row.livemode), livemode: row.livemode, createdAt: row.createdAt.getTime(), lastUsedAt: row.lastUsedAt?.getTime() ?? null })) };
 }
 
 /** `DELETE /api/admin/signing-keys/<kid>` (admin, owner): tokens naming it are refused from now on. */
@@ -66,11 +83,11 @@ export async function retireSigningKeyOfBrand({ ctx, input }: Verb<SigningKeyPar
 }
 
 /**
- * The secret and brand of a live signing key, for verifying a token whose header names it; null when
+ * The secret, brand and mode of a live (not retired) signing key, for verifying a token whose header names it; null when
  * the kid is unknown, retired or cannot be opened (ENCRYPTION_KEY changed), which the caller reads as
  * an invalid token. Read per token, never cached, so a retired key stops working on every instance.
  */
-export async function brandSigningSecret(ctx: Pick<Ctx, "db" | "config"> & Partial<Pick<Ctx, "log">>, kid: string): Promise<{ brandId: string; secret: string } | null> {
+export async function brandSigningSecret(ctx: Pick<Ctx, "db" | "config"> & Partial<Pick<Ctx, "log">>, kid: string): Promise<{ brandId: string; secret: string; livemode: boolean } | null> {
   const row = await findLiveSigningKey(ctx.db, kid);
   if (!row) return null;
   let secret: string;
@@ -80,7 +97,7 @@ export async function brandSigningSecret(ctx: Pick<Ctx, "db" | "config"> & Parti
     ctx.log?.error({ kid }, "signing key cannot be opened (ENCRYPTION_KEY changed?)");
     return null;
   }
-  return { brandId: row.brandId, secret };
+  return { brandId: row.brandId, secret, livemode: row.livemode };
 }
 
 /** After a token naming `kid` verified: its `lastUsedAt`, at most once a minute. */

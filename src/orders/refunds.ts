@@ -8,6 +8,7 @@ import { AppError, conflict, notFound, validationError } from "../lib/errors.js"
 import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
 import { assertScope } from "../merchant-credentials/api-key-caller.js";
+import { otherModeNotFound } from "../merchant-credentials/errors.js";
 import { enqueueEvents } from "../outbox/events.js";
 import type { ResolvedProvider } from "../providers/registry.js";
 import type { PaymentProvider, PaymentProviderType, RefundInput, RefundOutcome } from "../providers/types.js";
@@ -57,16 +58,24 @@ const refundInputOf = (charge: OrderRow, refund: RefundRow): RefundInput => ({
 });
 
 /**
- * The adapter that gives a charge's money back. Money paid in demo mode is in the demo ledger, never
- * at the provider, so it goes back through the demo adapter even after the brand configured the
- * provider. Upsell rows from before they recorded their mode follow their order: an upsell is charged
- * on its order's saved method, which only the adapter that issued it can charge.
+ * The adapter that gives a charge's money back, by the charge's stored mode (issue 33), never by the
+ * brand's settings now. A test charge's money is in the demo ledger, never at the provider, so it goes
+ * back through the demo adapter even after the brand saved real credentials (and with PAYMENT_MODE=live:
+ * a refund charges nothing). A live charge goes back through the real adapter (409 without credentials).
  */
-export async function refundProviderOf(ctx: Ctx, brandId: string, charge: OrderRow, checkout: Pick<OrderRow, "paidInDemo">): Promise<ResolvedProvider<PaymentProvider>> {
+export async function refundProviderOf(ctx: Ctx, brandId: string, charge: OrderRow, checkout: Pick<OrderRow, "paidInDemo" | "livemode">): Promise<ResolvedProvider<PaymentProvider>> {
   const provider = charge.provider as PaymentProviderType;
-  if ((charge.paidInDemo ?? checkout.paidInDemo) === true) return ctx.providers.demoPayment(provider);
-  return ctx.providers.payment(provider, brandId);
+  if (!chargeLivemode(charge, checkout)) return ctx.providers.demoPayment(provider);
+  return ctx.providers.payment(provider, brandId, true);
 }
+
+/**
+ * A charge's mode: its own `livemode`. Upsell rows from before they recorded how they were paid
+ * (`paid_in_demo` null) follow their order: an upsell is charged on its order's saved method, which
+ * only the adapter that issued it can charge.
+ */
+export const chargeLivemode = (charge: Pick<OrderRow, "paidInDemo" | "livemode">, checkout: Pick<OrderRow, "livemode">): boolean =>
+  charge.paidInDemo === null ? checkout.livemode : charge.livemode;
 
 /**
  * Asks the provider for a reserved refund, with the refund's id as idempotency key: every adapter
@@ -82,7 +91,7 @@ export const refundAt = ({ adapter, call }: ResolvedProvider<PaymentProvider>, c
  * request and by the reconciler (refund-reconciler.ts); whichever comes second finds the row settled
  * and changes nothing.
  */
-export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge: OrderRow; checkout: Pick<OrderRow, "id" | "checkoutId" | "paidInDemo"> }, outcome: RefundOutcome): Promise<RefundRow> {
+export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge: OrderRow; checkout: Pick<OrderRow, "id" | "checkoutId" | "paidInDemo" | "livemode"> }, outcome: RefundOutcome): Promise<RefundRow> {
   const { refund, charge, checkout } = of;
   return withTransaction(ctx.db, async (tx) => {
     const at = new Date(ctx.clock.now());
@@ -93,7 +102,7 @@ export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge
     if (!(await settleRefund(tx, refund.id, patch))) return (await findRefund(tx, refund.id))!;
     const money = { orderId: charge.orderId, transactionId: charge.transactionId, provider: charge.provider, amount: refund.amountCents, currency: refund.currency, refundId: refund.id, reason: refund.reason,
       // The same rule as refundProviderOf: an upsell without its own mark follows its order.
-      livemode: (charge.paidInDemo ?? checkout.paidInDemo) !== true,
+      livemode: chargeLivemode(charge, checkout),
       // Issue 33: the refund's own metadata, and the checkout's (on every order of the checkout, upsells' too).
       metadata: refund.metadata, checkoutMetadata: charge.metadata };
     let event;
@@ -153,10 +162,12 @@ async function stateOfRefund(ctx: Ctx, brandId: string, refundId: string): Promi
 type OrderWhere = ({ id: string } | { orderId: string }) & { livemode?: boolean };
 
 async function makeRefund(ctx: Ctx, brandId: string, where: OrderWhere, body: RefundBody, requestedBy: string): Promise<RefundReply> {
-  const order = await findCheckoutOrder(ctx.db, brandId, where, where.livemode);
+  const order = await findCheckoutOrder(ctx.db, brandId, where);
   if (!order) throw notFound("Order not found");
+  // An API key refunds only orders of its mode (issue 33): a test key never moves live money.
+  if (where.livemode !== undefined && order.livemode !== where.livemode) throw otherModeNotFound("Order", where.livemode);
   const charge = await chargeOf(ctx, brandId, order, body.charge);
-  // Before anything is written: a provider not configured in live mode is 503 here.
+  // Before anything is written: a live charge whose provider has no credentials any more is 409 here.
   const provider = await refundProviderOf(ctx, brandId, charge, order);
 
   const now = new Date(ctx.clock.now());
@@ -179,7 +190,7 @@ async function makeRefund(ctx: Ctx, brandId: string, where: OrderWhere, body: Re
       provider: charge.provider,
       amountCents,
       currency: charge.currency,
-      livemode: charge.livemode,
+      livemode: chargeLivemode(charge, order),
       reason: body.reason,
       note: body.note ?? null,
       metadata: body.metadata ?? {},

@@ -27,15 +27,27 @@ export interface StatedCharge extends StatedAmount {
 }
 
 /**
- * Where a provider verb starts: whose order it is, and that brand's adapter (503 in live mode without
- * credentials); `within(tx)` is that adapter for the calls of a payment attempt's transaction.
+ * The mode a payment of the order is made in (issue 33): its checkout's stored mode, never re-decided
+ * from settings. An orderId without any checkout (a provider endpoint called directly) follows the
+ * legacy rule: live when the brand has real credentials for the provider (or PAYMENT_MODE=live).
+ */
+export async function paymentMode(ctx: Ctx, provider: PaymentProviderType, order: OrderContext): Promise<boolean> {
+  if (order.livemode !== null) return order.livemode;
+  return ctx.config.paymentMode === "live" || (await ctx.providers.hasLiveCredentials(provider, order.brandId));
+}
+
+/**
+ * Where a provider verb starts: whose order it is, its mode, and the adapter of that mode (test: the
+ * demo one; live: the real one, 409 without credentials); `within(tx)` is that adapter for the calls
+ * of a payment attempt's transaction.
  */
 export async function resolvePayment<P extends PaymentProviderType>(ctx: Ctx, provider: P, where: Parameters<typeof orderContextOf>[1], stated?: StatedAmount) {
   const order = await orderContextOf(ctx.db, where, stated);
-  const resolved = await ctx.providers.payment(provider, order.brandId);
+  const livemode = await paymentMode(ctx, provider, order);
+  const resolved = await ctx.providers.payment(provider, order.brandId, livemode);
   // A checkout of the public token generator never reaches a provider that moves real money (CONTRACT §35).
   if (order.demoOnly && !resolved.adapter.demo) throw providerNotAllowed();
-  return { order, ...resolved };
+  return { order, livemode, ...resolved };
 }
 
 /**
@@ -49,10 +61,11 @@ export async function resolveCharge<P extends PaymentProviderType>(ctx: Ctx, pro
   const claim = { orderId: request.orderId, provider, requestHash: chargeRequestHash(ctx, request), providerKey: newId("chg"), createdAt: new Date(ctx.clock.now()) };
   const { order, held, declineCounts } = await openOrderCharge(ctx.db, claim, { clientAddress: ctx.clientAddress ?? null, since: declineWindowStart(ctx) }, stated);
   try {
-    const resolved = await ctx.providers.payment(provider, order.brandId);
+    const livemode = await paymentMode(ctx, provider, order);
+    const resolved = await ctx.providers.payment(provider, order.brandId, livemode);
     if (order.demoOnly && !resolved.adapter.demo) throw providerNotAllowed();
     if (stated) assertExpectedCharge(expectedChargeOf(order), stated, stated.fields);
-    return { order, ...resolved, opened: { held, providerKey: claim.providerKey, createdAt: claim.createdAt, declineCounts } };
+    return { order, livemode, ...resolved, opened: { held, providerKey: claim.providerKey, createdAt: claim.createdAt, declineCounts } };
   } catch (error) {
     if (held) await releaseOrderCharge(ctx.db, { brandId: order.brandId, orderId: request.orderId }, claim.providerKey, "delete");
     throw error;

@@ -30,7 +30,7 @@ let apiKey: string;
 beforeAll(async () => {
   [t, gateway, crm] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true", WAIT_FOR_FIRST_MS: String(WAIT_MS) } }), startFakeVaultGateway(), startFakeOrderCrmA()]);
   owner = await registerOwner(t);
-  apiKey = (await createApiKey(t, owner.session)).secret;
+  apiKey = (await createApiKey(t, owner.session, { mode: "live" })).secret;
   for (const [provider, settings] of [
     ["vault_gateway_a", { securityKey: gateway.securityKey, baseUrl: gateway.baseUrl }],
     ["order_crm_a", { apiUsername: crm.username, apiPassword: crm.password, campaignId: "camp-9", baseUrl: crm.baseUrl }],
@@ -123,11 +123,14 @@ describe("a repeat while the first request holds the charge claim", () => {
 });
 
 describe("a repeat while the first request holds the CRM claim", () => {
-  /** A demo payment of the owner's brand, the checkout initialized with the buyer's details. */
+  /**
+   * A live payment of the owner's brand at its real gateway, the checkout initialized with the buyer's
+   * details (a test order would be recorded in the demo CRM, never the real one: issue 33).
+   */
   async function paidOrder() {
-    const orderId = await initialize("vault_gateway_b", { customer, billingAddress: address });
-    const paid = await PAY_BY_PROVIDER.vault_gateway_b(t, orderId);
-    const completion = { orderId, transactionId: paid.transactionId, provider: "vault_gateway_b", customerEmail: customer.email, customerName: "Ada Lovelace", amount: AMOUNT, currency: "USD", recordInCrm: true, crmProvider: "order_crm_a" };
+    const orderId = await initialize("vault_gateway_a", { customer, billingAddress: address });
+    const paid = await PAY_BY_PROVIDER.vault_gateway_a(t, orderId);
+    const completion = { orderId, transactionId: paid.transactionId, provider: "vault_gateway_a", customerEmail: customer.email, customerName: "Ada Lovelace", amount: AMOUNT, currency: "USD", recordInCrm: true, crmProvider: "order_crm_a" };
     return { orderId, completion };
   }
 

@@ -14,6 +14,8 @@ export interface OrderContext {
   currency: string | null;
   /** The checkout came from the public token generator: demo-mode providers only (CONTRACT §35). */
   demoOnly: boolean;
+  /** The checkout's stored mode (issue 33): the adapter that charges it; null without a checkout. */
+  livemode: boolean | null;
   /** The checkout is completed: the order is paid (CONTRACT §37). */
   completed: boolean;
   /** The checkout's metadata (its token's claim), for its events (issue 33); null without one. */
@@ -41,6 +43,7 @@ export async function orderContextOf(db: Db, where: { orderId: string } | { prov
       amountCents: checkouts.amountCents,
       currency: checkouts.currency,
       demoOnly: sql<boolean>`coalesce((${checkouts.claims}->>'demoOnly')::boolean, false)`,
+      livemode: checkouts.livemode,
       completed: sql<boolean>`${checkouts.status} = 'completed'`,
       metadata: sql<Record<string, string> | null>`${checkouts.claims}->'metadata'`,
     })
@@ -54,7 +57,7 @@ export async function orderContextOf(db: Db, where: { orderId: string } | { prov
       desc(checkouts.id),
     )
     .limit(1);
-  return checkout ?? { brandId: DEFAULT_BRAND_ID, checkoutId: null, webhookUrl: null, amountCents: null, currency: null, demoOnly: false, completed: false, metadata: null };
+  return checkout ?? { brandId: DEFAULT_BRAND_ID, checkoutId: null, webhookUrl: null, amountCents: null, currency: null, demoOnly: false, livemode: null, completed: false, metadata: null };
 }
 
 /** Declines within the window for the order and for the client address. */
@@ -101,7 +104,7 @@ export interface OpenedCharge {
 const OPEN_ORDER_CHARGE = hotStatement(
   "payment_open_order_charge",
   `with context as (
-     select brand_id, id, webhook_url, amount_cents, currency, coalesce((claims->>'demoOnly')::boolean, false) as demo_only, status = 'completed' as completed,
+     select brand_id, id, webhook_url, amount_cents, currency, coalesce((claims->>'demoOnly')::boolean, false) as demo_only, livemode, status = 'completed' as completed,
        claims->'metadata' as metadata
      from checkouts where order_id = $1
      order by status = 'completed', coalesce(amount_cents = $9::bigint and currency = $10::text, false) desc, created_at desc, id desc limit 1
@@ -112,7 +115,7 @@ const OPEN_ORDER_CHARGE = hotStatement(
      returning order_id
    )
    select c.brand_id as "brandId", c.id as "checkoutId", c.webhook_url as "webhookUrl", c.amount_cents as "amountCents", c.currency as "currency",
-          coalesce(c.demo_only, false) as "demoOnly", coalesce(c.completed, false) as "completed", c.metadata as "metadata",
+          coalesce(c.demo_only, false) as "demoOnly", c.livemode as "livemode", coalesce(c.completed, false) as "completed", c.metadata as "metadata",
           exists (select 1 from claim) as held,
           (select count(*) from payment_declines where order_id = $1 and created_at > $8)::int as "byOrder",
           (select count(*) from payment_declines where client_address = $7 and created_at > $8)::int as "byAddress"

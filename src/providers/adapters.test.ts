@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const adapterOf = (provider: PaymentProviderType) => t.deps.providers.payment(provider, "brand_default");
+const adapterOf = (provider: PaymentProviderType) => t.deps.providers.payment(provider, "brand_default", false);
 
 const ID = "[A-Za-z0-9_-]{22}";
 /** SPEC "Payment method token formats", with each provider's id prefixes. */
@@ -131,7 +131,7 @@ describe.each(CRM_PROVIDERS)("%s CRM", (provider) => {
   const prefix = { order_crm_a: "crma_ord", order_crm_b: "crmb_ord", cart_gateway: "cart_ord" }[provider];
 
   it("recordOrder returns a prefixed CRM order id, once per order", async () => {
-    const { adapter, call } = await t.deps.providers.crm(provider, "brand_default");
+    const { adapter, call } = await t.deps.providers.crm(provider, "brand_default", false);
     const first = await adapter.recordOrder(input(`crm-${provider}`), call);
     expect(first.crmOrderId).toMatch(new RegExp(`^${prefix}_${ID}$`));
     expect(await adapter.recordOrder(input(`crm-${provider}`), call)).toEqual(first);
@@ -141,7 +141,7 @@ describe.each(CRM_PROVIDERS)("%s CRM", (provider) => {
   if (provider !== "order_crm_b") {
     it("recordOrder reuses the CRM's own paid order when the customer paid through it", async () => {
       const paid = await PAY_BY_PROVIDER[provider](t, `crm-paid-${provider}`);
-      const { adapter, call } = await t.deps.providers.crm(provider, "brand_default");
+      const { adapter, call } = await t.deps.providers.crm(provider, "brand_default", false);
       expect(await adapter.recordOrder(input(`crm-paid-${provider}`), call)).toEqual({ crmOrderId: paid.providerOrderId });
     });
   }

@@ -45,18 +45,30 @@ export interface ResolvedProvider<P> {
 }
 
 /**
- * Picks the adapter for a provider and brand: the real one when the brand has credentials,
- * otherwise the demo one (PAYMENT_MODE=test) or a 503 (PAYMENT_MODE=live). Demo mode is the
- * registry's job, so no verb or route ever asks "are we in demo mode?".
+ * Picks the adapter for a provider, brand and mode (issue 33, CONTRACT §39). The mode is the object's
+ * (`livemode`, fixed when its credential made it), never re-decided from settings: test → always the
+ * demo adapter, also on a brand with real credentials (409 TEST_MODE_DISABLED with PAYMENT_MODE=live,
+ * where demo adapters never charge); live → the real adapter with the brand's credentials, else 409
+ * PROVIDER_NOT_CONFIGURED. Demo mode is the registry's job, so no verb or route ever asks "are we in
+ * demo mode?".
  */
 export interface ProviderRegistry {
-  payment<P extends PaymentProviderType>(provider: P, brandId: string, db?: Db): Promise<ResolvedProvider<PaymentAdapters[P]>>;
+  payment<P extends PaymentProviderType>(provider: P, brandId: string, livemode: boolean, db?: Db): Promise<ResolvedProvider<PaymentAdapters[P]>>;
+  /**
+   * Whether the provider has usable live credentials on the brand (a real adapter would charge):
+   * refusals at creation and the legacy mode rule of tokens without a mode (docs/decisions.md "Test and live").
+   */
+  hasLiveCredentials(provider: PaymentProviderType, brandId: string, db?: Db): Promise<boolean>;
   /**
    * The demo adapter whatever the brand's settings and PAYMENT_MODE: for money that is in the demo
    * ledger (an order paid in demo mode before the brand configured the provider), never for new charges.
    */
   demoPayment<P extends PaymentProviderType>(provider: P, db?: Db): ResolvedProvider<PaymentAdapters[P]>;
-  crm(provider: CrmProviderType, brandId: string, db?: Db): Promise<ResolvedProvider<CrmProvider>>;
+  /**
+   * A CRM records orders and moves no money: test → the demo CRM (whatever PAYMENT_MODE); live → the
+   * real one when configured, else as before modes: the demo one (PAYMENT_MODE=test) or 409.
+   */
+  crm(provider: CrmProviderType, brandId: string, livemode: boolean, db?: Db): Promise<ResolvedProvider<CrmProvider>>;
   /** Forgets the cached settings of a brand (after a settings change in this process). */
   invalidate(brandId: string): void;
 }
@@ -78,6 +90,10 @@ export interface RegistryDeps {
 }
 
 export const SETTINGS_CACHE_MS = 5_000;
+
+export const providerNotConfigured = () => new AppError("PROVIDER_NOT_CONFIGURED", "Payment provider not configured");
+/** CONTRACT §39: the operator's PAYMENT_MODE=live refuses test mode altogether. */
+export const testModeDisabled = () => new AppError("TEST_MODE_DISABLED", "Test mode is disabled on this service (PAYMENT_MODE=live)");
 
 /**
  * The brand's settings are read once per brand and cached briefly (sealed, as stored), so the
@@ -122,22 +138,42 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
   });
   const demoPaymentOf = <P extends PaymentProviderType>(provider: P) => deps.demoPayment[provider] as (ledger: DemoLedger) => PaymentAdapters[P];
 
-  async function resolve<P>(provider: string, brandId: string, demo: (ledger: DemoLedger) => P, real: P | undefined, db?: Db): Promise<ResolvedProvider<P>> {
+  async function realOf<P>(provider: string, brandId: string, real: P | undefined, db?: Db): Promise<ResolvedProvider<P> | null> {
     const stored = (await settingsOf(brandId, db)).find((s) => s.provider === provider);
     if (real && stored && stored.enabled && isSettingsProvider(provider)) {
       const { values, secretsReadable } = readableValuesOf(stored, keyring);
       if (!secretsReadable) deps.log.error({ provider, brandId }, "provider secrets cannot be decrypted (ENCRYPTION_KEY changed?); provider treated as not configured");
       if (isConfigured(provider, values)) return { adapter: real, call: callFor(values), within: () => real };
     }
-    if (deps.config.paymentMode === "live") throw new AppError("PROVIDER_NOT_CONFIGURED", "Payment provider not configured");
+    return null;
+  }
+
+  async function resolvePayment<P>(provider: string, brandId: string, livemode: boolean, demo: (ledger: DemoLedger) => P, real: P | undefined, db?: Db): Promise<ResolvedProvider<P>> {
+    if (!livemode) {
+      // PAYMENT_MODE=live refuses test mode altogether: a demo adapter never charges there.
+      if (deps.config.paymentMode === "live") throw testModeDisabled();
+      return demoOf(demo, db);
+    }
+    const resolved = await realOf(provider, brandId, real, db);
+    if (!resolved) throw providerNotConfigured();
+    return resolved;
+  }
+
+  async function resolveCrm(provider: CrmProviderType, brandId: string, livemode: boolean, db?: Db): Promise<ResolvedProvider<CrmProvider>> {
+    const demo = deps.demoCrm[provider];
+    if (!livemode) return demoOf(demo, db);
+    const resolved = await realOf(provider, brandId, deps.realCrm?.[provider], db);
+    if (resolved) return resolved;
+    if (deps.config.paymentMode === "live") throw providerNotConfigured();
     return demoOf(demo, db);
   }
 
   return {
-    payment: <P extends PaymentProviderType>(provider: P, brandId: string, db?: Db) =>
-      resolve<PaymentAdapters[P]>(provider, brandId, demoPaymentOf(provider), deps.realPayment?.[provider], db),
+    payment: <P extends PaymentProviderType>(provider: P, brandId: string, livemode: boolean, db?: Db) =>
+      resolvePayment<PaymentAdapters[P]>(provider, brandId, livemode, demoPaymentOf(provider), deps.realPayment?.[provider], db),
+    hasLiveCredentials: async (provider, brandId, db) => (await realOf(provider, brandId, deps.realPayment?.[provider], db)) !== null,
     demoPayment: (provider, db) => demoOf(demoPaymentOf(provider), db),
-    crm: (provider, brandId, db) => resolve<CrmProvider>(provider, brandId, deps.demoCrm[provider], deps.realCrm?.[provider], db),
+    crm: resolveCrm,
     invalidate: (brandId) => {
       cache.delete(brandId);
     },

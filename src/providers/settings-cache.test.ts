@@ -35,16 +35,17 @@ describe.runIf(testEngine === "postgres")("provider settings cache on a full poo
     const config = loadConfig({ DATABASE_URL: "memory://", CHECKOUT_TOKEN_SECRET: "x".repeat(32), ENCRYPTION_KEY: "ab".repeat(32) });
     const registry = createProviderRegistry({ config, db: database.db, clock: new ManualClock(), log: pino({ level: "silent" }), demoPayment: demoPaymentProviders, demoCrm: demoCrmProviders, demoLedger: createDemoLedger });
 
-    let outside: ReturnType<typeof registry.payment<"vault_gateway_b">> | undefined;
+    // The settings are read to know whether the brand has live credentials (issue 33: a live payment, the legacy mode rule).
+    let outside: Promise<boolean> | undefined;
     const inside = await withTransaction(database.db, async (tx) => {
       await tx.execute(sql`select 1`); // the transaction holds the pool's only connection
       // A request outside any transaction (initialize, pay, complete) starts the settings read: it
       // queues for a connection. Then the transaction (an upsell accept) asks for the same brand.
-      outside = registry.payment("vault_gateway_b", DEFAULT_BRAND_ID);
-      return registry.payment("vault_gateway_b", DEFAULT_BRAND_ID, tx);
+      outside = registry.hasLiveCredentials("vault_gateway_b", DEFAULT_BRAND_ID);
+      return registry.hasLiveCredentials("vault_gateway_b", DEFAULT_BRAND_ID, tx);
     });
-    expect(inside.adapter).toMatchObject({ id: "vault_gateway_b", demo: true });
-    expect((await outside!).adapter).toMatchObject({ id: "vault_gateway_b", demo: true });
+    expect(inside).toBe(false);
+    expect(await outside!).toBe(false);
     expect(database.pool!.waitingCount).toBe(0);
   });
 });

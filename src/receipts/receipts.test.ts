@@ -1,6 +1,8 @@
 // Issue 17: the buyer's receipts, as received by a real SMTP server — after completion (items, total,
 // the brand's name, logo, colour and support address), after each accepted upsell, after a refund;
 // each exactly once whichever process runs the job; none for a brand that switched them off.
+// Issue 33: those are live orders (the shop pays through a real gateway, faked at the network); a
+// test order's receipt reaches only the brand's team, marked TEST, never the buyer.
 import { eq } from "drizzle-orm";
 import { simpleParser, type AddressObject, type ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +12,8 @@ import { post } from "../../test/support/checkout.js";
 import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
 import { auditActions, uniqueEmail } from "../../test/support/identity.js";
 import { startSmtpServer, type TestSmtp } from "../../test/support/smtp.js";
+import { createApiKey, withKey } from "../../test/support/merchant.js";
+import { startFakeVaultGateway, type FakeVaultGateway } from "../providers/vault-gateway-a/fake-server.js";
 import { brands, mailOutbox } from "../db/schema/index.js";
 import { queueReceipts } from "./receipts.js";
 
@@ -17,10 +21,16 @@ let smtp: TestSmtp;
 let t: TestApp;
 let shop: Registered;
 let brandName: string;
+let gateway: FakeVaultGateway;
+let liveKey: string;
 beforeAll(async () => {
-  smtp = await startSmtpServer();
-  t = await buildTestApp({ env: { SMTP_URL: smtp.url, MAIL_FROM: "Checkout <receipts@checkout.test>" } });
+  [smtp, gateway] = await Promise.all([startSmtpServer(), startFakeVaultGateway()]);
+  t = await buildTestApp({ env: { SMTP_URL: smtp.url, MAIL_FROM: "Checkout <receipts@checkout.test>", ALLOW_PRIVATE_WEBHOOK_URLS: "true" } });
   shop = await registerOwner(t);
+  // Live money: the shop's vault_gateway_b has real credentials, so its checkouts (tokens without a mode) are live.
+  const configured = await adminCall(t, "POST", "/api/admin/settings", { session: shop.session, body: { provider: "vault_gateway_b", settings: { securityKey: gateway.securityKey, baseUrl: gateway.baseUrl } } });
+  expect(configured.statusCode, configured.body).toBe(200);
+  liveKey = (await createApiKey(t, shop.session, { mode: "live" })).secret;
   brandName = (await t.deps.database.db.select({ name: brands.name }).from(brands).where(eq(brands.id, shop.brandId)))[0]!.name;
   expect((await adminCall(t, "PUT", "/api/admin/branding", { session: shop.session, body: { logoUrl: "https://cdn.example.com/logo.png", color: "#0a7d44" } })).statusCode).toBe(200);
   expect((await adminCall(t, "PUT", "/api/admin/receipt-settings", { session: shop.session, body: { supportEmail: "help@shop.example" } })).statusCode).toBe(200);
@@ -28,6 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
   await smtp.close();
+  await gateway.close();
 });
 
 /** Runs the receipts job (it wakes the mail job) and reads the `count` mails `email` then holds. */
@@ -79,7 +90,8 @@ describe("receipts", () => {
   it("mails a receipt for each accepted upsell charge and a notice for each refund", async () => {
     const email = uniqueEmail("upsell");
     const order = await paidOrder(shop.brandId, email);
-    const session = await post(t, "/api/upsell/create-session", {
+    // A live order's upsell needs the merchant's live key (CONTRACT §35).
+    const session = await withKey(t, "POST", "/api/upsell/create-session", liveKey, {
       orderId: `${order.orderId}-up`,
       originalOrderId: order.orderId,
       customerEmail: email,
@@ -87,12 +99,14 @@ describe("receipts", () => {
       provider: order.provider,
       offers: [{ id: "beans", name: "Two bags of beans", price: 1800 }],
     });
+    expect(session.statusCode, session.body).toBe(200);
     expect((await post(t, "/api/upsell/accept", { sessionId: json(session).sessionId, offerId: "beans" })).statusCode).toBe(200);
     // Both receipts are queued in one pass, at one instant: they may go out in either order.
     const upsell = (await receiptsFor(email, 2)).find((mail) => mail.subject === `Your receipt for order ${order.orderId}-up – ${brandName}`);
     expect(upsell!.text).toContain(`Thank you for adding to order ${order.orderId}`);
     expect(upsell!.text).toContain("1 × Two bags of beans  $18.00");
 
+    gateway.settle(order.transactionId); // the gateway refunds settled sales (its nightly settlement)
     const listed = json(await adminCall(t, "GET", `/api/admin/orders?q=${order.orderId}`, { session: shop.session }));
     const refund = await adminCall(t, "POST", `/api/admin/orders/${listed.orders[0].id}/refunds`, { session: shop.session, body: { amount: 250, reason: "requested_by_customer" } });
     expect(refund.statusCode, refund.body).toBe(200);
@@ -120,5 +134,25 @@ describe("receipts", () => {
     await paidOrder(shop.brandId, sent); // a mail that is sent proves the job ran past the silent one
     await receiptsFor(sent);
     expect(await t.deps.database.db.select().from(mailOutbox).where(eq(mailOutbox.to, email))).toHaveLength(0);
+  });
+
+  it("sends a test order's receipt only to the brand's team, marked TEST, never to the buyer (also on a brand with real credentials)", async () => {
+    const admin = await addUser(t, shop.session, "admin", [shop.brandId]);
+    const member = await addUser(t, shop.session, "member", [shop.brandId]);
+    const buyer = uniqueEmail("test-buyer");
+    // A test-mode token on the live shop: paid in demo, and so is its receipt.
+    const order = await completeCheckoutViaApi(t, { claims: { brandId: shop.brandId, livemode: false }, complete: { customerEmail: buyer, customerName: "Ada Lovelace" } });
+    const [toOwner] = await receiptsFor(shop.email);
+    expect(toOwner!.subject).toBe(`[TEST] Your receipt for order ${order.orderId} – ${brandName}`);
+    expect(toOwner!.text).toMatch(/^TEST: this receipt is of a test order; no real money moved\./);
+    expect(toOwner!.text).toContain(`not to the buyer (${buyer})`);
+    expect(toOwner!.html as string).toContain("TEST: this receipt is of a test order");
+    const [toAdmin] = await receiptsFor(admin.email);
+    expect(toAdmin!.subject).toBe(`[TEST] Your receipt for order ${order.orderId} – ${brandName}`);
+    await t.app.jobs.trigger("mail");
+    expect(smtp.received.filter((m) => m.to.includes(buyer))).toHaveLength(0);
+    expect(await t.deps.database.db.select().from(mailOutbox).where(eq(mailOutbox.to, buyer))).toHaveLength(0);
+    // A member is not the team that administers the brand.
+    expect(await t.deps.database.db.select().from(mailOutbox).where(eq(mailOutbox.to, member.email))).toHaveLength(0);
   });
 });

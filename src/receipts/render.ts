@@ -43,8 +43,33 @@ function headline(receipt: Receipt): { subject: string; intro: string } {
   }
 }
 
+/**
+ * A test order's receipt (issue 33): it goes to the brand's team, never to the buyer, and says so in
+ * its subject and first lines. `buyer`: the address a live receipt would have gone to.
+ */
+export interface TestReceipt {
+  buyer: string | null;
+}
+
+const testNotice = (test: TestReceipt) =>
+  `TEST: this receipt is of a test order; no real money moved. It was sent to the brand's team, not to the buyer${test.buyer ? ` (${oneLine(test.buyer)})` : ""}.`;
+
 /** The receipt as plain text and HTML (inline styles: mail programs ignore style sheets). Every buyer-given text is escaped. */
-export function renderReceipt(brand: ReceiptBrand, receipt: Receipt): RenderedMail {
+export function renderReceipt(brand: ReceiptBrand, receipt: Receipt, test?: TestReceipt): RenderedMail {
+  const rendered = renderLiveReceipt(brand, receipt);
+  if (!test) return rendered;
+  const notice = testNotice(test);
+  return {
+    subject: `[TEST] ${rendered.subject}`,
+    text: `${notice}\n\n${rendered.text}`,
+    html: rendered.html.replace(
+      "<tr><td style=\"padding:24px\">",
+      `<tr><td style="padding:24px"><p style="margin:0 0 16px;padding:8px;background:#fef3c7;color:#92400e;font-weight:bold">${escapeHtml(notice)}</p>`,
+    ),
+  };
+}
+
+function renderLiveReceipt(brand: ReceiptBrand, receipt: Receipt): RenderedMail {
   const { subject, intro } = headline(receipt);
   const money = (minor: number) => formatMoney(minor, receipt.currency);
   const lines = receipt.kind === "refund" ? [] : receipt.lines;

@@ -8,7 +8,7 @@ export const RECEIPT_EVENTS = ["order.confirmed", "upsell.accepted", "refund.suc
 /** Up to `limit` events still waiting for their receipt, oldest first, locked until the caller's transaction ends (SKIP LOCKED for other processes). */
 export async function claimReceiptEvents(tx: Db, limit: number) {
   return tx
-    .select({ id: outboxEvents.id, brandId: outboxEvents.brandId, type: outboxEvents.type, payload: outboxEvents.payload })
+    .select({ id: outboxEvents.id, brandId: outboxEvents.brandId, type: outboxEvents.type, payload: outboxEvents.payload, livemode: outboxEvents.livemode })
     .from(outboxEvents)
     .where(sql`${outboxEvents.receiptAt} is null and ${outboxEvents.type} in ('order.confirmed', 'upsell.accepted', 'refund.succeeded')`)
     .orderBy(outboxEvents.createdAt)
@@ -45,4 +45,31 @@ export async function receiptAddresses(tx: Db, keys: ChargeRef[]): Promise<Map<s
     .from(orders)
     .where(sql`(${orders.brandId}, ${orders.transactionId}, ${orders.orderId}) in (${sql.join(keys.map((k) => sql`(${k.brandId}, ${k.transactionId}, ${k.orderId})`), sql`, `)})`);
   return new Map(rows.map((row) => [chargeRefKey(row), row.customerEmail]));
+}
+
+/**
+ * The team addresses of each brand (issue 33: where test receipts go): the people who administer it —
+ * the owners and admins of its organization and the brand's own admins — each address once, sorted.
+ */
+export async function teamAddresses(tx: Db, brandIds: string[]): Promise<Map<string, string[]>> {
+  if (brandIds.length === 0) return new Map();
+  const result = await tx.execute(sql`
+    select b.id as "brandId", u.email as "email"
+    from brands b
+    join memberships m on m.organization_id = b.organization_id and m.role in ('owner', 'admin')
+    join users u on u.id = m.user_id
+    where b.id in (${sql.join(brandIds.map((id) => sql`${id}`), sql`, `)})
+    union
+    select b.id, u.email
+    from brands b
+    join brand_access a on a.brand_id = b.id and a.role = 'admin'
+    join memberships m on m.user_id = a.user_id and m.organization_id = b.organization_id
+    join users u on u.id = a.user_id
+    where b.id in (${sql.join(brandIds.map((id) => sql`${id}`), sql`, `)})
+    order by 1, 2`);
+  const team = new Map<string, string[]>();
+  for (const row of (result as unknown as { rows: { brandId: string; email: string }[] }).rows) {
+    team.set(row.brandId, [...(team.get(row.brandId) ?? []), row.email]);
+  }
+  return team;
 }

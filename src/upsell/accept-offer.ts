@@ -21,7 +21,8 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
   assertCountsUnderDeclineLimit(ctx, declines);
 
   const { session, offer } = decided;
-  const { adapter, call } = await ctx.providers.payment(session.provider as PaymentProviderType, session.brandId);
+  // The session's mode, its original order's (issue 33): a test order's saved method is charged in demo, also on a brand with real credentials.
+  const { adapter, call } = await ctx.providers.payment(session.provider as PaymentProviderType, session.brandId, session.livemode);
   return chargeOfferOnce(ctx, {
     decided,
     now,

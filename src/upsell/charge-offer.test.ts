@@ -28,7 +28,7 @@ beforeAll(async () => {
   [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeVaultGateway()]);
   const owner = await registerOwner(t);
   brandId = owner.brandId;
-  apiKey = (await createApiKey(t, owner.session)).secret;
+  apiKey = (await createApiKey(t, owner.session, { mode: "live" })).secret;
   const saved = await call(t, "POST", "/api/admin/settings", { session: owner.session, body: { provider: "vault_gateway_a", settings: { securityKey: fake.securityKey, baseUrl: fake.baseUrl } } });
   expect(saved.statusCode, saved.body).toBe(200);
 });
@@ -154,7 +154,7 @@ describe("a request that died holding the offer's claim", () => {
   it("killed after the provider charged: the retry sends the same idempotency key, the provider answers that charge, and it is recorded once", async () => {
     const s = await claimLeftBehind();
     // The dead request's charge, as it sent it (demo mode: the demo provider's own ledger keeps it).
-    const { adapter, call: providerCall } = await t.deps.providers.payment("vault_gateway_b", DEFAULT_BRAND_ID);
+    const { adapter, call: providerCall } = await t.deps.providers.payment("vault_gateway_b", DEFAULT_BRAND_ID, false);
     const charged = await adapter.chargeSaved({ paymentMethodToken: s.paymentMethodToken, amountCents: 1500, currency: "USD", orderId: s.upsellOrderId, originalOrderId: s.originalOrderId }, { ...providerCall, idempotencyKey: s.chargeKey });
     expect(charged.status).toBe("succeeded");
 

@@ -81,7 +81,7 @@ async function chargeClaimed(ctx: Ctx, attempt: OfferCharge, claim: OfferClaim):
   if (charge.status !== "succeeded") {
     // One click cannot run a 3-D Secure step: for an upsell it is a refusal.
     const reason = charge.status === "declined" ? charge.reason : "authentication_required";
-    await withTransaction(ctx.db, (tx) => recordRefusal(ctx, tx, decided, claim, reason, !attempt.paidInDemo));
+    await withTransaction(ctx.db, (tx) => recordRefusal(ctx, tx, decided, claim, reason, decided.session.livemode));
     throw paymentFailed(reason);
   }
   // Saved over the session as read before the charge; decided again should another offer's answer have landed meanwhile.
@@ -147,7 +147,7 @@ function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, { statu
         // CONTRACT §8: the saved method stays bound to the original order; an upsell order issues none.
         paymentMethodToken: null,
         paidInDemo,
-        livemode: !paidInDemo,
+        livemode: session.livemode,
         result,
         createdAt: at,
         // The checkout's metadata follows its upsell orders (issue 33): refund events of this charge carry it.
@@ -173,7 +173,7 @@ function acceptedAnswer(decided: Decided, charge: Extract<ChargeOutcome, { statu
           totalUpsellAmount: totalUpsellCents,
           ...sessionMetadataFields(decided),
           ...funnelEventFields(offer),
-          livemode: !paidInDemo,
+          livemode: session.livemode,
         },
       },
     ]),

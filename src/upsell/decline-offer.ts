@@ -31,7 +31,7 @@ function declinedAnswer(decided: Decided, now: number): { result: DeclineOfferRe
       {
         ...eventBase(session),
         type: "upsell.declined",
-        data: { sessionId: session.id, orderId: session.orderId, originalOrderId: session.originalOrderId, offerId: offer.id, offerName: offer.name, nextOfferId, ...sessionMetadataFields(decided), ...funnelEventFields(offer), livemode: decided.original.paidInDemo !== true },
+        data: { sessionId: session.id, orderId: session.orderId, originalOrderId: session.originalOrderId, offerId: offer.id, offerName: offer.name, nextOfferId, ...sessionMetadataFields(decided), ...funnelEventFields(offer), livemode: session.livemode },
       },
     ]),
   };

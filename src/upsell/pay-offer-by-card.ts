@@ -45,7 +45,7 @@ export async function payOfferByCard({ ctx, input }: { ctx: Ctx; input: PayOffer
   const card = cardOf(input);
   assertCardAcceptable(card, now);
 
-  const { adapter, call } = await ctx.providers.payment(session.provider, session.brandId);
+  const { adapter, call } = await ctx.providers.payment(session.provider, session.brandId, session.livemode);
   return chargeOfferOnce(ctx, {
     decided,
     now,

@@ -4,8 +4,11 @@ import { call } from "./identity.js";
 
 export const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
 
-/** Creates an API key for the session's brand through the admin API; returns its id and secret. */
-export async function createApiKey(t: TestApp, session: string, body: { name?: string; scopes?: string[] } = {}): Promise<{ id: string; secret: string }> {
+/**
+ * Creates an API key for the session's brand through the admin API; returns its id and secret. A test
+ * key by default (issue 33): it acts on test orders only; real-money flows need `mode: "live"`.
+ */
+export async function createApiKey(t: TestApp, session: string, body: { name?: string; scopes?: string[]; mode?: "test" | "live" } = {}): Promise<{ id: string; secret: string }> {
   const res = await call(t, "POST", "/api/admin/api-keys", { session, body: { name: "server", ...body } });
   if (res.statusCode !== 200) throw new Error(`create api key failed ${res.statusCode} ${res.body}`);
   const created = res.json();

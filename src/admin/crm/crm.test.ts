@@ -66,12 +66,12 @@ describe("POST /api/admin/test-crm", () => {
     expect((await testCrm((await asMember()).session, { provider: "order_crm_a" })).statusCode).toBe(403);
   });
 
-  it("answers 503 in live mode while the CRM has no settings", async () => {
+  it("answers 409 PROVIDER_NOT_CONFIGURED in live mode while the CRM has no settings", async () => {
     const live = await buildTestApp({ env: { PAYMENT_MODE: "live" } });
     try {
       const user = await registerUser(live);
       const res = await call(live, "POST", "/api/admin/test-crm", { session: user.session, body: { provider: "order_crm_a" } });
-      expect(res.statusCode).toBe(503);
+      expect(res.statusCode).toBe(409);
       expect(json(res)).toMatchObject({ error: "Payment provider not configured", code: "PROVIDER_NOT_CONFIGURED" });
     } finally {
       await live.close();

@@ -17,7 +17,8 @@ export async function testCrm({ ctx, input }: { ctx: Ctx; input: TestCrmBody }):
   const scope = assertRole(ctx, "admin");
   if (!isCrmProvider(input.provider)) throw validationError(`Invalid request: provider must be one of: ${CRM_PROVIDERS.join(", ")}`, "provider");
   const brandId = await brandOfScope(ctx.db, scope);
-  const { adapter, call } = await ctx.providers.crm(input.provider, brandId);
+  // The connection check is of the live CRM (the credentials saved); without them, the demo one as before.
+  const { adapter, call } = await ctx.providers.crm(input.provider, brandId, true);
   if (adapter.demo || !adapter.checkConnection) return { success: true, provider: input.provider, demo: adapter.demo };
   try {
     await adapter.checkConnection({ ...call, log: ctx.log });
@@ -97,7 +98,7 @@ async function recordClaimed(ctx: Ctx, scope: { organizationId: string }, row: O
   const items = await ctx.db.select().from(orderLineItems).where(eq(orderLineItems.orderRef, row.id));
   let crmOrderId: string;
   try {
-    crmOrderId = await recordOrderInCrm(ctx, crm, row.brandId, {
+    crmOrderId = await recordOrderInCrm(ctx, crm, row.brandId, row.livemode, {
       orderId: row.orderId,
       amountCents: row.amountCents,
       currency: row.currency,

@@ -29,7 +29,8 @@ async function disputeOfOrder(ctx: Ctx, params: DisputeParams): Promise<{ brandI
  * anything is written: a refusal (409) or a provider error (502) changes nothing here.
  */
 async function sendAnswer(ctx: Ctx, brandId: string, charge: OrderRow, answer: (adapter: PaymentProvider, call: ProviderCall) => Promise<DisputeAnswerOutcome> | undefined): Promise<boolean> {
-  const { adapter, call } = await ctx.providers.payment(charge.provider as Parameters<Ctx["providers"]["payment"]>[0], brandId);
+  // The charge's stored mode (issue 33): a test dispute is answered to the demo adapter, also on a brand with real credentials.
+  const { adapter, call } = await ctx.providers.payment(charge.provider as Parameters<Ctx["providers"]["payment"]>[0], brandId, charge.livemode);
   const outcome = await answer(adapter, call);
   if (outcome?.status === "refused") throw new AppError("DISPUTE_REFUSED", `Dispute answer refused: ${outcome.reason}`, outcome.reason);
   return outcome !== undefined;

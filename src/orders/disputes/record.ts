@@ -27,7 +27,7 @@ const eventOf = (dispute: DisputeRow, charge: OrderRow) => ({
   providerDisputeId: dispute.providerDisputeId,
   reason: dispute.reason,
   status: dispute.status,
-  livemode: charge.paidInDemo !== true,
+  livemode: charge.livemode,
   // A dispute has no metadata of its own: its charge's checkout's, on the upsell orders too (issue 33).
   ...checkoutMetadataFields(charge.metadata),
 });

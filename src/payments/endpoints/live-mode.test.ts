@@ -1,5 +1,5 @@
 // CONTRACT PAYMENT_MODE row: with PAYMENT_MODE=live and no credentials, every provider endpoint
-// answers 503 `Payment provider not configured` and charges nothing.
+// answers 409 `Payment provider not configured` (CONTRACT §39: a live object without live credentials) and charges nothing.
 import { count } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../../../test/support/app.js";
@@ -31,9 +31,9 @@ const VALID_BODIES: [string, object][] = [
 ];
 
 describe("PAYMENT_MODE=live without credentials", () => {
-  it.each(VALID_BODIES)("POST /api/providers/%s answers 503", async (path, body) => {
+  it.each(VALID_BODIES)("POST /api/providers/%s answers 409", async (path, body) => {
     const response = await post(t, `/api/providers/${path}`, body);
-    expect(response.statusCode).toBe(503);
+    expect(response.statusCode).toBe(409);
     expect(response.json()).toMatchObject({ error: "Payment provider not configured", code: "PROVIDER_NOT_CONFIGURED" });
   });
 

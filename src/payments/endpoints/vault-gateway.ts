@@ -39,13 +39,13 @@ const UPSELL_PROVIDER = "vault_gateway_a";
  * CONTRACT §35's merchant proof of the order's brand (merchant-credentials/proof.ts), handed in by
  * app.ts: API keys are merchant credentials' business, not payments'. Throws when it is missing.
  */
-export type MerchantProof = (ctx: Ctx, order: { brandId: string; paidInDemo: boolean | null }) => Promise<void>;
+export type MerchantProof = (ctx: Ctx, order: { brandId: string; paidInDemo: boolean | null; livemode: boolean }) => Promise<void>;
 
 /** process-upsell: a one-click charge of the method vaulted for `originalOrderId`. */
 export async function processVaultUpsell(ctx: Ctx, body: VaultUpsellBody, assertMerchantProof: MerchantProof): Promise<VaultUpsellReply> {
-  const { order, adapter, call, within } = await resolvePayment(ctx, UPSELL_PROVIDER, { orderId: body.originalOrderId });
-  // CONTRACT §35: a real charge needs the merchant's key; the demo adapter moves no money.
-  if (!adapter.demo || ctx.actor.type === "api") await assertMerchantProof(ctx, { brandId: order.brandId, paidInDemo: adapter.demo });
+  const { order, adapter, call, within, livemode } = await resolvePayment(ctx, UPSELL_PROVIDER, { orderId: body.originalOrderId });
+  // CONTRACT §35: a real charge needs the merchant's key (of the order's mode, issue 33); the demo adapter moves no money.
+  if (!adapter.demo || ctx.actor.type === "api") await assertMerchantProof(ctx, { brandId: order.brandId, paidInDemo: adapter.demo, livemode });
   // CONTRACT §8: a token is usable only for upsells of the order it was issued for; anything else charges nothing.
   const original = await adapter.findTokenPayment(body.paymentMethodToken, call);
   if (!original || original.status !== "succeeded" || original.orderId !== body.originalOrderId) {

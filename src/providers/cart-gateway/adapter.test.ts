@@ -24,7 +24,7 @@ beforeAll(async () => {
   [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeCartGateway()]);
   ({ session, brandId } = await registerOwner(t));
   // CONTRACT §35: the money paths of a real-money order need the brand's API key.
-  apiKey = (await createApiKey(t, session)).secret;
+  apiKey = (await createApiKey(t, session, { mode: "live" })).secret;
 });
 afterAll(async () => {
   await t.close();

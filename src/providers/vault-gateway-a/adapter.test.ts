@@ -26,7 +26,7 @@ beforeAll(async () => {
   [t, fake] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeVaultGateway()]);
   ({ session, brandId } = await registerOwner(t));
   // CONTRACT §35: the money paths of a real-money order need the brand's API key.
-  apiKey = (await createApiKey(t, session)).secret;
+  apiKey = (await createApiKey(t, session, { mode: "live" })).secret;
 });
 afterAll(async () => {
   await t.close();
@@ -337,7 +337,7 @@ describe("registry choices", () => {
     }
   });
 
-  it("in live mode a configured provider charges at the gateway and an unconfigured one is 503", async () => {
+  it("in live mode a configured provider charges at the gateway and an unconfigured one is 409 PROVIDER_NOT_CONFIGURED", async () => {
     const live = await buildTestApp({ env: { PAYMENT_MODE: "live", ALLOW_PRIVATE_WEBHOOK_URLS: "true" } });
     try {
       const owner = await registerUser(live);
@@ -351,7 +351,7 @@ describe("registry choices", () => {
       expect(paid.statusCode, paid.body).toBe(200);
       expect(json(paid).demo).toBe(false);
       const refused = await post(live, "/api/providers/vault_gateway_b/process-payment", body("live-2"));
-      expect(refused.statusCode).toBe(503);
+      expect(refused.statusCode).toBe(409);
       expect(json(refused)).toMatchObject({ error: "Payment provider not configured", code: "PROVIDER_NOT_CONFIGURED" });
     } finally {
       await live.close();

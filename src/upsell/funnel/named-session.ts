@@ -1,3 +1,4 @@
+import { otherModeNotFound } from "../../merchant-credentials/errors.js";
 import type { Ctx } from "../../ctx.js";
 import { validationError } from "../../lib/errors.js";
 import { assertScope } from "../../merchant-credentials/api-key-caller.js";
@@ -38,6 +39,8 @@ export async function createNamedFunnelSession({ ctx, input }: { ctx: Ctx; input
   if (!funnel || funnel.status === "draft") throw funnelNotFound();
   const order = await originalOrderOf(ctx.db, { orderId: input.originalOrderId, brandId: actor.brandId });
   if (!order) throw originalOrderNotFound();
+  // A key starts sessions on orders of its own mode only (issue 33): a test key never leads to a live charge.
+  if (order.livemode !== actor.livemode) throw otherModeNotFound("Order", actor.livemode);
   if (!order.paymentMethodToken) throw noSavedMethod();
   if (ctx.clock.now() - order.createdAt.getTime() > UPSELL_WINDOW_MS) throw upsellWindowClosed();
   const session = await startFunnelSession(ctx, order, funnel);

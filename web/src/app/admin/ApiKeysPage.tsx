@@ -7,8 +7,9 @@ import { ConfirmAction, Failure, Field, Message } from "./ui";
 
 const SCOPES = ["checkouts:write", "orders:read", "orders:refund", "upsell:write", "events:read", "webhooks:write"] as const;
 
-interface ApiKey { id: string; name: string; prefix: string; scopes: string[]; createdAt: number; lastUsedAt: number | null }
-interface SigningKey { kid: string; createdAt: number; lastUsedAt: number | null }
+// Issue 33: every key has a mode: test keys pay in demo only, live keys charge real money.
+interface ApiKey { id: string; name: string; prefix: string; scopes: string[]; mode: "test" | "live"; createdAt: number; lastUsedAt: number | null }
+interface SigningKey { kid: string; mode: "test" | "live"; createdAt: number; lastUsedAt: number | null }
 /** What the page shows once: the new secret, and what it belongs to. */
 interface Shown { label: string; secret: string; kid?: string }
 
@@ -17,6 +18,7 @@ export function ApiKeysPage() {
   const signing = useApi<{ signingKeys: SigningKey[] }>("/api/admin/signing-keys");
   const action = useAction();
   const [shown, setShown] = useState<Shown | null>(null);
+  const [signingMode, setSigningMode] = useState<"test" | "live">("test");
 
   function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -25,7 +27,7 @@ export function ApiKeysPage() {
     const scopes = new FormData(form).getAll("scopes").map(String);
     setShown(null);
     void action.run(
-      () => api<{ apiKey: ApiKey; secret: string }>("/api/admin/api-keys", { body: { name: v.name, ...(scopes.length ? { scopes } : {}) } }),
+      () => api<{ apiKey: ApiKey; secret: string }>("/api/admin/api-keys", { body: { name: v.name, mode: v.mode === "live" ? "live" : "test", ...(scopes.length ? { scopes } : {}) } }),
       (r) => (form.reset(), keys.reload(), setShown({ label: `API key ${r.apiKey.name}`, secret: r.secret }), `Created API key ${r.apiKey.name}.`),
     );
   }
@@ -34,7 +36,7 @@ export function ApiKeysPage() {
   const createSigning = () => {
     setShown(null);
     void action.run(
-      () => api<{ signingKey: { kid: string }; secret: string }>("/api/admin/signing-keys", { method: "POST" }),
+      () => api<{ signingKey: { kid: string }; secret: string }>("/api/admin/signing-keys", { body: { mode: signingMode } }),
       (r) => (signing.reload(), setShown({ label: `signing key ${r.signingKey.kid}`, secret: r.secret, kid: r.signingKey.kid }), `Created signing key ${r.signingKey.kid}.`),
     );
   };
@@ -50,12 +52,13 @@ export function ApiKeysPage() {
       {shown && <SecretOnce shown={shown} onDone={() => setShown(null)} />}
       <table>
         <caption className="sr-only">API keys of this brand</caption>
-        <thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Last used</th><th><span className="sr-only">Actions</span></th></tr></thead>
+        <thead><tr><th>Name</th><th>Key</th><th>Mode</th><th>Scopes</th><th>Created</th><th>Last used</th><th><span className="sr-only">Actions</span></th></tr></thead>
         <tbody>
           {keys.data?.apiKeys.map((k) => (
             <tr key={k.id}>
               <td>{k.name}</td>
               <td><code>{k.prefix}…</code></td>
+              <td>{k.mode}</td>
               <td>{k.scopes.join(", ")}</td>
               <td>{date(k.createdAt)}</td>
               <td>{k.lastUsedAt ? date(k.lastUsedAt) : "never"}</td>
@@ -70,6 +73,11 @@ export function ApiKeysPage() {
       <form className="card stack" onSubmit={create} style={{ marginTop: "1rem", maxWidth: "36rem" }} aria-labelledby="create-key-heading">
         <h2 id="create-key-heading">Create an API key</h2>
         <Field id="name" label="Name" required maxLength={100} placeholder="shop server" />
+        <label htmlFor="mode">Mode</label>
+        <select id="mode" name="mode" defaultValue="test">
+          <option value="test">test (sk_test_…: demo payments only)</option>
+          <option value="live">live (sk_live_…: real money)</option>
+        </select>
         <fieldset>
           <legend>Scopes (none ticked: all)</legend>
           {SCOPES.map((scope) => (
@@ -86,11 +94,12 @@ export function ApiKeysPage() {
       <p className="muted">Sign checkout tokens yourself (HS256, header <code>kid</code>): valid for this brand only. Rotate by creating a new key, moving your server to it, then deleting the old one.</p>
       <table>
         <caption className="sr-only">Signing keys of this brand</caption>
-        <thead><tr><th>Key id (kid)</th><th>Created</th><th>Last used</th><th><span className="sr-only">Actions</span></th></tr></thead>
+        <thead><tr><th>Key id (kid)</th><th>Mode</th><th>Created</th><th>Last used</th><th><span className="sr-only">Actions</span></th></tr></thead>
         <tbody>
           {signing.data?.signingKeys.map((k) => (
             <tr key={k.kid}>
               <td><code>{k.kid}</code></td>
+              <td>{k.mode}</td>
               <td>{date(k.createdAt)}</td>
               <td>{k.lastUsedAt ? date(k.lastUsedAt) : "never"}</td>
               <td className="actions">
@@ -101,7 +110,14 @@ export function ApiKeysPage() {
         </tbody>
       </table>
       {signing.data && signing.data.signingKeys.length === 0 && <p>No signing keys yet.</p>}
-      <p><button type="button" disabled={action.busy} onClick={createSigning}>Create signing key</button></p>
+      <p className="actions">
+        <label htmlFor="signing-mode">Mode</label>
+        <select id="signing-mode" value={signingMode} onChange={(e) => setSigningMode(e.currentTarget.value === "live" ? "live" : "test")}>
+          <option value="test">test</option>
+          <option value="live">live</option>
+        </select>
+        <button type="button" disabled={action.busy} onClick={createSigning}>Create signing key</button>
+      </p>
     </>
   );
 }
