@@ -531,7 +531,8 @@ export interface operations {
                      *       "url": "https://pay.example.com/checkout/eyJhbGciOiJIUzI1NiJ9…",
                      *       "shortUrl": "https://pay.example.com/c/Zx8k2mQp7LrT0aBc",
                      *       "token": "eyJhbGciOiJIUzI1NiJ9…",
-                     *       "expiresAt": 1767225600000
+                     *       "expiresAt": 1767225600000,
+                     *       "livemode": false
                      *     }
                      */
                     "application/json": {
@@ -545,6 +546,8 @@ export interface operations {
                         token: string;
                         /** @description Unix ms */
                         expiresAt: number;
+                        /** @description the key's mode: false for a test key (demo payments only), true for a live key */
+                        livemode: boolean;
                     };
                 };
             };
@@ -666,6 +669,8 @@ export interface operations {
                         completedAt: number | null;
                         /** @description Unix ms */
                         expiresAt: number;
+                        /** @description the mode of the key that made it (CONTRACT §39) */
+                        livemode: boolean;
                     };
                 };
             };
@@ -1037,8 +1042,10 @@ export interface operations {
                 minAmount?: number;
                 /** @description the checkout payment's amount at most this, minor units */
                 maxAmount?: number;
-                /** @description true: demo-mode orders only; false: real-money orders only; absent: both */
+                /** @description true: demo-mode orders only; false: real-money orders only; absent: both (within the mode shown) */
                 test?: boolean;
+                /** @description true: live (real money) only; false: test only. Default: the brand's mode, live when it has a payment provider configured with real credentials, else test */
+                livemode?: boolean;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
                 limit?: number;
@@ -1056,6 +1063,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description the mode shown: true live (real money), false test */
+                        livemode: boolean;
                         orders: {
                             /** @description our order id (ord_…) */
                             id: string;
@@ -1076,6 +1085,8 @@ export interface operations {
                             customerName: string;
                             /** @description paid through a demo-mode provider: no real money moved */
                             test: boolean;
+                            /** @description live (real money) or test (CONTRACT §39) */
+                            livemode: boolean;
                             upsells: {
                                 /** @description our order id (ord_…) */
                                 id: string;
@@ -1186,6 +1197,8 @@ export interface operations {
                         customerName: string;
                         /** @description paid through a demo-mode provider: no real money moved */
                         test: boolean;
+                        /** @description live (real money) or test (CONTRACT §39) */
+                        livemode: boolean;
                         upsells: {
                             /** @description our order id (ord_…) */
                             id: string;
