@@ -112,10 +112,17 @@ describe("the typed client", () => {
     const after = await client.GET("/api/v1/orders/{orderId}", { params: { path: { orderId } } });
     expect(after.data).toMatchObject({ status: "partially_refunded", refunded: 999, upsells: [{ orderId: upsellOrderId, status: "refunded", refunded: 1500 }] });
 
-    // 6. TODO(issue 33, item 2): once `GET /api/v1/events` lands on main, regenerate the client
-    // (`npm run client:generate`) and read the flow's events through it here, in order:
-    // checkout.completed, upsell.accepted (or its charge), refund.succeeded ×2, each with `livemode: false`
-    // and the checkout's metadata `{ cart: "c-1" }`, found by the id the API answered (`checkout.id`).
+    // 6. The flow's events, through the events API: newest first, all test mode, all under the id the
+    // API answered, each with the checkout's metadata.
+    const events = await client.GET("/api/v1/events", { params: { query: { type: ["checkout.completed", "order.confirmed", "upsell.accepted", "refund.succeeded"], limit: 100 } } });
+    expect(events.response.status, JSON.stringify(events.error)).toBe(200);
+    expect(events.data!.livemode).toBe(false);
+    const mine = events.data!.data.filter((e) => e.data.orderId === orderId || e.data.originalOrderId === orderId || e.data.orderId === upsellOrderId);
+    expect(mine.map((e) => e.type).sort()).toEqual(["checkout.completed", "order.confirmed", "refund.succeeded", "refund.succeeded", "upsell.accepted"]);
+    for (const event of mine) expect(event.data, event.type).toMatchObject({ livemode: false, checkoutMetadata: { cart: "c-1" } });
+    expect(mine.find((e) => e.type === "checkout.completed")!.data.checkoutId).toBe(checkout.id);
+    const one = await client.GET("/api/v1/events/{id}", { params: { path: { id: mine[0]!.id } } });
+    expect(one.data).toMatchObject({ id: mine[0]!.id, type: mine[0]!.type });
   });
 
   it("answers errors typed as the error body, and takes no call the schema does not describe", async () => {
