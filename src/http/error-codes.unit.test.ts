@@ -20,7 +20,7 @@ function catalogueTable(): string {
     const cell = (text: string) => text.replace(/\|/g, "\\|");
     return `| \`${code}\` | ${entry.status} | ${texts} | ${cell(entry.meaning)} | ${cell(entry.fix)} |`;
   });
-  const head = "| code | status | `error` text (the default first; SPEC.md's other texts after it) | meaning | what to do |";
+  const head = "| code | status | `error` text (the default first; other exact texts after it) | meaning | what to do |";
   return [BEGIN, head, "|---|---|---|---|---|", ...rows, END].join("\n");
 }
 
