@@ -509,6 +509,7 @@ export interface operations {
                         commissionRate?: number;
                     };
                     demoOnly?: boolean;
+                    funnelId?: string;
                     /**
                      * @description how long the checkout link stays valid
                      * @default 3600
@@ -571,6 +572,15 @@ export interface operations {
             };
             /** @description Forbidden (the caller's role or the key's scope does not allow this); or CSRF_REJECTED: the request carries the administration session cookie but neither an `Origin` header equal to the service's origin (PUBLIC_BASE_URL) nor `Sec-Fetch-Site: same-origin` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,7 +9,7 @@ import { checkoutExpired, checkoutNotFound, idempotencyConflict } from "./errors
 import { claimOrWait } from "../payments/charge-once.js";
 import { claimCrmRecording, crmClaimsStaleBefore, recordInCrm } from "./record-in-crm.js";
 import type { CrmProviderType } from "../providers/types.js";
-import { funnelUpsellUrl } from "../upsell/funnel/enter.js";
+import { funnelUpsellUrl, namedFunnelUpsellUrl } from "../upsell/funnel/enter.js";
 import type { CheckoutClaims, CompleteBody, CompleteLineItem, CompleteResponse, SalesAttribution } from "./schemas.js";
 import { findCompletionCandidates, findOrderOfCheckout, saveCompletion } from "./store.js";
 import { verifyPayment } from "./verify-payment.js";
@@ -26,20 +26,21 @@ import { verifyPayment } from "./verify-payment.js";
  * session's page (issue 19, docs/funnels.md); a repeat gets the same session.
  */
 export async function completeCheckout({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<CompleteResponse> {
-  const { result, brandHasLiveFunnel } = await completeOrder({ ctx, input });
-  // The read that found the checkout said whether its brand has a live funnel: most have none, and pay no query here.
-  const upsellUrl = brandHasLiveFunnel ? await funnelUpsellUrl(ctx, result) : null;
+  const { result, brandHasLiveFunnel, funnelId } = await completeOrder({ ctx, input });
+  // A funnel the checkout names comes first (issue 33); else the read that found the checkout said
+  // whether its brand has a live funnel: most have none, and pay no query here.
+  const upsellUrl = funnelId ? await namedFunnelUpsellUrl(ctx, result, funnelId) : brandHasLiveFunnel ? await funnelUpsellUrl(ctx, result) : null;
   return upsellUrl ? { ...result, upsellUrl } : result;
 }
 
-async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<{ result: CompleteResponse; brandHasLiveFunnel: boolean }> {
+async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<{ result: CompleteResponse; brandHasLiveFunnel: boolean; funnelId?: string }> {
   checkCommissionRate(input.salesAttribution);
   const crmProvider = chooseCrm(input);
   const candidates = await findCompletionCandidates(ctx.db, input.orderId, crmProvider);
   if (candidates.length === 0) throw checkoutNotFound();
 
   const done = candidates.find((c) => c.order?.transactionId === input.transactionId && c.order.provider === input.provider);
-  if (done?.order) return { result: replayOrConflict(done.order, input), brandHasLiveFunnel: done.brandHasLiveFunnel };
+  if (done?.order) return { result: replayOrConflict(done.order, input), brandHasLiveFunnel: done.brandHasLiveFunnel, funnelId: (done.checkout.claims as Partial<CheckoutClaims>).funnelId };
   const open = candidates.filter((c) => c.checkout.status !== "completed");
   if (open.length === 0) throw idempotencyConflict();
   const now = ctx.clock.now();
@@ -71,7 +72,7 @@ async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }):
     now,
   };
   const recordWith = crmProvider && canRecordInCrm ? { crm: crmProvider, failOnCrmError } : null;
-  return { result: await writeCompletion(ctx, plan, recordWith), brandHasLiveFunnel: candidate.brandHasLiveFunnel };
+  return { result: await writeCompletion(ctx, plan, recordWith), brandHasLiveFunnel: candidate.brandHasLiveFunnel, funnelId: claims.funnelId };
 }
 
 /**

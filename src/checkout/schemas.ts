@@ -87,6 +87,11 @@ export const CheckoutClaims = Type.Object({
    * the legacy rule decides at initialize (docs/decisions.md "Test and live").
    */
   livemode: Type.Optional(Type.Boolean()),
+  /**
+   * Issue 33: a funnel of the brand (live or paused) the buyer enters after paying, whatever the
+   * brand's live funnels' triggers say: the service sends the buyer to its upsell page itself.
+   */
+  funnelId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   exp: unixTime(),
   iat: unixTime(),
 });

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addUser, registerOwner, type Registered } from "../../test/support/admin.js";
 import { buildTestApp, json, type TestApp } from "../../test/support/app.js";
 import { post } from "../../test/support/checkout.js";
-import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js";
+import { completeCheckoutViaApi, completionBody } from "../../test/support/completed-checkout.js";
+import { AMOUNT, PAY_BY_PROVIDER } from "../../test/support/provider-payments.js";
 import { auditActions, call } from "../../test/support/identity.js";
 import { createApiKey, withKey } from "../../test/support/merchant.js";
 import { newSalesperson } from "../../test/support/commissions.js";
@@ -262,6 +263,37 @@ describe("POST /api/v1/upsell/sessions { originalOrderId, funnelId }", () => {
     expect(missing.statusCode).toBe(400);
     expect(json(missing)).toMatchObject({ code: "VALIDATION_ERROR", details: "originalOrderId" });
     expect((await withKey(t, "POST", "/api/v1/upsell/sessions", null, { originalOrderId: done.orderId, funnelId: funnel.id })).statusCode).toBe(401);
+    await retire(funnel.id);
+    await retire(draft.id);
+  });
+
+  it("a checkout made through the API naming a funnel sends the buyer to its upsell page; a funnel it cannot use is 404 at creation", async () => {
+    const funnel = await createFunnel(funnelBody({ status: "paused" }));
+    const draft = await createFunnel(funnelBody({ status: "draft" }));
+    const theirs = await createFunnel(funnelBody({ status: "paused" }), rival);
+    const key = (await createApiKey(t, shop.session)).secret;
+    const checkout = (orderId: string, funnelId: string) =>
+      withKey(t, "POST", "/api/v1/checkouts", key, { orderId, amount: AMOUNT, currency: "USD", productName: "Gadget", funnelId });
+
+    for (const funnelId of [draft.id, theirs.id, "fnl_nope"]) {
+      const refused = await checkout(`named-${funnelId}`, funnelId);
+      expect(refused.statusCode, refused.body).toBe(404);
+      expect(json(refused)).toMatchObject({ error: "Funnel not found", code: "NOT_FOUND" });
+    }
+
+    const orderId = `named-funnel-${t.clock.now()}`;
+    const created = await checkout(orderId, funnel.id);
+    expect(created.statusCode, created.body).toBe(201);
+    // The buyer pays on the hosted page; a paused funnel whose trigger (product sku-kit) this order does not match still takes it.
+    expect((await post(t, "/api/checkout/initialize", { token: json(created).token, provider: "vault_gateway_b" })).statusCode).toBe(200);
+    const paid = await PAY_BY_PROVIDER.vault_gateway_b(t, orderId);
+    const done = await post(t, "/api/checkout/complete", completionBody({ orderId, provider: "vault_gateway_b", ...paid }));
+    expect(done.statusCode, done.body).toBe(200);
+    const upsellUrl = json(done).upsellUrl as string;
+    expect(upsellUrl).toMatch(/\/upsell\/ups_/);
+    const session = await sessionRow(sessionIdOf(upsellUrl));
+    expect(session.flow.map((o) => [o.id, o.priceCents])).toEqual([["warranty", 1500], ["warranty.downsell", 700], ["refill", 2500]]);
+    expect(session.flow[0]!.funnel).toMatchObject({ funnelId: funnel.id, funnelVersion: 1 });
     await retire(funnel.id);
     await retire(draft.id);
   });

@@ -12,6 +12,8 @@ import { assertSafeRedirectFields } from "../lib/redirect-url.js";
 import { newId } from "../lib/ids.js";
 import { assertScope } from "../merchant-credentials/api-key-caller.js";
 import { invalidApiKey } from "../merchant-credentials/errors.js";
+import { funnelNotFound } from "../upsell/errors.js";
+import { findFunnelOfBrand } from "../upsell/funnel/store.js";
 import type { CheckoutIdParams, CreateCheckoutBody, CreatedCheckout, MerchantCheckoutView } from "./schemas.js";
 import { findApiCheckoutId, findBrandCheckout, findCreatedCheckout, findMerchantCheckoutLinks, insertMerchantCheckout } from "./store.js";
 
@@ -47,6 +49,11 @@ export async function createMerchantCheckout({ ctx, input }: Verb<CreateCheckout
       // Modes never mix on one order: an orderId the brand already has a checkout of the other mode for is taken.
       if (brand.checkoutId && brand.checkoutLivemode !== null && brand.checkoutLivemode !== actor.livemode) throw orderIdTaken();
       if (actor.livemode) await assertLiveProvider(ctx, actor.brandId, claims.provider);
+      // A funnel the buyer is to enter after paying must be the brand's and usable (live or paused), or it is 404 now, not a silent no-upsell later.
+      if (claims.funnelId !== undefined) {
+        const funnel = await findFunnelOfBrand(ctx.db, actor.brandId, claims.funnelId);
+        if (!funnel || funnel.status === "draft") throw funnelNotFound();
+      }
       const id = newId("mco");
       // Issue 33, one id per checkout: the orderId's checkout keeps the id it already has (opened from any token, or
       // answered to an earlier API call for it); initialize gives a new one's `checkouts` row this id (src/checkout/store.ts).

@@ -34,7 +34,7 @@ export function registerMerchantApiRoutes(app: App, deps: Deps): void {
         security,
         summary: "Create a checkout for the key's brand (scope checkouts:write); redirect the buyer to `url`",
         body: CreateCheckoutBody,
-        response: { 201: CreatedCheckout, ...errorResponses(400, 401, 403, 409, 422) },
+        response: { 201: CreatedCheckout, ...errorResponses(400, 401, 403, 404, 409, 422) },
       },
     },
     async (request, reply) => {

@@ -8,7 +8,7 @@ import { originalOrderOf, saveNewSession, type OriginalOrder } from "../store.js
 import { assignVariant } from "./assign.js";
 import { dayOf } from "./counters.js";
 import { chooseFunnel, type OrderFacts } from "./trigger.js";
-import { bumpFunnelStats, claimFunnelEntry, findFunnelEntry, hasEarlierOrder, lineItemsOf, liveFunnelsOfBrand, type FunnelWithVersion } from "./store.js";
+import { bumpFunnelStats, claimFunnelEntry, findFunnelEntry, findFunnelOfBrand, hasEarlierOrder, lineItemsOf, liveFunnelsOfBrand, type FunnelWithVersion } from "./store.js";
 
 /** The offer's price in the order's currency: `prices[currency]`, else `price`; undefined when it has none. */
 function priceIn(offer: FunnelOffer, currency: string): { priceCents?: number; originalPriceCents?: number } {
@@ -112,6 +112,26 @@ export async function funnelUpsellUrl(ctx: Ctx, completed: { orderId: string; tr
     return funnel ? ((await startFunnelSession(ctx, order, funnel))?.upsellUrl ?? null) : null;
   } catch (error) {
     ctx.log.warn({ err: (error as Error).message, orderId: completed.orderId }, "funnel entry failed");
+    return null;
+  }
+}
+
+/**
+ * After a completion whose checkout names a funnel (claim `funnelId`, issue 33): that funnel's upsell
+ * page, its trigger not asked, as a merchant server's named session would start it. A draft, deleted
+ * or unknown funnel means no upsell; like funnelUpsellUrl, never fails the completion.
+ */
+export async function namedFunnelUpsellUrl(ctx: Ctx, completed: { orderId: string; transactionId: string }, funnelId: string): Promise<string | null> {
+  try {
+    const order = await originalOrderOf(ctx.db, completed);
+    if (!order) return null;
+    const existing = await existingSession(ctx, order.id);
+    if (existing) return existing.upsellUrl;
+    const funnel = await findFunnelOfBrand(ctx.db, order.brandId, funnelId);
+    if (!funnel || funnel.status === "draft") return null;
+    return (await startFunnelSession(ctx, order, funnel))?.upsellUrl ?? null;
+  } catch (error) {
+    ctx.log.warn({ err: (error as Error).message, orderId: completed.orderId, funnelId }, "named funnel entry failed");
     return null;
   }
 }
