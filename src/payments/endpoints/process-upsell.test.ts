@@ -49,6 +49,6 @@ describe("vault_gateway_a process-upsell", () => {
     expect(response.statusCode).toBe(402);
     expect(response.json()).toMatchObject({ error: "Payment failed: card_declined", code: "PAYMENT_FAILED", details: "card_declined" });
     const events = await t.deps.database.db.select().from(outboxEvents).where(and(eq(outboxEvents.type, "payment.failed"), sql`${outboxEvents.payload}->>'orderId' = 'up-d-u1'`));
-    expect(events.map((e) => e.payload)).toEqual([{ orderId: "up-d-u1", provider: "vault_gateway_a", reason: "card_declined", amount: 500, currency: "USD", livemode: false }]);
+    expect(events.map((e) => e.payload)).toEqual([{ orderId: "up-d-u1", provider: "vault_gateway_a", reason: "card_declined", amount: 500, currency: "USD", livemode: false, metadata: {}, checkoutMetadata: {} }]);
   });
 });

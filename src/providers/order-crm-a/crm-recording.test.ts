@@ -10,19 +10,24 @@ import { call } from "../../../test/support/identity.js";
 import { post } from "../../../test/support/provider-payments.js";
 import { auditLogs, orders } from "../../db/schema/index.js";
 import { startFakeOrderCrmB, type FakeOrderCrmB } from "../order-crm-b/fake-server.js";
+import { startFakeVaultGateway, type FakeVaultGateway } from "../vault-gateway-a/fake-server.js";
 import { startFakeOrderCrmA, type FakeOrderCrmA } from "./fake-server.js";
 
 let t: TestApp;
 let crmA: FakeOrderCrmA;
 let crmB: FakeOrderCrmB;
+let gateway: FakeVaultGateway;
 let session: string;
 let brandId: string;
 beforeAll(async () => {
-  [t, crmA, crmB] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeOrderCrmA(), startFakeOrderCrmB()]);
+  [t, crmA, crmB, gateway] = await Promise.all([buildTestApp({ env: { ALLOW_PRIVATE_WEBHOOK_URLS: "true" } }), startFakeOrderCrmA(), startFakeOrderCrmB(), startFakeVaultGateway()]);
   ({ session, brandId } = await registerOwner(t));
+  // Live orders (issue 33: a test order is recorded in the demo CRM, never the real one): vault_gateway_b has real credentials too.
+  const saved = await call(t, "POST", "/api/admin/settings", { session, body: { provider: "vault_gateway_b", settings: { securityKey: gateway.securityKey, baseUrl: gateway.baseUrl } } });
+  expect(saved.statusCode, saved.body).toBe(200);
 });
 afterAll(async () => {
-  await Promise.all([t.close(), crmA.close(), crmB.close()]);
+  await Promise.all([t.close(), crmA.close(), crmB.close(), gateway.close()]);
 });
 
 interface Case {
@@ -58,7 +63,7 @@ const settings = (c: Case, extra: Record<string, unknown> = {}) =>
   call(t, "POST", "/api/admin/settings", { session, body: { provider: c.provider, settings: { ...c.credentials(), campaignId: "camp-7", baseUrl: c.fake().baseUrl, ...extra } } });
 const orderRow = async (orderId: string) => (await t.deps.database.db.select().from(orders).where(eq(orders.orderId, orderId)))[0];
 
-/** A demo vault_gateway_b payment (the token names the provider) completed asking `crm` to record it. */
+/** A live vault_gateway_b payment (at the fake gateway; the token names the provider) completed asking `crm` to record it. */
 async function completeWithCrm(crm: string) {
   const paid = await paidCheckoutViaApi(t, { claims: { brandId, provider: "vault_gateway_b" }, complete: { ...CRM_BUYER, recordInCrm: true, crmProvider: crm } });
   return { orderId: paid.orderId, res: await post(t, "/api/checkout/complete", paid.completion) };
