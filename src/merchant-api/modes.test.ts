@@ -242,6 +242,74 @@ describe("payment links have a mode", () => {
   });
 });
 
+describe("the admin link generator has a mode", () => {
+  const seller = async (owner: Registered, app = t) =>
+    json(await call(app, "POST", "/api/admin/salespeople", { session: owner.session, body: { name: "Sam", email: `sam-${newOrderId()}@example.com`, password: "a-long-portal-password" } })).salesperson.id as string;
+  const generate = (owner: Registered, salespersonId: string, extra: Record<string, unknown> = {}, app = t) =>
+    call(app, "POST", "/api/admin/tools/generate-link", { session: owner.session, body: { salespersonId, orderInfo: { productName: "Call", total: AMOUNT, currency: "USD" }, ...extra } });
+  /** What the buyer's browser does with the short link: follow it and open the checkout. */
+  const open = async (code: string) => {
+    const followed = await t.app.inject({ method: "GET", url: `/c/${code}` });
+    expect(followed.statusCode).toBe(302);
+    return initialize((followed.headers.location as string).replace("/checkout/", ""));
+  };
+
+  it("makes a test checkout on a brand with live credentials when asked for test, and the gateway never hears of it", async () => {
+    const made = await generate(shop, await seller(shop), { mode: "test" });
+    expect(made.statusCode, made.body).toBe(200);
+    expect(json(made)).toMatchObject({ success: true, livemode: false });
+    expect(decodeJwt(json(made).token)).toMatchObject({ livemode: false });
+    const seen = fake.requests.length;
+    const init = await open(json(made).code);
+    expect(init.statusCode, init.body).toBe(200);
+    expect(json(init)).toMatchObject({ demo: true });
+    expect(fake.requests.length).toBe(seen);
+    expect(await checkoutRow(json(made).orderId)).toMatchObject({ livemode: false });
+  });
+
+  it("makes a live checkout when asked for live, and by default on a brand with live credentials", async () => {
+    const sellerId = await seller(shop);
+    for (const extra of [{ mode: "live" }, {}]) {
+      const made = await generate(shop, sellerId, extra);
+      expect(made.statusCode, made.body).toBe(200);
+      expect(json(made)).toMatchObject({ livemode: true });
+      expect(decodeJwt(json(made).token)).toMatchObject({ livemode: true });
+      const init = await open(json(made).code);
+      expect(json(init)).toMatchObject({ demo: false, providerOrderId: expect.stringMatching(/^pi_fake/) });
+      expect(await checkoutRow(json(made).orderId)).toMatchObject({ livemode: true });
+    }
+  });
+
+  it("defaults to test on a brand without credentials, refuses a live link there (409, nothing stored), and validates the mode", async () => {
+    const sellerId = await seller(bare);
+    const made = await generate(bare, sellerId);
+    expect(json(made)).toMatchObject({ livemode: false });
+    expect(await checkoutRow(json(made).orderId)).toBeUndefined();
+    expect(json(await open(json(made).code))).toMatchObject({ demo: true });
+    expect(await checkoutRow(json(made).orderId)).toMatchObject({ livemode: false });
+
+    const links = async () => (await t.deps.database.db.select({ n: count() }).from(shortLinks).where(eq(shortLinks.brandId, bare.brandId)))[0]!.n;
+    const before = await links();
+    const refused = await generate(bare, sellerId, { mode: "live", orderInfo: { productName: "Call", total: AMOUNT, currency: "USD", orderId: "refused-live-link" } });
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused)).toMatchObject({ code: "PROVIDER_NOT_CONFIGURED" });
+    expect(await links()).toBe(before);
+    const wrong = await generate(bare, sellerId, { mode: "sandbox" });
+    expect(wrong.statusCode).toBe(400);
+    expect(json(wrong)).toMatchObject({ code: "VALIDATION_ERROR" });
+  });
+
+  it("a repeat with the same Idempotency-Key answers the same link and mode", async () => {
+    const sellerId = await seller(shop);
+    const body = { salespersonId: sellerId, orderInfo: { productName: "Call", total: AMOUNT, currency: "USD" }, mode: "test" };
+    const headers = { "idempotency-key": `gen-${newOrderId()}` };
+    const first = await call(t, "POST", "/api/admin/tools/generate-link", { session: shop.session, body, headers });
+    const again = await call(t, "POST", "/api/admin/tools/generate-link", { session: shop.session, body, headers });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(json(again)).toMatchObject({ code: json(first).code, livemode: false });
+  });
+});
+
 describe("an attacker's view", () => {
   it("a test key never leads to a live charge: a live order's refund, upsell session and process-upsell are not found for it", async () => {
     const orderId = newOrderId();
@@ -325,5 +393,21 @@ describe("PAYMENT_MODE=live refuses test mode altogether", () => {
     expect(json(refused)).toMatchObject({ code: "INVALID_TOKEN" });
     const checkoutsOfBrand = await live.deps.database.db.select({ n: count() }).from(checkouts).where(and(eq(checkouts.brandId, owner.brandId)));
     expect(checkoutsOfBrand[0]!.n).toBe(0);
+  });
+
+  it("refuses a test link from the admin generator (409 TEST_MODE_DISABLED, nothing stored); without a mode the link is live", async () => {
+    const person = await call(live, "POST", "/api/admin/salespeople", { session: owner.session, body: { name: "Sam", email: "sam-live@example.com", password: "a-long-portal-password" } });
+    const salespersonId = json(person).salesperson.id as string;
+    const generate = (extra: Record<string, unknown>) =>
+      call(live, "POST", "/api/admin/tools/generate-link", { session: owner.session, body: { salespersonId, orderInfo: { productName: "Call", total: AMOUNT, currency: "USD" }, ...extra } });
+    const refused = await generate({ mode: "test" });
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused)).toMatchObject({ code: "TEST_MODE_DISABLED" });
+    const stored = await live.deps.database.db.select({ n: count() }).from(shortLinks).where(eq(shortLinks.brandId, owner.brandId));
+    expect(stored[0]!.n).toBe(0);
+    const made = await generate({});
+    expect(made.statusCode, made.body).toBe(200);
+    expect(json(made)).toMatchObject({ livemode: true });
+    expect(decodeJwt(json(made).token)).toMatchObject({ livemode: true });
   });
 });
