@@ -13,7 +13,7 @@ import { orderClaims, post, signToken } from "../../test/support/checkout.js";
 import { call } from "../../test/support/identity.js";
 import { bearer, createApiKey, withKey } from "../../test/support/merchant.js";
 import { card } from "../../test/support/provider-payments.js";
-import { apiKeys, checkouts, merchantCheckouts, orders, shortLinks } from "../db/schema/index.js";
+import { apiKeys, checkouts, merchantCheckouts, orders, shortLinks, upsellSessions } from "../db/schema/index.js";
 import { sha256 } from "../lib/crypto.js";
 import { startFakeIntentGateway, type FakeIntentGateway } from "../providers/intent-gateway/fake-server.js";
 
@@ -307,6 +307,44 @@ describe("the admin link generator has a mode", () => {
     const again = await call(t, "POST", "/api/admin/tools/generate-link", { session: shop.session, body, headers });
     expect(again.statusCode, again.body).toBe(200);
     expect(json(again)).toMatchObject({ code: json(first).code, livemode: false });
+  });
+});
+
+describe("a funnel session starts only with a key of the order's mode", () => {
+  it("POST /api/v1/upsell/sessions { originalOrderId, funnelId }: the other mode's key is 404 naming the mode and starts nothing; the order's own key starts it in its mode", async () => {
+    // Paused: only a merchant's server starts it, so the hosted completions above and below never enter it.
+    const made = await call(t, "POST", "/api/admin/funnels", {
+      session: shop.session,
+      body: { name: "Mode funnel", status: "paused", trigger: { match: "all", conditions: [] }, steps: [{ variants: [{ id: "warranty", offer: { name: "Warranty", price: 900 } }] }] },
+    });
+    expect(made.statusCode, made.body).toBe(200);
+    const funnelId = json(made).funnel.id as string;
+    const liveOrder = newOrderId();
+    await payLive(await signToken(t, orderClaims({ orderId: liveOrder, amount: AMOUNT, brandId: shop.brandId, livemode: true })), liveOrder);
+    const testOrder = newOrderId();
+    await payInDemo(await signToken(t, orderClaims({ orderId: testOrder, amount: AMOUNT, brandId: shop.brandId, livemode: false })), testOrder);
+    const start = (key: string, originalOrderId: string) => withKey(t, "POST", "/api/v1/upsell/sessions", key, { originalOrderId, funnelId });
+    const sessionsOf = (originalOrderId: string) => t.deps.database.db.select().from(upsellSessions).where(eq(upsellSessions.originalOrderId, originalOrderId));
+
+    const seen = fake.requests.length;
+    const testOnLive = await start(testKey, liveOrder);
+    expect(testOnLive.statusCode).toBe(404);
+    expect(json(testOnLive)).toMatchObject({ code: "NOT_FOUND", error: "Order not found in test mode (a live object has that id: use a key of its mode)" });
+    const liveOnTest = await start(liveKey, testOrder);
+    expect(liveOnTest.statusCode).toBe(404);
+    expect(json(liveOnTest)).toMatchObject({ code: "NOT_FOUND", error: "Order not found in live mode (a test object has that id: use a key of its mode)" });
+    expect(await sessionsOf(liveOrder)).toEqual([]);
+    expect(await sessionsOf(testOrder)).toEqual([]);
+    expect(fake.requests.length).toBe(seen);
+
+    for (const [key, orderId, livemode] of [[liveKey, liveOrder, true], [testKey, testOrder, false]] as const) {
+      const started = await start(key, orderId);
+      expect(started.statusCode, started.body).toBe(200);
+      expect(json(started)).toMatchObject({ success: true, sessionId: expect.stringMatching(/^ups_/), totalOffers: 1 });
+      const [session, ...more] = await sessionsOf(orderId);
+      expect(more).toEqual([]);
+      expect(session).toMatchObject({ id: json(started).sessionId, brandId: shop.brandId, livemode });
+    }
   });
 });
 
