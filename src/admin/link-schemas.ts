@@ -12,6 +12,12 @@ export const GenerateLinkBody = Type.Object({
     currency: Type.String({ pattern: "^[A-Za-z]{3}$" }),
     orderId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "generated when omitted" })),
   }),
+  mode: Type.Optional(
+    Type.Union([Type.Literal("test"), Type.Literal("live")], {
+      description:
+        "the checkout's mode (issue 33); default: the brand's, live when it has live credentials for some payment provider, else test. The back office sends the mode its Live/Test switch shows",
+    }),
+  ),
 });
 export type GenerateLinkBody = Static<typeof GenerateLinkBody>;
 
@@ -22,5 +28,6 @@ export const GenerateLinkReply = Type.Object({
   code: Type.String(),
   orderId: Type.String(),
   expiresAt: Type.Number({ description: "Unix ms" }),
+  livemode: Type.Boolean({ description: "the mode of the link's checkout (the token's `livemode` claim)" }),
 });
 export type GenerateLinkReply = Static<typeof GenerateLinkReply>;

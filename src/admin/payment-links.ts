@@ -8,12 +8,11 @@ import { withTransaction } from "../db/transaction.js";
 import { assertRole, brandOfScope, type CallerScope } from "../http/auth.js";
 import { readMode } from "../payments/mode.js";
 import { bindResource, ofBrand, oncePerKey, type EffectOf } from "../http/idempotent-effects.js";
-import { AppError, notFound, validationError } from "../lib/errors.js";
-import { testModeDisabled } from "../providers/registry.js";
-import { PAYMENT_PROVIDERS } from "../providers/types.js";
+import { notFound, validationError } from "../lib/errors.js";
 import { newId, randomToken } from "../lib/ids.js";
 import { assertSafeRedirectFields } from "../lib/redirect-url.js";
 import { findSalespersonInOrganization } from "../salespeople/store.js";
+import { linkMode } from "./link-mode.js";
 import type { CreatePaymentLinkBody, PaymentLinkReply, PaymentLinksQuery, PaymentLinksReply, PaymentLinkView } from "./payment-link-schemas.js";
 
 /** A payment link lives at most a year (and by default exactly that): a product page, not a session. */
@@ -132,22 +131,6 @@ async function makePaymentLink(ctx: Ctx, scope: CallerScope, brandId: string, in
     });
   });
   return { success: true, link: viewOf(ctx, row) };
-}
-
-/**
- * Issue 33: a link's mode, fixed at creation and carried by every checkout it makes. Without `mode`,
- * the legacy rule at creation: live when the brand has live credentials for some payment provider
- * (or PAYMENT_MODE=live), else test. A live link needs them (409 PROVIDER_NOT_CONFIGURED: no buyer
- * should meet a link that cannot be paid); a test link is refused with PAYMENT_MODE=live.
- */
-async function linkMode(ctx: Ctx, brandId: string, mode: "test" | "live" | undefined): Promise<boolean> {
-  if (mode === "test") {
-    if (ctx.config.paymentMode === "live") throw testModeDisabled();
-    return false;
-  }
-  const live = (await Promise.all(PAYMENT_PROVIDERS.map((p) => ctx.providers.hasLiveCredentials(p, brandId)))).some(Boolean);
-  if (mode === "live" && !live) throw new AppError("PROVIDER_NOT_CONFIGURED", "Payment provider not configured: no payment provider has live credentials on this brand");
-  return mode === "live" || live || ctx.config.paymentMode === "live";
 }
 
 /** `GET /api/admin/payment-links` (any role of the organization): the session brand's links of one mode, newest first. */

@@ -13,7 +13,7 @@ import { orderClaims, post, signToken } from "../../test/support/checkout.js";
 import { call } from "../../test/support/identity.js";
 import { bearer, createApiKey, withKey } from "../../test/support/merchant.js";
 import { card } from "../../test/support/provider-payments.js";
-import { apiKeys, checkouts, merchantCheckouts, orders, shortLinks } from "../db/schema/index.js";
+import { apiKeys, checkouts, merchantCheckouts, orders, shortLinks, upsellSessions } from "../db/schema/index.js";
 import { sha256 } from "../lib/crypto.js";
 import { startFakeIntentGateway, type FakeIntentGateway } from "../providers/intent-gateway/fake-server.js";
 
@@ -242,6 +242,112 @@ describe("payment links have a mode", () => {
   });
 });
 
+describe("the admin link generator has a mode", () => {
+  const seller = async (owner: Registered, app = t) =>
+    json(await call(app, "POST", "/api/admin/salespeople", { session: owner.session, body: { name: "Sam", email: `sam-${newOrderId()}@example.com`, password: "a-long-portal-password" } })).salesperson.id as string;
+  const generate = (owner: Registered, salespersonId: string, extra: Record<string, unknown> = {}, app = t) =>
+    call(app, "POST", "/api/admin/tools/generate-link", { session: owner.session, body: { salespersonId, orderInfo: { productName: "Call", total: AMOUNT, currency: "USD" }, ...extra } });
+  /** What the buyer's browser does with the short link: follow it and open the checkout. */
+  const open = async (code: string) => {
+    const followed = await t.app.inject({ method: "GET", url: `/c/${code}` });
+    expect(followed.statusCode).toBe(302);
+    return initialize((followed.headers.location as string).replace("/checkout/", ""));
+  };
+
+  it("makes a test checkout on a brand with live credentials when asked for test, and the gateway never hears of it", async () => {
+    const made = await generate(shop, await seller(shop), { mode: "test" });
+    expect(made.statusCode, made.body).toBe(200);
+    expect(json(made)).toMatchObject({ success: true, livemode: false });
+    expect(decodeJwt(json(made).token)).toMatchObject({ livemode: false });
+    const seen = fake.requests.length;
+    const init = await open(json(made).code);
+    expect(init.statusCode, init.body).toBe(200);
+    expect(json(init)).toMatchObject({ demo: true });
+    expect(fake.requests.length).toBe(seen);
+    expect(await checkoutRow(json(made).orderId)).toMatchObject({ livemode: false });
+  });
+
+  it("makes a live checkout when asked for live, and by default on a brand with live credentials", async () => {
+    const sellerId = await seller(shop);
+    for (const extra of [{ mode: "live" }, {}]) {
+      const made = await generate(shop, sellerId, extra);
+      expect(made.statusCode, made.body).toBe(200);
+      expect(json(made)).toMatchObject({ livemode: true });
+      expect(decodeJwt(json(made).token)).toMatchObject({ livemode: true });
+      const init = await open(json(made).code);
+      expect(json(init)).toMatchObject({ demo: false, providerOrderId: expect.stringMatching(/^pi_fake/) });
+      expect(await checkoutRow(json(made).orderId)).toMatchObject({ livemode: true });
+    }
+  });
+
+  it("defaults to test on a brand without credentials, refuses a live link there (409, nothing stored), and validates the mode", async () => {
+    const sellerId = await seller(bare);
+    const made = await generate(bare, sellerId);
+    expect(json(made)).toMatchObject({ livemode: false });
+    expect(await checkoutRow(json(made).orderId)).toBeUndefined();
+    expect(json(await open(json(made).code))).toMatchObject({ demo: true });
+    expect(await checkoutRow(json(made).orderId)).toMatchObject({ livemode: false });
+
+    const links = async () => (await t.deps.database.db.select({ n: count() }).from(shortLinks).where(eq(shortLinks.brandId, bare.brandId)))[0]!.n;
+    const before = await links();
+    const refused = await generate(bare, sellerId, { mode: "live", orderInfo: { productName: "Call", total: AMOUNT, currency: "USD", orderId: "refused-live-link" } });
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused)).toMatchObject({ code: "PROVIDER_NOT_CONFIGURED" });
+    expect(await links()).toBe(before);
+    const wrong = await generate(bare, sellerId, { mode: "sandbox" });
+    expect(wrong.statusCode).toBe(400);
+    expect(json(wrong)).toMatchObject({ code: "VALIDATION_ERROR" });
+  });
+
+  it("a repeat with the same Idempotency-Key answers the same link and mode", async () => {
+    const sellerId = await seller(shop);
+    const body = { salespersonId: sellerId, orderInfo: { productName: "Call", total: AMOUNT, currency: "USD" }, mode: "test" };
+    const headers = { "idempotency-key": `gen-${newOrderId()}` };
+    const first = await call(t, "POST", "/api/admin/tools/generate-link", { session: shop.session, body, headers });
+    const again = await call(t, "POST", "/api/admin/tools/generate-link", { session: shop.session, body, headers });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(json(again)).toMatchObject({ code: json(first).code, livemode: false });
+  });
+});
+
+describe("a funnel session starts only with a key of the order's mode", () => {
+  it("POST /api/v1/upsell/sessions { originalOrderId, funnelId }: the other mode's key is 404 naming the mode and starts nothing; the order's own key starts it in its mode", async () => {
+    // Paused: only a merchant's server starts it, so the hosted completions above and below never enter it.
+    const made = await call(t, "POST", "/api/admin/funnels", {
+      session: shop.session,
+      body: { name: "Mode funnel", status: "paused", trigger: { match: "all", conditions: [] }, steps: [{ variants: [{ id: "warranty", offer: { name: "Warranty", price: 900 } }] }] },
+    });
+    expect(made.statusCode, made.body).toBe(200);
+    const funnelId = json(made).funnel.id as string;
+    const liveOrder = newOrderId();
+    await payLive(await signToken(t, orderClaims({ orderId: liveOrder, amount: AMOUNT, brandId: shop.brandId, livemode: true })), liveOrder);
+    const testOrder = newOrderId();
+    await payInDemo(await signToken(t, orderClaims({ orderId: testOrder, amount: AMOUNT, brandId: shop.brandId, livemode: false })), testOrder);
+    const start = (key: string, originalOrderId: string) => withKey(t, "POST", "/api/v1/upsell/sessions", key, { originalOrderId, funnelId });
+    const sessionsOf = (originalOrderId: string) => t.deps.database.db.select().from(upsellSessions).where(eq(upsellSessions.originalOrderId, originalOrderId));
+
+    const seen = fake.requests.length;
+    const testOnLive = await start(testKey, liveOrder);
+    expect(testOnLive.statusCode).toBe(404);
+    expect(json(testOnLive)).toMatchObject({ code: "NOT_FOUND", error: "Order not found in test mode (a live object has that id: use a key of its mode)" });
+    const liveOnTest = await start(liveKey, testOrder);
+    expect(liveOnTest.statusCode).toBe(404);
+    expect(json(liveOnTest)).toMatchObject({ code: "NOT_FOUND", error: "Order not found in live mode (a test object has that id: use a key of its mode)" });
+    expect(await sessionsOf(liveOrder)).toEqual([]);
+    expect(await sessionsOf(testOrder)).toEqual([]);
+    expect(fake.requests.length).toBe(seen);
+
+    for (const [key, orderId, livemode] of [[liveKey, liveOrder, true], [testKey, testOrder, false]] as const) {
+      const started = await start(key, orderId);
+      expect(started.statusCode, started.body).toBe(200);
+      expect(json(started)).toMatchObject({ success: true, sessionId: expect.stringMatching(/^ups_/), totalOffers: 1 });
+      const [session, ...more] = await sessionsOf(orderId);
+      expect(more).toEqual([]);
+      expect(session).toMatchObject({ id: json(started).sessionId, brandId: shop.brandId, livemode });
+    }
+  });
+});
+
 describe("an attacker's view", () => {
   it("a test key never leads to a live charge: a live order's refund, upsell session and process-upsell are not found for it", async () => {
     const orderId = newOrderId();
@@ -325,5 +431,21 @@ describe("PAYMENT_MODE=live refuses test mode altogether", () => {
     expect(json(refused)).toMatchObject({ code: "INVALID_TOKEN" });
     const checkoutsOfBrand = await live.deps.database.db.select({ n: count() }).from(checkouts).where(and(eq(checkouts.brandId, owner.brandId)));
     expect(checkoutsOfBrand[0]!.n).toBe(0);
+  });
+
+  it("refuses a test link from the admin generator (409 TEST_MODE_DISABLED, nothing stored); without a mode the link is live", async () => {
+    const person = await call(live, "POST", "/api/admin/salespeople", { session: owner.session, body: { name: "Sam", email: "sam-live@example.com", password: "a-long-portal-password" } });
+    const salespersonId = json(person).salesperson.id as string;
+    const generate = (extra: Record<string, unknown>) =>
+      call(live, "POST", "/api/admin/tools/generate-link", { session: owner.session, body: { salespersonId, orderInfo: { productName: "Call", total: AMOUNT, currency: "USD" }, ...extra } });
+    const refused = await generate({ mode: "test" });
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused)).toMatchObject({ code: "TEST_MODE_DISABLED" });
+    const stored = await live.deps.database.db.select({ n: count() }).from(shortLinks).where(eq(shortLinks.brandId, owner.brandId));
+    expect(stored[0]!.n).toBe(0);
+    const made = await generate({});
+    expect(made.statusCode, made.body).toBe(200);
+    expect(json(made)).toMatchObject({ livemode: true });
+    expect(decodeJwt(json(made).token)).toMatchObject({ livemode: true });
   });
 });

@@ -3,6 +3,7 @@ import { api } from "../../shared/api";
 import type { GenerateLinkReply, ListSalespeopleReply, PaymentLinkReply, PaymentLinksReply } from "../../shared/api-types";
 import { formatMoney, parseMoney } from "../../shared/money";
 import { date, formValues, useAction, useApi } from "./hooks";
+import { useMode } from "./mode";
 import { ConfirmAction, Failure, Field, Message, Select } from "./ui";
 
 export function SalespeoplePage() {
@@ -43,6 +44,10 @@ export function SalespeoplePage() {
   );
 }
 
+/** What a link made now will be: the mode the switch shows (issue 33), sent as the body's `mode`; none yet: the brand's (the API's default). */
+const modeBody = (livemode: boolean | null) => (livemode === null ? {} : { mode: livemode ? ("live" as const) : ("test" as const) });
+const modeName = (livemode: boolean) => (livemode ? "live" : "test");
+
 /** Payment links (lasting, no salesperson needed) and the one-hour quick link for a salesperson. */
 export function LinksPage() {
   return (
@@ -64,6 +69,7 @@ const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 function PaymentLinks() {
   const people = useApi<ListSalespeopleReply>("/api/admin/salespeople");
   const links = useApi<PaymentLinksReply>("/api/admin/payment-links");
+  const mode = useMode();
   const action = useAction();
   const [made, setMade] = useState<PaymentLinkReply["link"] | null>(null);
   function create(event: FormEvent<HTMLFormElement>) {
@@ -91,6 +97,7 @@ function PaymentLinks() {
             ...optional("salespersonId"),
             ...(v.salespersonId && v.commissionRate ? { commissionRate: Number(v.commissionRate) / 100 } : {}),
             ...(expiresAt ? { expiresAt } : {}),
+            ...modeBody(mode),
           },
         });
       },
@@ -105,7 +112,7 @@ function PaymentLinks() {
       <Failure error={links.error} />
       <table>
         <caption>Your payment links</caption>
-        <thead><tr><th>Product</th><th>Price</th><th>Link</th><th>Salesperson</th><th>Status</th><th>Expires</th><th>Action</th></tr></thead>
+        <thead><tr><th>Product</th><th>Price</th><th>Link</th><th>Salesperson</th><th>Mode</th><th>Status</th><th>Expires</th><th>Action</th></tr></thead>
         <tbody>
           {links.data?.links.map((l) => (
             <tr key={l.id}>
@@ -113,6 +120,7 @@ function PaymentLinks() {
               <td>{l.quantity > 1 ? `${l.quantity} × ${formatMoney(l.price, l.currency)} = ` : ""}{formatMoney(l.total, l.currency)}</td>
               <td><a href={l.url} target="_blank" rel="noreferrer">{l.url}</a></td>
               <td>{l.salespersonName ?? "—"}</td>
+              <td>{modeName(l.livemode)}</td>
               <td>{l.status}</td>
               <td>{date(l.expiresAt)}</td>
               <td>{l.status === "active" && <ConfirmAction label="Disable" ariaLabel={`Disable the link for ${l.productName}`} question="Buyers will see “no longer available”." confirm="Disable link" busy={action.busy} onConfirm={() => disable(l.id)} />}</td>
@@ -123,6 +131,7 @@ function PaymentLinks() {
       {links.data && links.data.links.length === 0 && <p>No payment links yet.</p>}
       <form className="card stack" onSubmit={create} style={{ maxWidth: "40rem", marginTop: "1rem" }} aria-label="New payment link">
         <h2>New payment link</h2>
+        {mode !== null && <p className="muted" data-testid="payment-link-mode">Made in {modeName(mode)} mode{mode ? " (real money)" : " (demo payments only)"}: the mode the Live/Test switch shows.</p>}
         <Field id="productName" label="Product name" required maxLength={500} />
         <Field id="description" label="Description (optional)" maxLength={2000} />
         <Field id="imageUrl" label="Image URL (optional)" type="url" placeholder="https://…" />
@@ -155,6 +164,7 @@ function QuickLink() {
   const people = useApi<ListSalespeopleReply>("/api/admin/salespeople");
   const action = useAction();
   const [link, setLink] = useState<GenerateLinkReply | null>(null);
+  const mode = useMode();
   const nobody = people.data !== null && people.data.salespeople.length === 0;
   function generate(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -167,6 +177,7 @@ function QuickLink() {
             salespersonId: v.salespersonId,
             ...(v.commissionRate ? { commissionRate: Number(v.commissionRate) / 100 } : {}),
             orderInfo: { productName: v.productName, total: Math.round(Number(v.total) * 10 ** digits), currency: v.currency },
+            ...modeBody(mode),
           },
         }),
       (r) => (setLink(r), "Link generated."),
@@ -175,7 +186,7 @@ function QuickLink() {
   return (
     <form className="card stack" onSubmit={generate} style={{ maxWidth: "40rem", marginTop: "1rem" }} aria-label="Quick link">
       <h2>Quick one-hour link for a salesperson</h2>
-      <p>A single checkout that expires after one hour and credits the chosen salesperson with the sale.</p>
+      <p>A single checkout that expires after one hour and credits the chosen salesperson with the sale{mode === null ? "" : `, made in ${modeName(mode)} mode (the Live/Test switch)`}.</p>
       {nobody && <p className="notice" data-testid="quick-link-needs-salesperson">Quick links always credit a salesperson: add one on the Salespeople page first, or make a payment link above, which needs none.</p>}
       <Select id="quick-salespersonId" name="salespersonId" label="Salesperson" required options={(people.data?.salespeople ?? []).map((s) => [s.id, s.name] as [string, string])} />
       <Field id="quick-productName" name="productName" label="Product name" required />
@@ -190,7 +201,7 @@ function QuickLink() {
         <p>
           <a href={link.checkoutUrl} data-testid="generated-link">{link.checkoutUrl}</a>
           <br />
-          <span className="muted">Order {link.orderId}, valid until {date(link.expiresAt)}</span>
+          <span className="muted" data-testid="generated-link-mode">Order {link.orderId}, {modeName(link.livemode)} mode, valid until {date(link.expiresAt)}</span>
         </p>
       )}
     </form>
