@@ -179,6 +179,20 @@ describe("test objects go to the sandbox, live ones to the live credentials", ()
     expect(live.requests.length).toBe(seen);
   });
 
+  it("a test checkout paid in demo before the brand saved sandbox credentials still completes, from the demo ledger", async () => {
+    const owner = await registerOwner(t);
+    const testKey = (await createApiKey(t, owner.session, { mode: "test" })).secret;
+    const orderId = newOrderId();
+    const init = await initialize(json(await createCheckout(testKey, orderId)).token);
+    expect(json(init)).toMatchObject({ demo: true });
+    const intentId = json(init).providerOrderId as string;
+    expect((await confirm(intentId, card("4242424242424242"))).statusCode).toBe(200);
+    expect((await saveSettings(owner, sandbox, "test")).statusCode).toBe(200);
+    const done = await complete(orderId, intentId);
+    expect(done.statusCode, done.body).toBe(200);
+    expect(await orderRow(orderId)).toMatchObject({ livemode: false, paidInDemo: true });
+  });
+
   it("sandbox credentials disabled: test objects are back in demo, and a sandbox-paid order's refund is not sent to the live credentials", async () => {
     const owner = await registerOwner(t);
     expect((await saveSettings(owner, live)).statusCode).toBe(200);
