@@ -103,7 +103,7 @@ export async function initializeCheckout({ ctx, input }: { ctx: Ctx; input: Init
   // Completed between our read and this write (a concurrent complete).
   if (!saved) throw checkoutCompleted();
 
-  const response: InitializeResponse = { success: true, provider: input.provider, providerOrderId: outcome.providerOrderId, demo: !livemode };
+  const response: InitializeResponse = { success: true, provider: input.provider, providerOrderId: outcome.providerOrderId, demo: outcome.demo };
   if (input.provider === "intent_gateway" && outcome.clientSecret) response.clientSecret = outcome.clientSecret;
   if (input.provider === "hosted_store" && outcome.checkoutUrl) response.checkoutUrl = outcome.checkoutUrl;
   return response;
@@ -141,11 +141,12 @@ async function initializeAtProvider(
   livemode: boolean,
   demoOnly: boolean,
   input: InitializeInput,
-): Promise<InitializeOutcome> {
+): Promise<InitializeOutcome & { demo: boolean }> {
   const { adapter, call } = await ctx.providers.payment(provider, brandId, livemode);
   if (demoOnly && !adapter.demo) throw providerNotAllowed();
   try {
-    return await adapter.initialize(input, { ...call, log: ctx.log });
+    // `demo`: the page shows the demo card form; a test checkout at a provider's sandbox (test credentials) is not demo.
+    return { ...(await adapter.initialize(input, { ...call, log: ctx.log })), demo: adapter.demo };
   } catch (error) {
     if (error instanceof ProviderError) {
       ctx.log.warn({ provider, retryable: error.retryable, err: error.message }, "provider initialize failed");

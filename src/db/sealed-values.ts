@@ -7,6 +7,7 @@ import type { Db } from "./client.js";
 /** Where sealed values live: table, column, and the primary key that finds the row again. */
 export const SEALED_COLUMNS = [
   { table: "provider_settings", column: "sealed_secrets", key: ["brand_id", "provider"] },
+  { table: "provider_test_settings", column: "sealed_secrets", key: ["brand_id", "provider"] },
   { table: "brand_signing_keys", column: "sealed_secret", key: ["kid"] },
   { table: "webhook_endpoints", column: "sealed_secret", key: ["id"] },
   { table: "users", column: "totp_secret_sealed", key: ["id"] },

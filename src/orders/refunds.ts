@@ -58,15 +58,15 @@ const refundInputOf = (charge: OrderRow, refund: RefundRow): RefundInput => ({
 });
 
 /**
- * The adapter that gives a charge's money back, by the charge's stored mode (issue 33), never by the
- * brand's settings now. A test charge's money is in the demo ledger, never at the provider, so it goes
- * back through the demo adapter even after the brand saved real credentials (and with PAYMENT_MODE=live:
- * a refund charges nothing). A live charge goes back through the real adapter (409 without credentials).
+ * The adapter that gives a charge's money back, by the charge's stored mode and `paidInDemo` (issue 33),
+ * never by the brand's settings now. A test charge paid in demo has its money in the demo ledger, so it
+ * goes back through the demo adapter even after the brand saved credentials (and with PAYMENT_MODE=live:
+ * a refund charges nothing); a test charge paid at a provider's sandbox goes back to that sandbox with
+ * the brand's test credentials; a live charge through the live credentials (409 without them).
  */
 export async function refundProviderOf(ctx: Ctx, brandId: string, charge: OrderRow, checkout: Pick<OrderRow, "paidInDemo" | "livemode">): Promise<ResolvedProvider<PaymentProvider>> {
   const provider = charge.provider as PaymentProviderType;
-  if (!chargeLivemode(charge, checkout)) return ctx.providers.demoPayment(provider);
-  return ctx.providers.payment(provider, brandId, true);
+  return ctx.providers.paymentOf(provider, brandId, { livemode: chargeLivemode(charge, checkout), paidInDemo: charge.paidInDemo ?? checkout.paidInDemo });
 }
 
 /**

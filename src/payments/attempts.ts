@@ -134,13 +134,13 @@ export async function payOrderByCard<P extends PaymentProviderType, R>(
   reply: (charge: OrderCharge, transaction: { transactionId: string; paymentMethodToken: string }, demo: boolean) => R,
   stated?: StatedCharge,
 ): Promise<R> {
-  const { order, adapter, call, within, opened } = await resolveCharge(ctx, provider, body, stated);
+  const { order, livemode, adapter, call, within, opened } = await resolveCharge(ctx, provider, body, stated);
   const card = cardOf(body);
   const expected = expectedChargeOf(order);
   return chargeOnce(ctx, { provider, owner: order, orderId: body.orderId, request: body, call, opened }, async (call) => {
     // Counts read with a claim held from the start are this attempt's (chargeOnce did not loop).
     const declineCounts = opened.held ? opened.declineCounts : undefined;
-    const paid = await attemptPayment(ctx, { provider, livemode: !adapter.demo, orderId: body.orderId, declineCounts, card, charge: (db) => charge(within(db), card, call, expected), declineOf: declineOfCharge });
+    const paid = await attemptPayment(ctx, { provider, livemode, orderId: body.orderId, declineCounts, card, charge: (db) => charge(within(db), card, call, expected), declineOf: declineOfCharge });
     return reply(paid, succeededCharge(paid.outcome), adapter.demo);
   });
 }

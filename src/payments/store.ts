@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { hotStatement, runHot } from "../db/hot.js";
-import { checkouts, DEFAULT_BRAND_ID, orderCharges, paymentDeclines } from "../db/schema/index.js";
+import { checkouts, DEFAULT_BRAND_ID, orderCharges, orders, paymentDeclines } from "../db/schema/index.js";
 import type { PaymentProviderType } from "../providers/types.js";
 
 /** Whose payment this is: the checkout found for the orderId, else the default brand (CONTRACT §27). */
@@ -187,4 +187,13 @@ export async function forgetOldChargeReplies(tx: Db, before: number, limit: numb
     )
     select count(*)::int as forgotten from gone`);
   return (result as unknown as { rows: { forgotten: number }[] }).rows[0]?.forgotten ?? 0;
+}
+
+/**
+ * How an order was paid (issue 33): true in the demo ledger, false at a provider (live, or a sandbox
+ * with test credentials), null for rows from before it was recorded; undefined when no order has the id.
+ */
+export async function paidInDemoOf(db: Db, brandId: string, orderId: string): Promise<boolean | null | undefined> {
+  const [row] = await db.select({ paidInDemo: orders.paidInDemo }).from(orders).where(and(eq(orders.brandId, brandId), eq(orders.orderId, orderId))).limit(1);
+  return row?.paidInDemo;
 }

@@ -46,10 +46,12 @@ export interface ResolvedProvider<P> {
 
 /**
  * Picks the adapter for a provider, brand and mode (issue 33, CONTRACT §39). The mode is the object's
- * (`livemode`, fixed when its credential made it), never re-decided from settings: test → always the
- * demo adapter, also on a brand with real credentials (409 TEST_MODE_DISABLED with PAYMENT_MODE=live,
- * where demo adapters never charge); live → the real adapter with the brand's credentials, else 409
- * PROVIDER_NOT_CONFIGURED. Demo mode is the registry's job, so no verb or route ever asks "are we in
+ * (`livemode`, fixed when its credential made it), never re-decided from settings: test → the real
+ * adapter with the brand's TEST credentials (a provider's sandbox) when saved and enabled, else the
+ * demo adapter, also on a brand with live credentials (409 TEST_MODE_DISABLED with PAYMENT_MODE=live,
+ * which refuses test mode altogether); live → the real adapter with the brand's LIVE credentials, else
+ * 409 PROVIDER_NOT_CONFIGURED. The two sets never stand in for each other: a test object never reaches
+ * live credentials, a live one never sandbox credentials. Demo mode is the registry's job, so no verb or route ever asks "are we in
  * demo mode?".
  */
 export interface ProviderRegistry {
@@ -64,6 +66,14 @@ export interface ProviderRegistry {
    * ledger (an order paid in demo mode before the brand configured the provider), never for new charges.
    */
   demoPayment<P extends PaymentProviderType>(provider: P, db?: Db): ResolvedProvider<PaymentAdapters[P]>;
+  /**
+   * The adapter that holds money already taken (refunds, charges of a saved method), by the payment's
+   * stored mode and `paidInDemo`, never by the settings now: in the demo ledger → the demo adapter
+   * (whatever PAYMENT_MODE: it charges nothing new); a test payment made at a sandbox → the real adapter
+   * with the TEST credentials (409 PROVIDER_NOT_CONFIGURED once they are gone); live → the live ones.
+   * `paidInDemo` null (rows from before it was recorded): a test payment was in the demo ledger.
+   */
+  paymentOf<P extends PaymentProviderType>(provider: P, brandId: string, paid: { livemode: boolean; paidInDemo: boolean | null }, db?: Db): Promise<ResolvedProvider<PaymentAdapters[P]>>;
   /**
    * A CRM records orders and moves no money: test → the demo CRM (whatever PAYMENT_MODE); live → the
    * real one when configured, else as before modes: the demo one (PAYMENT_MODE=test) or 409.
@@ -103,6 +113,7 @@ export const testModeDisabled = () => new AppError("TEST_MODE_DISABLED", "Test m
 export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
   const cacheMs = deps.cacheMs ?? SETTINGS_CACHE_MS;
   const keyring = deps.config.encryptionKeyring;
+  // Keyed by brand and mode (`<brandId>:live` / `<brandId>:test`): the two sets of credentials are read apart.
   const cache = new Map<string, { at: number; settings: Promise<StoredSettings[]>; settled: boolean }>();
 
   // Read with the caller's handle: inside a transaction a query on another connection could wait on
@@ -110,16 +121,17 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
   // own handle (a transaction, holding a pool connection) never waits on a read still in flight: a
   // read started on the pool may be queued for the very connections such callers hold, and with all
   // of them held so, every one failed at the pool's 5-s timeout (issue 23, docs/performance.md).
-  const settingsOf = (brandId: string, db: Db | undefined): Promise<StoredSettings[]> => {
+  const settingsOf = (brandId: string, livemode: boolean, db: Db | undefined): Promise<StoredSettings[]> => {
     const now = deps.clock.now();
-    const hit = cache.get(brandId);
+    const key = `${brandId}:${livemode ? "live" : "test"}`;
+    const hit = cache.get(key);
     if (hit && now - hit.at < cacheMs) {
       if (hit.settled || !db) return hit.settings;
-      return loadBrandSettings(db, brandId);
+      return loadBrandSettings(db, brandId, livemode);
     }
-    const entry = { at: now, settings: loadBrandSettings(db ?? deps.db, brandId), settled: false };
-    cache.set(brandId, entry);
-    entry.settings.then(() => (entry.settled = true), () => cache.get(brandId) === entry && cache.delete(brandId));
+    const entry = { at: now, settings: loadBrandSettings(db ?? deps.db, brandId, livemode), settled: false };
+    cache.set(key, entry);
+    entry.settings.then(() => (entry.settled = true), () => cache.get(key) === entry && cache.delete(key));
     return entry.settings;
   };
 
@@ -138,11 +150,12 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
   });
   const demoPaymentOf = <P extends PaymentProviderType>(provider: P) => deps.demoPayment[provider] as (ledger: DemoLedger) => PaymentAdapters[P];
 
-  async function realOf<P>(provider: string, brandId: string, real: P | undefined, db?: Db): Promise<ResolvedProvider<P> | null> {
-    const stored = (await settingsOf(brandId, db)).find((s) => s.provider === provider);
+  /** The real adapter with the brand's credentials of one mode (live, or the sandbox's as test), or null. */
+  async function realOf<P>(provider: string, brandId: string, real: P | undefined, livemode: boolean, db?: Db): Promise<ResolvedProvider<P> | null> {
+    const stored = (await settingsOf(brandId, livemode, db)).find((s) => s.provider === provider);
     if (real && stored && stored.enabled && isSettingsProvider(provider)) {
       const { values, secretsReadable } = readableValuesOf(stored, keyring);
-      if (!secretsReadable) deps.log.error({ provider, brandId }, "provider secrets cannot be decrypted (ENCRYPTION_KEY changed?); provider treated as not configured");
+      if (!secretsReadable) deps.log.error({ provider, brandId, livemode }, "provider secrets cannot be decrypted (ENCRYPTION_KEY changed?); provider treated as not configured");
       if (isConfigured(provider, values)) return { adapter: real, call: callFor(values), within: () => real };
     }
     return null;
@@ -152,9 +165,16 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
     if (!livemode) {
       // PAYMENT_MODE=live refuses test mode altogether: a demo adapter never charges there.
       if (deps.config.paymentMode === "live") throw testModeDisabled();
-      return demoOf(demo, db);
+      return (await realOf(provider, brandId, real, false, db)) ?? demoOf(demo, db);
     }
-    const resolved = await realOf(provider, brandId, real, db);
+    const resolved = await realOf(provider, brandId, real, true, db);
+    if (!resolved) throw providerNotConfigured();
+    return resolved;
+  }
+
+  async function resolvePaid<P>(provider: string, brandId: string, paid: { livemode: boolean; paidInDemo: boolean | null }, demo: (ledger: DemoLedger) => P, real: P | undefined, db?: Db): Promise<ResolvedProvider<P>> {
+    if (paid.paidInDemo === true || (!paid.livemode && paid.paidInDemo === null)) return demoOf(demo, db);
+    const resolved = await realOf(provider, brandId, real, paid.livemode, db);
     if (!resolved) throw providerNotConfigured();
     return resolved;
   }
@@ -162,7 +182,7 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
   async function resolveCrm(provider: CrmProviderType, brandId: string, livemode: boolean, db?: Db): Promise<ResolvedProvider<CrmProvider>> {
     const demo = deps.demoCrm[provider];
     if (!livemode) return demoOf(demo, db);
-    const resolved = await realOf(provider, brandId, deps.realCrm?.[provider], db);
+    const resolved = await realOf(provider, brandId, deps.realCrm?.[provider], true, db);
     if (resolved) return resolved;
     if (deps.config.paymentMode === "live") throw providerNotConfigured();
     return demoOf(demo, db);
@@ -171,11 +191,14 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
   return {
     payment: <P extends PaymentProviderType>(provider: P, brandId: string, livemode: boolean, db?: Db) =>
       resolvePayment<PaymentAdapters[P]>(provider, brandId, livemode, demoPaymentOf(provider), deps.realPayment?.[provider], db),
-    hasLiveCredentials: async (provider, brandId, db) => (await realOf(provider, brandId, deps.realPayment?.[provider], db)) !== null,
+    hasLiveCredentials: async (provider, brandId, db) => (await realOf(provider, brandId, deps.realPayment?.[provider], true, db)) !== null,
     demoPayment: (provider, db) => demoOf(demoPaymentOf(provider), db),
+    paymentOf: <P extends PaymentProviderType>(provider: P, brandId: string, paid: { livemode: boolean; paidInDemo: boolean | null }, db?: Db) =>
+      resolvePaid<PaymentAdapters[P]>(provider, brandId, paid, demoPaymentOf(provider), deps.realPayment?.[provider], db),
     crm: resolveCrm,
     invalidate: (brandId) => {
-      cache.delete(brandId);
+      cache.delete(`${brandId}:live`);
+      cache.delete(`${brandId}:test`);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { providerSettings } from "../db/schema/index.js";
+import { providerSettings, providerTestSettings } from "../db/schema/index.js";
 import { seal, unseal } from "../lib/crypto.js";
 import { isSettingsProvider, PROVIDER_SETTINGS, type SettingsProvider } from "./catalog.js";
 
@@ -12,12 +12,19 @@ export interface StoredSettings {
   sealedSecrets: string | null;
 }
 
-/** Every provider row of a brand (rows of providers we no longer know are skipped). */
-export async function loadBrandSettings(db: Db, brandId: string): Promise<StoredSettings[]> {
+/**
+ * The table of a mode's credentials (issue 33): live ones in provider_settings, a provider's sandbox
+ * credentials saved as TEST credentials in provider_test_settings (same columns, migration 0027).
+ */
+const tableOf = (livemode: boolean) => (livemode ? providerSettings : providerTestSettings);
+
+/** Every provider row of a brand in one mode (rows of providers we no longer know are skipped). */
+export async function loadBrandSettings(db: Db, brandId: string, livemode = true): Promise<StoredSettings[]> {
+  const table = tableOf(livemode);
   const rows = await db
-    .select({ provider: providerSettings.provider, enabled: providerSettings.enabled, publicValues: providerSettings.publicValues, sealedSecrets: providerSettings.sealedSecrets })
-    .from(providerSettings)
-    .where(eq(providerSettings.brandId, brandId));
+    .select({ provider: table.provider, enabled: table.enabled, publicValues: table.publicValues, sealedSecrets: table.sealedSecrets })
+    .from(table)
+    .where(eq(table.brandId, brandId));
   return rows.filter((r): r is StoredSettings => isSettingsProvider(r.provider));
 }
 
@@ -56,21 +63,24 @@ export function splitForStorage(provider: SettingsProvider, values: Record<strin
 export async function upsertProviderSettings(
   tx: Db,
   row: { brandId: string; provider: SettingsProvider; enabled: boolean; publicValues: Record<string, unknown>; sealedSecrets: string | null; updatedAt: Date },
+  livemode = true,
 ): Promise<void> {
+  const table = tableOf(livemode);
   await tx
-    .insert(providerSettings)
+    .insert(table)
     .values(row)
     .onConflictDoUpdate({
-      target: [providerSettings.brandId, providerSettings.provider],
+      target: [table.brandId, table.provider],
       set: { enabled: row.enabled, publicValues: row.publicValues, sealedSecrets: row.sealedSecrets, updatedAt: row.updatedAt },
     });
 }
 
-export async function findProviderSettings(db: Db, brandId: string, provider: SettingsProvider): Promise<StoredSettings | null> {
+export async function findProviderSettings(db: Db, brandId: string, provider: SettingsProvider, livemode = true): Promise<StoredSettings | null> {
+  const table = tableOf(livemode);
   const [row] = await db
-    .select({ provider: providerSettings.provider, enabled: providerSettings.enabled, publicValues: providerSettings.publicValues, sealedSecrets: providerSettings.sealedSecrets })
-    .from(providerSettings)
-    .where(and(eq(providerSettings.brandId, brandId), eq(providerSettings.provider, provider)))
+    .select({ provider: table.provider, enabled: table.enabled, publicValues: table.publicValues, sealedSecrets: table.sealedSecrets })
+    .from(table)
+    .where(and(eq(table.brandId, brandId), eq(table.provider, provider)))
     .limit(1);
   return row ? (row as StoredSettings) : null;
 }

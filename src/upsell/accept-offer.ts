@@ -21,8 +21,10 @@ export async function acceptOffer({ ctx, input }: { ctx: Ctx; input: AnswerOffer
   assertCountsUnderDeclineLimit(ctx, declines);
 
   const { session, offer } = decided;
-  // The session's mode, its original order's (issue 33): a test order's saved method is charged in demo, also on a brand with real credentials.
-  const { adapter, call } = await ctx.providers.payment(session.provider as PaymentProviderType, session.brandId, session.livemode);
+  // Where the original order was paid (issue 33), by its stored mode and paidInDemo: a test order paid in
+  // demo has its saved method in the demo ledger (also on a brand with live or sandbox credentials), one
+  // paid at a provider's sandbox is charged there with the test credentials, a live one with the live ones.
+  const { adapter, call } = await ctx.providers.paymentOf(session.provider as PaymentProviderType, session.brandId, { livemode: session.livemode, paidInDemo: decided.original.paidInDemo });
   return chargeOfferOnce(ctx, {
     decided,
     now,

@@ -6,7 +6,7 @@
 // meanwhile is not overwritten (compare-and-set).
 import { eq, gt, isNotNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { brandSigningKeys, providerSettings, users, webhookEndpoints } from "../../src/db/schema/index.js";
+import { brandSigningKeys, providerSettings, providerTestSettings, users, webhookEndpoints } from "../../src/db/schema/index.js";
 import { resealAll, type ResealCounts } from "../../src/db/sealed-values.js";
 import { decrypt, encrypt, keyId, seal } from "../../src/lib/crypto.js";
 import { adminCall, registerOwner } from "../support/admin.js";
@@ -28,6 +28,9 @@ beforeAll(async () => {
   };
   ok(await adminCall(t, "POST", "/api/admin/settings", { session: owner.session, body: { provider: "intent_gateway", settings: { publishableKey: "pk_test_rot", secretKey: "sk_test_rotation_4242" } } }));
   plain.set(`provider_settings ${owner.brandId}/intent_gateway`, JSON.stringify({ secretKey: "sk_test_rotation_4242" }));
+  // Sandbox credentials saved as test credentials (issue 33) are sealed in a table of their own.
+  ok(await adminCall(t, "POST", "/api/admin/settings", { session: owner.session, body: { provider: "intent_gateway", mode: "test", settings: { publishableKey: "pk_test_sb", secretKey: "sk_test_sandbox_4242" } } }));
+  plain.set(`provider_test_settings ${owner.brandId}/intent_gateway`, JSON.stringify({ secretKey: "sk_test_sandbox_4242" }));
   const signing = ok(await adminCall(t, "POST", "/api/admin/signing-keys", { session: owner.session }));
   plain.set(`brand_signing_keys ${signing.signingKey.kid}`, signing.secret);
   for (const name of ["a", "b", "lost"]) {
@@ -50,6 +53,7 @@ const db = () => t.deps.database.db;
 async function sealedValues(): Promise<Map<string, string>> {
   const values = new Map<string, string>();
   for (const r of await db().select().from(providerSettings).where(isNotNull(providerSettings.sealedSecrets))) values.set(`provider_settings ${r.brandId}/${r.provider}`, r.sealedSecrets!);
+  for (const r of await db().select().from(providerTestSettings).where(isNotNull(providerTestSettings.sealedSecrets))) values.set(`provider_test_settings ${r.brandId}/${r.provider}`, r.sealedSecrets!);
   for (const r of await db().select().from(brandSigningKeys)) values.set(`brand_signing_keys ${r.kid}`, r.sealedSecret);
   for (const r of await db().select().from(webhookEndpoints)) values.set(`webhook_endpoints ${r.id}`, r.sealedSecret);
   for (const r of await db().select().from(users)) {
@@ -65,6 +69,7 @@ describe("rotate-keys", () => {
     const first = await resealAll(db(), [NEW, OLD]);
     expect(Object.fromEntries(first)).toEqual({
       provider_settings: tally({ resealed: 1 }),
+      provider_test_settings: tally({ resealed: 1 }),
       brand_signing_keys: tally({ resealed: 1 }),
       webhook_endpoints: tally({ resealed: 2, undecryptable: 1 }),
       users: tally({ resealed: 2 }),
@@ -73,6 +78,7 @@ describe("rotate-keys", () => {
     const second = await resealAll(db(), [NEW, OLD]);
     expect(Object.fromEntries(second)).toEqual({
       provider_settings: tally({ current: 1 }),
+      provider_test_settings: tally({ current: 1 }),
       brand_signing_keys: tally({ current: 1 }),
       webhook_endpoints: tally({ current: 2, undecryptable: 1 }),
       users: tally({ current: 2 }),

@@ -69,6 +69,20 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
       expect(body.settings.vault_gateway_b.securityKey).toBe("vgb_…6789");
       expect(await seriousViolations(page)).toEqual([]);
 
+      // Issue 33: the provider's sandbox saved as its test credentials, apart from the live ones.
+      await page.getByRole("group", { name: "Credentials of vault_gateway_b to edit" }).getByLabel("Test (sandbox)").check();
+      const sandboxForm = page.getByRole("form", { name: "Test (sandbox) settings of vault_gateway_b" });
+      expect(await sandboxForm.getByLabel("baseUrl").inputValue()).toBe("");
+      await sandboxForm.getByLabel("securityKey (required)").fill("vgb_sandbox_key_0123456789");
+      await sandboxForm.getByLabel("baseUrl").fill(`${receiver.url}/sandbox`);
+      await sandboxForm.getByRole("button", { name: "Save vault_gateway_b test (sandbox) credentials" }).click();
+      await page.getByRole("status").filter({ hasText: "Saved vault_gateway_b test (sandbox) credentials: configured" }).waitFor();
+      await page.getByTestId("test-status-vault_gateway_b").filter({ hasText: /^sandbox$/ }).waitFor();
+      const both = await (await page.request.get(`${stack.base}/api/admin/settings`)).json();
+      expect(both.settings.vault_gateway_b).toMatchObject({ securityKey: "vgb_…6789", baseUrl: `${receiver.url}/gateway` });
+      expect(both.testSettings.vault_gateway_b).toMatchObject({ securityKey: "vgb_…6789", baseUrl: `${receiver.url}/sandbox` });
+      expect(await seriousViolations(page)).toEqual([]);
+
       await page.getByRole("link", { name: "Webhooks" }).click();
       await page.getByRole("heading", { name: "Webhook endpoints" }).waitFor();
       await page.getByText("No endpoints yet.").waitFor();
@@ -105,11 +119,11 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
       await page.getByRole("link", { name: "Audit log" }).click();
       await page.getByRole("heading", { name: "Audit log" }).waitFor();
       for (const action of ["settings.update", "webhook_endpoint.create", "webhook_endpoint.test"]) await page.getByRole("cell", { name: action, exact: true }).first().waitFor();
-      // The refused save changed nothing and left no success record: one settings.update only.
+      // The refused save changed nothing and left no success record: one settings.update per saved set (live, test).
       await page.getByLabel("Action").fill("settings.update");
       await page.getByRole("button", { name: "Filter" }).click();
-      await page.getByText("Page 1 of 1 (1 in all)").waitFor();
-      expect(await page.getByRole("cell", { name: "provider settings vault_gateway_b" }).count()).toBe(1);
+      await page.getByText("Page 1 of 1 (2 in all)").waitFor();
+      expect(await page.getByRole("cell", { name: "provider settings vault_gateway_b" }).count()).toBe(2);
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, "settings-webhooks-audit");
 

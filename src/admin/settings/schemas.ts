@@ -35,6 +35,12 @@ export const SettingsValues = Type.Object(
 export const UpdateSettingsBody = Type.Object({
   provider: Type.String({ minLength: 1, maxLength: 64, description: `One of ${SETTINGS_PROVIDERS.join(", ")}` }),
   settings: SettingsValues,
+  mode: Type.Optional(
+    Type.Union([Type.Literal("live"), Type.Literal("test")], {
+      description:
+        "Not in SPEC (issue 33): which credentials these are. `live` (the default, as before): charged for live objects. `test`: the provider's sandbox credentials (same keys, typically a sandbox `baseUrl`), used for test objects instead of the demo adapter; never for a live object.",
+    }),
+  ),
 });
 export type UpdateSettingsBody = Static<typeof UpdateSettingsBody>;
 
@@ -45,6 +51,10 @@ const MaskedSettings = Type.Record(Type.String(), Type.Union([Type.String(), Typ
 export const SettingsReply = Type.Object({
   settings: Type.Record(Type.String(), MaskedSettings),
   status: Type.Record(Type.String(), Status),
+  testSettings: Type.Record(Type.String(), MaskedSettings, {
+    description: "Not in SPEC (issue 33): each provider's TEST (sandbox) credentials, masked as `settings`; `{ enabled: false }` when none are saved (test objects then use the demo adapter)",
+  }),
+  testStatus: Type.Record(Type.String(), Status, { description: "Not in SPEC (issue 33): `configured` when the provider's test (sandbox) credentials are complete" }),
   providers: Type.Array(Type.String()),
   categories: Type.Array(Type.String({ enum: [...CATEGORIES] })),
   providerCategories: Type.Record(Type.String(), Type.Array(Type.String())),
@@ -65,6 +75,7 @@ export type SettingsReply = Static<typeof SettingsReply>;
 export const UpdateSettingsReply = Type.Object({
   success: Type.Literal(true),
   provider: Type.String(),
+  mode: Type.Union([Type.Literal("live"), Type.Literal("test")], { description: "Not in SPEC (issue 33): which credentials were saved" }),
   status: Status,
   settings: MaskedSettings,
 });

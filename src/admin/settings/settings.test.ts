@@ -87,7 +87,7 @@ describe("POST /api/admin/settings", () => {
   it("stores the secret sealed, answers it masked, and never returns or logs it in full", async () => {
     const res = await postSettings(owner.session, { provider: "intent_gateway", settings: { publishableKey: "pk_test_abc", secretKey: SECRET, unknownKey: "ignored" } });
     expect(res.statusCode).toBe(200);
-    expect(json(res)).toEqual({ success: true, provider: "intent_gateway", status: "configured", settings: { enabled: true, publishableKey: "pk_test_abc", secretKey: "sk_…4242" } });
+    expect(json(res)).toEqual({ success: true, provider: "intent_gateway", mode: "live", status: "configured", settings: { enabled: true, publishableKey: "pk_test_abc", secretKey: "sk_…4242" } });
 
     const brandId = await brandOf(owner.session);
     const row = await rowOf(brandId, "intent_gateway");
@@ -113,7 +113,7 @@ describe("POST /api/admin/settings", () => {
     const kept = await postSettings(owner.session, { provider: "order_crm_a", settings: { campaignId: "8" } });
     expect(json(kept)).toMatchObject({ status: "configured", settings: { apiUsername: "u", apiPassword: "••••9876", campaignId: "8", failOnCrmError: true } });
     const removed = await postSettings(owner.session, { provider: "order_crm_a", settings: { apiPassword: "", enabled: false } });
-    expect(json(removed)).toEqual({ success: true, provider: "order_crm_a", status: "not_configured", settings: { enabled: false, apiUsername: "u", campaignId: "8", failOnCrmError: true } });
+    expect(json(removed)).toEqual({ success: true, provider: "order_crm_a", mode: "live", status: "not_configured", settings: { enabled: false, apiUsername: "u", campaignId: "8", failOnCrmError: true } });
     const row = await rowOf(await brandOf(owner.session), "order_crm_a");
     expect(row).toMatchObject({ enabled: false, sealedSecrets: null });
   });

@@ -5,6 +5,7 @@ import { recordAudit } from "../../audit/record.js";
 import { AppError, validationError } from "../../lib/errors.js";
 import { checkOutgoingUrl, UrlRefused } from "../../lib/url-guard.js";
 import { CATEGORIES, isConfigured, isSettingsProvider, keysOf, PROVIDER_SETTINGS, providerCategories, SETTINGS_PROVIDERS, type SettingsProvider } from "../../providers/catalog.js";
+import { PAYMENT_PROVIDERS } from "../../providers/manifest.js";
 import { findProviderSettings, loadBrandSettings, readableValuesOf, splitForStorage, upsertProviderSettings, type StoredSettings } from "../../providers/settings-store.js";
 import type { SettingsReply, UpdateSettingsBody, UpdateSettingsReply } from "./schemas.js";
 
@@ -32,24 +33,30 @@ function maskedView(provider: SettingsProvider, stored: StoredSettings | undefin
 const statusOf = (provider: SettingsProvider, stored: StoredSettings | undefined, keyring: readonly Buffer[]) =>
   stored && isConfigured(provider, readableValuesOf(stored, keyring).values) ? ("configured" as const) : ("not_configured" as const);
 
-/** GET /api/admin/settings: every provider of the session's brand, secrets masked. */
+/** GET /api/admin/settings: every provider of the session's brand, live and test (sandbox) credentials, secrets masked. */
 export async function getSettings({ ctx }: { ctx: Ctx }): Promise<SettingsReply> {
   const scope = assertRole(ctx, "member");
   const brandId = await brandOfScope(ctx.db, scope);
   const keyring = ctx.config.encryptionKeyring;
-  const stored = new Map((await loadBrandSettings(ctx.db, brandId)).map((s) => [s.provider, s]));
+  const [live, test] = await Promise.all([loadBrandSettings(ctx.db, brandId, true), loadBrandSettings(ctx.db, brandId, false)]);
+  const stored = new Map(live.map((s) => [s.provider, s]));
+  const storedTest = new Map(test.map((s) => [s.provider, s]));
   const settings: SettingsReply["settings"] = {};
   const status: SettingsReply["status"] = {};
+  const testSettings: SettingsReply["testSettings"] = {};
+  const testStatus: SettingsReply["testStatus"] = {};
   for (const provider of SETTINGS_PROVIDERS) {
     settings[provider] = maskedView(provider, stored.get(provider), keyring);
     status[provider] = statusOf(provider, stored.get(provider), keyring);
+    testSettings[provider] = maskedView(provider, storedTest.get(provider), keyring);
+    testStatus[provider] = statusOf(provider, storedTest.get(provider), keyring);
   }
   const fields: SettingsReply["fields"] = {};
   for (const provider of SETTINGS_PROVIDERS) {
     const spec = PROVIDER_SETTINGS[provider];
     fields[provider] = { required: [...spec.required], optional: [...spec.optional], secrets: [...spec.secrets], booleans: [...spec.booleans] };
   }
-  return { settings, status, providers: [...SETTINGS_PROVIDERS], categories: [...CATEGORIES] as string[], providerCategories: providerCategories(), fields, brandId };
+  return { settings, status, testSettings, testStatus, providers: [...SETTINGS_PROVIDERS], categories: [...CATEGORIES] as string[], providerCategories: providerCategories(), fields, brandId };
 }
 
 /** Checks a provider's values: its keys only (others ignored), strings, booleans, http(s) URLs. */
@@ -103,19 +110,25 @@ function isHttpUrl(value: string): boolean {
  * POST /api/admin/settings: merges the given keys into the brand's stored settings (omitted keys
  * stay, an empty string removes a key), seals the secrets, audits the names of what changed (never
  * values of secrets) and drops this process's cached settings so the provider leaves demo mode at once.
+ * `mode: "test"` saves the provider's sandbox credentials as the brand's TEST credentials, apart from
+ * the live ones (issue 33); without `mode` they are the live ones, as before.
  */
 export async function updateSettings({ ctx, input }: { ctx: Ctx; input: UpdateSettingsBody }): Promise<UpdateSettingsReply> {
   const scope = assertRole(ctx, "admin");
   const brandId = await brandOfScope(ctx.db, scope);
   if (!isSettingsProvider(input.provider)) throw validationError(`Invalid request: unknown provider ${input.provider}`, "provider");
   const provider = input.provider;
+  const livemode = input.mode !== "test";
+  const mode = livemode ? ("live" as const) : ("test" as const);
+  // Only payment providers charge test objects; marketing lists are no payment and have no sandbox role here.
+  if (!livemode && !(PAYMENT_PROVIDERS as readonly string[]).includes(provider)) throw validationError(`Invalid request: ${provider} takes no test (sandbox) credentials: only payment providers do`, "mode");
   const changes = acceptedChanges(provider, input.settings as Record<string, unknown>);
   await checkOutgoingSettings(ctx, provider, changes);
   const keyring = ctx.config.encryptionKeyring;
   const secretKeys = new Set(PROVIDER_SETTINGS[provider].secrets);
 
   const saved = await withTransaction(ctx.db, async (tx) => {
-    const existing = await findProviderSettings(tx, brandId, provider);
+    const existing = await findProviderSettings(tx, brandId, provider, livemode);
     // Secrets that no longer open are dropped: the caller stores them again.
     const values = existing ? readableValuesOf(existing, keyring).values : {};
     const enabled = typeof changes.enabled === "boolean" ? changes.enabled : (existing?.enabled ?? true);
@@ -132,7 +145,7 @@ export async function updateSettings({ ctx, input }: { ctx: Ctx; input: UpdateSe
       }
     }
     const stored = splitForStorage(provider, values, ctx.config.encryptionKey);
-    await upsertProviderSettings(tx, { brandId, provider, enabled, ...stored, updatedAt: new Date(ctx.clock.now()) });
+    await upsertProviderSettings(tx, { brandId, provider, enabled, ...stored, updatedAt: new Date(ctx.clock.now()) }, livemode);
     await recordAudit(tx, ctx, {
       action: "settings.update",
       resourceType: "provider_settings",
@@ -141,10 +154,10 @@ export async function updateSettings({ ctx, input }: { ctx: Ctx; input: UpdateSe
       organizationId: scope.organizationId,
       brandId,
       // Key names only: which secrets changed, never their values.
-      details: { provider, enabled, changedKeys: changed, removedKeys: removed, secretKeysChanged: changed.filter((k) => secretKeys.has(k)) },
+      details: { provider, mode, livemode, enabled, changedKeys: changed, removedKeys: removed, secretKeysChanged: changed.filter((k) => secretKeys.has(k)) },
     });
     return { provider, enabled, ...stored } satisfies StoredSettings;
   });
   ctx.providers.invalidate(brandId);
-  return { success: true, provider, status: statusOf(provider, saved, keyring), settings: maskedView(provider, saved, keyring) };
+  return { success: true, provider, mode, status: statusOf(provider, saved, keyring), settings: maskedView(provider, saved, keyring) };
 }

@@ -1,4 +1,4 @@
-import { boolean, index, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { at } from "./columns.js";
 
 /** The organization and brand created at first start (CONTRACT §27). Fixed ids make creation idempotent. */
@@ -55,4 +55,26 @@ export const providerSettings = pgTable(
     updatedAt: at("updated_at").notNull(),
   },
   (t) => [uniqueIndex("provider_settings_brand_provider_key").on(t.brandId, t.provider)],
+);
+
+/**
+ * A provider's sandbox credentials, saved as the brand's TEST credentials (issue 33): test objects
+ * are then charged at the provider's sandbox instead of the demo adapter. Same columns as
+ * provider_settings (which keeps the LIVE credentials), in a table of its own so that the previous
+ * release, which reads every provider_settings row of a brand as live credentials and upserts on
+ * (brand_id, provider), never sees a sandbox row (migration 0027 says why).
+ */
+export const providerTestSettings = pgTable(
+  "provider_test_settings",
+  {
+    brandId: text("brand_id")
+      .notNull()
+      .references(() => brands.id),
+    provider: text("provider").notNull(),
+    enabled: boolean("enabled").notNull().default(true),
+    publicValues: jsonb("public_values").$type<Record<string, unknown>>().notNull().default({}),
+    sealedSecrets: text("sealed_secrets"),
+    updatedAt: at("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.brandId, t.provider] })],
 );

@@ -30,7 +30,7 @@ export async function findChallenge(ctx: Ctx, params: ChallengeParams): Promise<
  * decline `authentication_failed` (counted, `payment.failed`). Answers where the browser goes next.
  */
 export async function answerChallenge(ctx: Ctx, params: ChallengeParams & { outcome: ChallengeOutcome }): Promise<{ location: string } | null> {
-  const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { provider: PROVIDER, providerOrderId: params.paymentIntentId });
+  const { order, livemode, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { provider: PROVIDER, providerOrderId: params.paymentIntentId });
   const open = adapter.findChallenge ? await adapter.findChallenge(params, call) : null;
   if (!open) return null;
   const owner = order.checkoutId ? order : await orderContextOf(ctx.db, { orderId: open.intent.orderId });
@@ -40,7 +40,7 @@ export async function answerChallenge(ctx: Ctx, params: ChallengeParams & { outc
       const answered = await within(tx).answerChallenge!(params, call);
       if (answered?.changed && answered.intent.status === "failed") {
         const { intent } = answered;
-        await recordDecline(ctx, tx, { provider: PROVIDER, livemode: !adapter.demo, orderId: intent.orderId, reason: intent.declineReason ?? "authentication_failed", amountCents: intent.amountCents, currency: intent.currency, owner });
+        await recordDecline(ctx, tx, { provider: PROVIDER, livemode, orderId: intent.orderId, reason: intent.declineReason ?? "authentication_failed", amountCents: intent.amountCents, currency: intent.currency, owner });
       }
       return answered?.intent ?? open.intent;
     });

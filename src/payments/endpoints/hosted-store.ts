@@ -25,11 +25,11 @@ export async function createHostedCheckout(ctx: Ctx, body: CreateHostedCheckoutB
 
 /** complete-checkout: the customer paid on the hosted page; the draft becomes a paid order (the demo's: only a draft of the checkout's amount). */
 export async function completeHostedCheckout(ctx: Ctx, body: StoreOrderBody): Promise<CompleteHostedCheckoutReply> {
-  const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
+  const { order, livemode, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId });
   const expected = expectedChargeOf(order);
   return chargeOnce(ctx, { provider: PROVIDER, owner: order, orderId: body.orderId, request: body, call }, async (call) => {
     const charge = await attemptPayment(ctx, {
-      livemode: !adapter.demo,
+      livemode,
       provider: PROVIDER,
       orderId: body.orderId,
       charge: (tx) => within(tx).completeCheckout({ ...body, expected }, call),

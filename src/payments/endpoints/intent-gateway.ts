@@ -18,7 +18,7 @@ const declineOfIntent = (intent: PaymentIntentView) =>
  */
 export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Promise<CreateIntentReply> {
   const input = { orderId: body.orderId, amountCents: body.amount, currency: body.currency.toUpperCase(), customer: body.customer, metadata: body.metadata, shippingAddress: body.shippingAddress };
-  const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId }, input);
+  const { order, livemode, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { orderId: body.orderId }, input);
   const card = optionalCardOf(body);
   assertExpectedCharge(expectedChargeOf(order), input);
   if (!card) {
@@ -27,7 +27,7 @@ export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Pro
   }
   return chargeOnce(ctx, { provider: PROVIDER, owner: order, orderId: body.orderId, request: body, call }, async (call, result) => {
     const intent = await attemptPayment(ctx, {
-      livemode: !adapter.demo,
+      livemode,
       provider: PROVIDER,
       orderId: body.orderId,
       card,
@@ -58,7 +58,7 @@ function confirmReply(intent: PaymentIntentView): ConfirmIntentReply {
  * is charged.
  */
 export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): Promise<ConfirmIntentReply> {
-  const { order, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { provider: PROVIDER, providerOrderId: body.paymentIntentId });
+  const { order, livemode, adapter, call, within } = await resolvePayment(ctx, PROVIDER, { provider: PROVIDER, providerOrderId: body.paymentIntentId });
   const card = optionalCardOf(body);
   const existing = await adapter.retrieveIntent(body.paymentIntentId, call);
   if (!existing) throw new AppError("NOT_FOUND", "Payment intent not found", "paymentIntentId");
@@ -71,7 +71,7 @@ export async function confirmPaymentIntent(ctx: Ctx, body: ConfirmIntentBody): P
   assertExpectedCharge(expectedChargeOf(owner), existing);
   return chargeOnce(ctx, { provider: PROVIDER, owner, orderId: existing.orderId, request: body, call }, async (call, result) => {
     const intent = await attemptPayment(ctx, {
-      livemode: !adapter.demo,
+      livemode,
       provider: PROVIDER,
       orderId: existing.orderId,
       card,

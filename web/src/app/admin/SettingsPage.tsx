@@ -1,4 +1,4 @@
-import type { FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { api } from "../../shared/api";
 import type { SettingsReply, UpdateSettingsReply } from "../../shared/api-types";
 import { useAction, useApi } from "./hooks";
@@ -6,13 +6,21 @@ import { Failure, Message } from "./ui";
 
 type Values = Record<string, string | boolean>;
 type Fields = SettingsReply["fields"][string];
+/** Which credentials a form edits: the live ones, or the provider's sandbox saved as test credentials (issue 33). */
+type Mode = "live" | "test";
+const MODE_LABEL: Record<Mode, string> = { live: "Live", test: "Test (sandbox)" };
 
-/** Provider settings of the session's brand: status, masked secrets, one form per provider (keys from the GET's `fields`). */
+/**
+ * Provider settings of the session's brand: status, masked secrets, one form per provider (keys from
+ * the GET's `fields`). A payment provider has a Live / Test (sandbox) choice: test credentials (the
+ * provider's sandbox) charge test objects, live ones live objects.
+ */
 export function SettingsPage() {
   const { data, error, reload } = useApi<SettingsReply>("/api/admin/settings");
   const action = useAction();
+  const [modes, setModes] = useState<Record<string, Mode>>({});
 
-  function save(provider: string, fields: Fields) {
+  function save(provider: string, fields: Fields, mode: Mode) {
     return (event: FormEvent<HTMLFormElement>) => {
       event.preventDefault();
       const form = new FormData(event.currentTarget);
@@ -26,9 +34,14 @@ export function SettingsPage() {
           if (form.get(`${key}:remove`) === "on") settings[key] = "";
         }
       }
+      const testMode = mode === "test";
       void action.run(
-        () => api<UpdateSettingsReply>("/api/admin/settings", { body: { provider, settings } }),
-        (r) => (reload(), `Saved ${provider}: ${r.status === "configured" ? "configured" : "not configured (demo mode)"}.`),
+        () => api<UpdateSettingsReply>("/api/admin/settings", { body: testMode ? { provider, settings, mode } : { provider, settings } }),
+        (r) =>
+          (reload(),
+          testMode
+            ? `Saved ${provider} test (sandbox) credentials: ${r.status === "configured" ? "configured, test objects go to the sandbox" : "not configured (test objects use demo mode)"}.`
+            : `Saved ${provider}: ${r.status === "configured" ? "configured" : "not configured (demo mode)"}.`),
       );
     };
   }
@@ -36,12 +49,16 @@ export function SettingsPage() {
   return (
     <>
       <h1>Provider settings</h1>
-      <p className="muted">For the selected brand. A provider without its required keys runs in demo mode. Secrets are stored sealed and shown masked; leave a secret blank to keep it.</p>
+      <p className="muted">
+        For the selected brand. A provider without its required keys runs in demo mode. Secrets are stored sealed and shown masked; leave a secret blank to keep it. A payment
+        provider takes <strong>Live</strong> credentials (live objects, real money) and, apart, <strong>Test (sandbox)</strong> credentials: the provider&apos;s sandbox, which
+        then charges your test objects instead of the demo providers. Live credentials never charge a test object, sandbox ones never a live object.
+      </p>
       <Failure error={error} />
       <Message message={action.message} />
       {data && (
         <table>
-          <thead><tr><th>Provider</th><th>Kind</th><th>Enabled</th><th>Status</th></tr></thead>
+          <thead><tr><th>Provider</th><th>Kind</th><th>Enabled</th><th>Status</th><th>Test (sandbox)</th></tr></thead>
           <tbody>
             {data.providers.map((p) => (
               <tr key={p}>
@@ -49,6 +66,7 @@ export function SettingsPage() {
                 <td>{data.providerCategories[p]?.join(", ")}</td>
                 <td>{data.settings[p]?.enabled ? "yes" : "no"}</td>
                 <td data-testid={`status-${p}`}>{data.status[p] === "configured" ? "configured" : "demo"}</td>
+                <td data-testid={`test-status-${p}`}>{!isPayment(data, p) ? "—" : data.testStatus[p] === "configured" && data.testSettings[p]?.enabled ? "sandbox" : "demo"}</td>
               </tr>
             ))}
           </tbody>
@@ -56,12 +74,32 @@ export function SettingsPage() {
       )}
       {data?.providers.map((p) => {
         const fields = data.fields[p]!;
-        const current = data.settings[p] ?? {};
-        const id = (key: string) => `${p}-${key}`;
+        const payment = isPayment(data, p);
+        const mode: Mode = payment ? (modes[p] ?? "live") : "live";
+        const current = (mode === "test" ? data.testSettings[p] : data.settings[p]) ?? {};
+        const id = (key: string) => (mode === "test" ? `${p}-test-${key}` : `${p}-${key}`);
         return (
           <details key={p} className="card" style={{ marginTop: "1rem" }}>
             <summary><strong>{p}</strong> — {data.status[p] === "configured" ? "configured" : "demo"}</summary>
-            <form key={JSON.stringify(current)} className="stack" onSubmit={save(p, fields)} aria-label={`Settings of ${p}`} style={{ marginTop: "0.75rem", maxWidth: "32rem" }}>
+            {payment && (
+              <fieldset style={{ marginTop: "0.75rem" }}>
+                <legend>Credentials of {p} to edit</legend>
+                {(["live", "test"] as const).map((m) => (
+                  <span className="check" key={m} style={{ display: "inline-flex", marginRight: "1rem" }}>
+                    <input id={`${p}-mode-${m}`} name={`${p}-mode`} type="radio" checked={mode === m} onChange={() => setModes({ ...modes, [p]: m })} />
+                    <label htmlFor={`${p}-mode-${m}`}>{MODE_LABEL[m]}</label>
+                  </span>
+                ))}
+              </fieldset>
+            )}
+            <form
+              key={`${mode}:${JSON.stringify(current)}`}
+              className="stack"
+              onSubmit={save(p, fields, mode)}
+              aria-label={mode === "test" ? `Test (sandbox) settings of ${p}` : `Settings of ${p}`}
+              style={{ marginTop: "0.75rem", maxWidth: "32rem" }}
+            >
+              {mode === "test" && <p className="muted">The provider&apos;s sandbox credentials (typically its sandbox baseUrl): used for test objects only.</p>}
               <div className="check">
                 <input id={id("enabled")} name="enabled" type="checkbox" defaultChecked={current.enabled === true || Object.keys(current).length <= 1} />
                 <label htmlFor={id("enabled")}>Enabled</label>
@@ -91,7 +129,7 @@ export function SettingsPage() {
                   </div>
                 );
               })}
-              <button type="submit" disabled={action.busy}>Save {p}</button>
+              <button type="submit" disabled={action.busy}>{mode === "test" ? `Save ${p} test (sandbox) credentials` : `Save ${p}`}</button>
             </form>
           </details>
         );
@@ -99,3 +137,6 @@ export function SettingsPage() {
     </>
   );
 }
+
+/** Whether the provider takes test (sandbox) credentials: payment providers only. */
+const isPayment = (data: SettingsReply, provider: string) => data.providerCategories[provider]?.includes("payment") === true;
