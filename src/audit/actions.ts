@@ -74,6 +74,8 @@ export const AUDIT_ACTIONS = [
   // a merchant's answer to a provider's dispute
   "dispute.accept",
   "dispute.evidence",
+  // a dispute of a test charge, simulated from the back office (issue 33)
+  "dispute.simulate",
   "signing_key.create",
   "signing_key.retire",
   // 2FA recovery and turning 2FA off (issue 18 item 15)

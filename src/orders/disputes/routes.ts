@@ -3,8 +3,10 @@ import { callerCtx } from "../../http/auth.js";
 import { noStore } from "../../http/no-store.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
+import { OrderIdParams } from "../schemas.js";
 import { acceptDispute, submitDisputeEvidence } from "./answer.js";
-import { DisputeParams, DisputeReply, EvidenceBody } from "./schemas.js";
+import { DisputeParams, DisputeReply, EvidenceBody, SimulateDisputeBody } from "./schemas.js";
+import { simulateDispute } from "./simulate.js";
 
 const ADMIN_TAG = "Administration: orders";
 
@@ -37,5 +39,20 @@ export function registerDisputeRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => submitDisputeEvidence({ ctx: callerCtx(deps, request), input: { ...request.params, body: request.body } }),
+  );
+
+  app.post(
+    "/api/admin/orders/:id/disputes/simulate",
+    {
+      onRequest: noStore,
+      schema: {
+        tags: [ADMIN_TAG],
+        summary: "Simulate a dispute of a test charge of the order, as a provider's notification would bring it (admin or owner; issue 33)",
+        params: OrderIdParams,
+        body: SimulateDisputeBody,
+        response: { 200: DisputeReply, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => simulateDispute({ ctx: callerCtx(deps, request), input: { id: request.params.id, body: request.body } }),
   );
 }

@@ -36,5 +36,17 @@ export const EvidenceBody = Type.Object({
 });
 export type EvidenceBody = Static<typeof EvidenceBody>;
 
+export const SimulateDisputeBody = Type.Object(
+  {
+    charge: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "an upsell charge of the order (its order id or our id); default the checkout payment" })),
+    providerDisputeId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "the simulated dispute's provider id: given again with another status, it moves that dispute on" })),
+    status: Type.Optional(Type.Enum([...DISPUTE_STATUSES], { description: "default needs_response (a new dispute)" })),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "default fraudulent" })),
+    amount: Type.Optional(Type.Integer({ minimum: 1, description: "disputed, minor units; default the whole charge" })),
+  },
+  { additionalProperties: false },
+);
+export type SimulateDisputeBody = Static<typeof SimulateDisputeBody>;
+
 export const DisputeReply = Type.Object({ success: Type.Boolean(), dispute: DisputeView });
 export type DisputeReply = Static<typeof DisputeReply>;

@@ -156,6 +156,7 @@ function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
               {order.disputes.map((d) => <DisputePanel key={d.id} orderRef={order.id} dispute={d} onChange={reload} />)}
             </section>
           )}
+          {!order.livemode && <SimulateDispute orderRef={order.id} onDone={reload} />}
           {order.commissions.length > 0 && (
             <table>
               <caption>Commissions</caption>
@@ -248,6 +249,21 @@ function RefundForm({ order, onRefunded }: { order: OrderDetail; onRefunded: () 
 }
 
 const isOpen = (status: string) => status === "needs_response" || status === "under_review";
+
+/** Issue 33: on a test order, a dispute as a provider would open it, to try the dispute flow without real money. */
+function SimulateDispute({ orderRef, onDone }: { orderRef: string; onDone: () => void }) {
+  const action = useAction();
+  function simulate(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void action.run(() => api<DisputeReply>(`/api/admin/orders/${encodeURIComponent(orderRef)}/disputes/simulate`, { body: {} }), () => (onDone(), "Test dispute opened."));
+  }
+  return (
+    <form onSubmit={simulate} aria-label="Simulate a dispute">
+      <button type="submit" className="secondary" disabled={action.busy}>Simulate a dispute (test order)</button>
+      <Message message={action.message} />
+    </form>
+  );
+}
 
 /** One dispute of a charge; while it is open, evidence and acceptance (admin or owner; the API refuses others). */
 function DisputePanel({ orderRef, dispute: d, onChange }: { orderRef: string; dispute: OrderDetail["disputes"][number]; onChange: () => void }) {
