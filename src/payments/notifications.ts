@@ -10,14 +10,14 @@ export interface NotifiedCheckout {
 
 /**
  * The checkout a provider notification is about: the one with its order id (in `brandId` when the
- * brand is known). None, or more than one, is no match: nothing is changed then.
+ * brand is known). None, or more than one, is no match: nothing is changed then. `testOnly`: a sandbox (test settings) notification, about test checkouts only.
  */
-export async function checkoutOfNotification(tx: Db, event: ProviderNotification, brandId: string | undefined): Promise<NotifiedCheckout | null> {
+export async function checkoutOfNotification(tx: Db, event: ProviderNotification, brandId: string | undefined, testOnly = false): Promise<NotifiedCheckout | null> {
   if (!event.status || !event.orderId) return null;
   const matches = await tx
     .select({ id: checkouts.id, brandId: checkouts.brandId })
     .from(checkouts)
-    .where(and(eq(checkouts.orderId, event.orderId), brandId ? eq(checkouts.brandId, brandId) : undefined))
+    .where(and(eq(checkouts.orderId, event.orderId), brandId ? eq(checkouts.brandId, brandId) : undefined, testOnly ? eq(checkouts.livemode, false) : undefined))
     .limit(2);
   return matches.length === 1 ? matches[0]! : null;
 }

@@ -113,9 +113,10 @@ afterAll(() => t.close());
 const db = () => t.deps.database.db;
 const now = () => Math.floor(t.clock.now() / 1000);
 
-async function setWebhookSecret(app: TestApp, brandId: string, provider: SettingsProvider, secret: string | null) {
+/** livemode false: the brand's sandbox settings (test credentials, issue 33). */
+async function setWebhookSecret(app: TestApp, brandId: string, provider: SettingsProvider, secret: string | null, livemode = true) {
   const stored = splitForStorage(provider, secret ? { webhookSecret: secret } : {}, app.deps.config.encryptionKey);
-  await upsertProviderSettings(app.deps.database.db, { brandId, provider, enabled: true, ...stored, updatedAt: new Date(app.clock.now()) });
+  await upsertProviderSettings(app.deps.database.db, { brandId, provider, enabled: true, ...stored, updatedAt: new Date(app.clock.now()) }, livemode);
 }
 
 /** A brand with the provider's webhookSecret and a checkout completed (demo payment) in it. */
@@ -239,6 +240,27 @@ describe.each(CASES)("$provider signature scheme", (c) => {
     const replay = await send(t, c.provider, n, captured);
     expect(json(replay)).toEqual({ received: true, duplicate: true, outcome: "duplicate" });
     expect((await statusOf(orderId, brandId)).checkout).toBe("succeeded");
+  });
+});
+
+describe("sandbox secret", () => {
+  it.each([CASES[0], CASES[1], CASES[4]])("$provider: a notification signed with the sandbox's secret changes test checkouts only", async (c) => {
+    const { brandId } = await createBrand(t);
+    const sandboxSecret = SECRETS[c.provider];
+    await setWebhookSecret(t, brandId, c.provider, sandboxSecret, false);
+    const test = await completeCheckoutViaApi(t, { provider: c.provider, claims: { brandId } });
+    const live = await completeCheckoutViaApi(t, { provider: c.provider, claims: { brandId } });
+    // The second order stands for a live one (a live key's checkout needs real credentials to be made).
+    await db().update(checkouts).set({ livemode: true }).where(eq(checkouts.orderId, live.orderId));
+    expect((await db().select({ livemode: checkouts.livemode }).from(checkouts).where(eq(checkouts.orderId, test.orderId)))[0]?.livemode).toBe(false);
+
+    const onTest = c.build(test.orderId, "refunded", unique("evt"));
+    expect(json(await send(t, c.provider, onTest, c.sign(onTest.body, sandboxSecret, now())))).toEqual({ received: true, duplicate: false, outcome: "applied" });
+    expect(await statusOf(test.orderId, brandId)).toMatchObject({ checkout: "refunded", order: "refunded" });
+
+    const onLive = c.build(live.orderId, "refunded", unique("evt"));
+    expect(json(await send(t, c.provider, onLive, c.sign(onLive.body, sandboxSecret, now())))).toEqual({ received: true, duplicate: false, outcome: "unmatched" });
+    expect(await statusOf(live.orderId, brandId)).toMatchObject({ checkout: null, order: null });
   });
 });
 

@@ -22,7 +22,7 @@ export type BrandsOfDisputes = (db: Db, provider: IncomingProvider, notices: Dis
  * What the disputes feature does with the dispute notices a verified notification carries, handed in
  * by app.ts: payments/ receives and verifies provider notifications, disputes finds and applies them.
  */
-export interface DisputeNotices<Charge extends { id: string }> {
+export interface DisputeNotices<Charge extends { id: string; livemode: boolean }> {
   brandsOf: BrandsOfDisputes;
   /** The charge of the brand a notice names, if any. */
   findCharge: (db: Db, brandId: string, provider: IncomingProvider, notice: DisputeNotice) => Promise<Charge | undefined>;
@@ -42,9 +42,9 @@ export interface RawNotification {
   brand?: string;
 }
 
-/** A brand's `webhookSecret` for the provider (sealed in its provider settings), or null. */
-export async function webhookSecretOf(ctx: Pick<Ctx, "db" | "config" | "log">, brandId: string, provider: IncomingProvider): Promise<string | null> {
-  const stored = await findProviderSettings(ctx.db, brandId, provider);
+/** A brand's `webhookSecret` for the provider (sealed in its live settings, or its sandbox's with `livemode` false), or null. */
+export async function webhookSecretOf(ctx: Pick<Ctx, "db" | "config" | "log">, brandId: string, provider: IncomingProvider, livemode = true): Promise<string | null> {
+  const stored = await findProviderSettings(ctx.db, brandId, provider, livemode);
   if (!stored) return null;
   const { values, secretsReadable } = readableValuesOf(stored, ctx.config.encryptionKeyring);
   if (!secretsReadable) ctx.log.error({ provider, brandId }, "provider secrets cannot be decrypted (ENCRYPTION_KEY changed?); webhook secret treated as not configured");
@@ -69,21 +69,25 @@ async function candidateBrands(db: Db, brandsOfDisputes: BrandsOfDisputes, provi
 
 /**
  * The provider's own signature scheme (src/providers/webhook-schemes.ts picks it), verified with the
- * `webhookSecret` of the brand the notification belongs to; then the 5-minute window where the
- * scheme signs a timestamp. Returns the translated notification and the brand whose secret verified it.
+ * `webhookSecret` of the brand the notification belongs to: its live settings' secret, else its
+ * sandbox's (test settings, issue 33); then the 5-minute window where the scheme signs a timestamp.
+ * Returns the translated notification, the brand whose secret verified it, and `testOnly` when that
+ * was the sandbox's secret: a sandbox speaks only of test objects, so it never changes a live one.
  */
-export async function verifyWithProviderScheme(ctx: Ctx, notification: RawNotification, brandsOfDisputes: BrandsOfDisputes): Promise<{ event: ProviderNotification; brandId: string }> {
+export async function verifyWithProviderScheme(ctx: Ctx, notification: RawNotification, brandsOfDisputes: BrandsOfDisputes): Promise<{ event: ProviderNotification; brandId: string; testOnly: boolean }> {
   const scheme = PROVIDER_SCHEMES[notification.provider];
   const event = scheme.parse(notification.body.toString("utf8"), notification.headers);
   let secretFound = false;
   for (const brandId of await candidateBrands(ctx.db, brandsOfDisputes, notification.provider, event, notification.brand ?? event.brandId)) {
-    const secret = await webhookSecretOf(ctx, brandId, notification.provider);
-    if (!secret) continue;
-    secretFound = true;
-    const check = scheme.verify(notification.headers, notification.body, secret);
-    if (!check.valid) continue;
-    if (check.timestamp !== undefined && Math.abs(ctx.clock.now() - check.timestamp * 1000) > TIMESTAMP_TOLERANCE_MS) throw refused("Webhook timestamp outside the 5-minute tolerance");
-    return { event, brandId };
+    for (const livemode of [true, false]) {
+      const secret = await webhookSecretOf(ctx, brandId, notification.provider, livemode);
+      if (!secret) continue;
+      secretFound = true;
+      const check = scheme.verify(notification.headers, notification.body, secret);
+      if (!check.valid) continue;
+      if (check.timestamp !== undefined && Math.abs(ctx.clock.now() - check.timestamp * 1000) > TIMESTAMP_TOLERANCE_MS) throw refused("Webhook timestamp outside the 5-minute tolerance");
+      return { event, brandId, testOnly: !livemode };
+    }
   }
   throw refused(secretFound ? "Invalid webhook signature" : `No webhook signing secret configured for ${notification.provider}`);
 }
@@ -104,11 +108,11 @@ export function verifyDemoNotification(ctx: Pick<Ctx, "clock" | "config">, notif
  * demo mode (PAYMENT_MODE=test), the demo scheme, but only for brands without a `webhookSecret`
  * for the provider. Live mode has no demo scheme.
  */
-async function verified(ctx: Ctx, notification: RawNotification, brandsOfDisputes: BrandsOfDisputes): Promise<{ event: ProviderNotification; brandId: string | null; narrow: string | undefined }> {
+async function verified(ctx: Ctx, notification: RawNotification, brandsOfDisputes: BrandsOfDisputes): Promise<{ event: ProviderNotification; brandId: string | null; narrow: string | undefined; testOnly: boolean }> {
   const scheme = PROVIDER_SCHEMES[notification.provider];
   if (headerOf(notification.headers, scheme.signatureHeader) !== undefined) {
-    const { event, brandId } = await verifyWithProviderScheme(ctx, notification, brandsOfDisputes);
-    return { event, brandId, narrow: brandId };
+    const { event, brandId, testOnly } = await verifyWithProviderScheme(ctx, notification, brandsOfDisputes);
+    return { event, brandId, narrow: brandId, testOnly };
   }
   if (ctx.config.paymentMode === "live") throw refused("Missing webhook signature");
   verifyDemoNotification(ctx, notification);
@@ -118,16 +122,22 @@ async function verified(ctx: Ctx, notification: RawNotification, brandsOfDispute
     // This brand has the provider's secret: only the provider's own signature is accepted for it.
     if (await webhookSecretOf(ctx, brandId, notification.provider)) throw refused("Missing webhook signature");
   }
-  return { event, brandId: null, narrow };
+  return { event, brandId: null, narrow, testOnly: false };
 }
 
 /** The disputes of a verified notification with the charges they name in its brand; unmatched ones are left out. */
-async function disputedCharges<Charge extends { id: string }>(tx: Db, disputes: DisputeNotices<Charge>, brandId: string | null, provider: IncomingProvider, event: ProviderNotification) {
-  if (!brandId) return [];
+async function disputedCharges<Charge extends { id: string; livemode: boolean }>(
+  tx: Db,
+  disputes: DisputeNotices<Charge>,
+  verified: { brandId: string | null; testOnly: boolean },
+  provider: IncomingProvider,
+  event: ProviderNotification,
+) {
+  if (!verified.brandId) return [];
   const found: { notice: DisputeNotice; charge: Charge }[] = [];
   for (const notice of event.disputes ?? []) {
-    const charge = await disputes.findCharge(tx, brandId, provider, notice);
-    if (charge) found.push({ notice, charge });
+    const charge = await disputes.findCharge(tx, verified.brandId, provider, notice);
+    if (charge && !(verified.testOnly && charge.livemode)) found.push({ notice, charge });
   }
   // Charges are then locked in one order, so two notifications of the same charges never deadlock.
   return found.sort((a, b) => a.charge.id.localeCompare(b.charge.id));
@@ -141,12 +151,16 @@ async function disputedCharges<Charge extends { id: string }>(tx: Db, disputes: 
  * the brand of the checkout found, else none: the unique key (provider, event id, brand) then never
  * lets one brand's notification suppress another's (issue 31).
  */
-export async function receiveNotification<Charge extends { id: string }>(ctx: Ctx, notification: RawNotification, disputes: DisputeNotices<Charge>): Promise<{ received: true; duplicate: boolean; outcome: string }> {
-  const { event, brandId, narrow } = await verified(ctx, notification, disputes.brandsOf);
+export async function receiveNotification<Charge extends { id: string; livemode: boolean }>(
+  ctx: Ctx,
+  notification: RawNotification,
+  disputes: DisputeNotices<Charge>,
+): Promise<{ received: true; duplicate: boolean; outcome: string }> {
+  const { event, brandId, narrow, testOnly } = await verified(ctx, notification, disputes.brandsOf);
   const now = new Date(ctx.clock.now());
   return withTransaction(ctx.db, async (tx) => {
-    const checkout = await checkoutOfNotification(tx, event, narrow);
-    const disputed = await disputedCharges(tx, disputes, brandId, notification.provider, event);
+    const checkout = await checkoutOfNotification(tx, event, narrow, testOnly);
+    const disputed = await disputedCharges(tx, disputes, { brandId, testOnly }, notification.provider, event);
     const outcome = event.disputes ? (disputed.length > 0 ? "applied" : "unmatched") : !event.status ? "ignored" : checkout ? "applied" : "unmatched";
     const stored = await tx
       .insert(incomingWebhookEvents)

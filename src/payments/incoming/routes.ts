@@ -12,7 +12,7 @@ const KNOWN = new Set<string>(INCOMING_PROVIDERS);
  * Provider notifications. Their own plugin scope: the JSON body is kept as the exact bytes the
  * signature covers (a Buffer, never re-encoded), and parsed by the provider's scheme.
  */
-export async function registerIncomingWebhookRoutes<Charge extends { id: string }>(app: App, deps: Deps, { disputeNotices }: { disputeNotices: DisputeNotices<Charge> }): Promise<void> {
+export async function registerIncomingWebhookRoutes<Charge extends { id: string; livemode: boolean }>(app: App, deps: Deps, { disputeNotices }: { disputeNotices: DisputeNotices<Charge> }): Promise<void> {
   await app.register(async (scope) => {
     scope.removeContentTypeParser("application/json");
     scope.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: 256 * 1024 }, (_request, body, done) => done(null, body));
