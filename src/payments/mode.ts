@@ -2,26 +2,19 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Ctx } from "../ctx.js";
 import { brands } from "../db/schema/index.js";
 import { PAYMENT_PROVIDERS } from "../providers/manifest.js";
-import { isConfigured } from "../providers/catalog.js";
-import { loadBrandSettings, readableValuesOf } from "../providers/settings-store.js";
 
 // Which mode a read shows when none is named (CONTRACT §39, docs/decisions.md "Test and live").
 
-type ModeCtx = Pick<Ctx, "db" | "config">;
+type ModeCtx = Pick<Ctx, "db" | "providers">;
 
 /**
- * The brand's mode: live when it has an enabled payment provider configured with real credentials
- * (every required setting saved and readable: the registry then charges through the real adapter),
- * else test. A webhook secret alone (kept for disputes) is no credential to charge with.
+ * The brand's mode: live when the registry would charge some payment provider of it with live
+ * credentials (enabled, every required setting saved and readable: the registry's one rule, its cached
+ * settings), else test. A webhook secret alone (kept for disputes) is no credential to charge with.
  */
 export async function brandLivemode(ctx: ModeCtx, brandId: string): Promise<boolean> {
-  const settings = await loadBrandSettings(ctx.db, brandId);
-  return settings.some(
-    (stored) =>
-      stored.enabled &&
-      (PAYMENT_PROVIDERS as readonly string[]).includes(stored.provider) &&
-      isConfigured(stored.provider, readableValuesOf(stored, ctx.config.encryptionKeyring).values),
-  );
+  for (const provider of PAYMENT_PROVIDERS) if (await ctx.providers.hasLiveCredentials(provider, brandId)) return true;
+  return false;
 }
 
 /** An organization's mode (the salesperson portal, which spans its brands): live when any brand of it is. */
