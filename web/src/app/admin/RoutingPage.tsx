@@ -89,7 +89,9 @@ function ruleOf(d: RuleDraft): Rule {
 
 function conditionsText(c: Rule["conditions"]): string {
   const parts: string[] = [];
-  if (c.amountMin !== undefined || c.amountMax !== undefined) parts.push(`amount ${c.amountMin ?? 0}–${c.amountMax !== undefined ? `below ${c.amountMax}` : "any"} (minor units)`);
+  if (c.amountMin !== undefined && c.amountMax !== undefined) parts.push(`amount ${c.amountMin} to below ${c.amountMax}`);
+  else if (c.amountMin !== undefined) parts.push(`amount at least ${c.amountMin}`);
+  else if (c.amountMax !== undefined) parts.push(`amount below ${c.amountMax}`);
   if (c.currencies?.length) parts.push(`currency ${c.currencies.join("/")}`);
   if (c.countries?.length) parts.push(`buyer in ${c.countries.join("/")}`);
   if (c.cardBrands?.length) parts.push(`card ${c.cardBrands.join("/")}`);
