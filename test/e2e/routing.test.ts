@@ -56,7 +56,7 @@ describe.skipIf(NO_CHROMIUM)("payment routing in Chromium", () => {
       await page.getByRole("cell", { name: "1 (current)" }).waitFor();
 
       // Saved: the API answers what the page shows.
-      const saved: { rules: { id: string }[] } = await page.evaluate(async () => (await fetch("/api/admin/routing?livemode=false")).json());
+      const saved = (await page.evaluate(async () => (await fetch("/api/admin/routing?livemode=false")).json())) as { rules: { id: string }[] };
       expect(saved).toMatchObject({
         version: 1,
         maxProviders: 3,
