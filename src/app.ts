@@ -66,6 +66,7 @@ import { brandsOfDisputes, findDisputedCharge } from "./orders/store.js";
 import { registerOrderRoutes } from "./orders/routes.js";
 import { registerDisputeRoutes } from "./orders/disputes/routes.js";
 import { registerFunnelRoutes } from "./funnels/routes.js";
+import { registerRoutingRoutes } from "./orchestration/routes.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -236,6 +237,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerDomainRoutes(app, deps);
   registerMarketingRoutes(app, deps);
   registerFunnelRoutes(app, deps);
+  registerRoutingRoutes(app, deps);
   registerMerchantCredentialRoutes(app, deps);
   registerMerchantApiRoutes(app, deps);
   registerOrderRoutes(app, deps);

@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs";
 import { FLOW_TARGET } from "../cluster.mjs";
 import { CLOSED_LOOP_TARGET, OVERLOAD_TARGET } from "../overload.mjs";
 import { funnelStatsTable } from "../funnel-stats.mjs";
+import { routingSection } from "../routing.mjs";
 import { FLOW_STEPS } from "./flow.mjs";
 
 // Another process using more than this much of a core during a measured run makes its figures not final.
@@ -354,6 +355,10 @@ ${overloadSection(results)}
 ## Funnel stats (PostgreSQL)
 
 ${funnelsSection(results)}
+
+## Routing decisions
+
+${routingSection(results.routing)}
 
 ## Targets
 

@@ -90,6 +90,8 @@ export const AUDIT_ACTIONS = [
   "funnel.update",
   "funnel.delete",
   "funnel.promote",
+  // payment orchestration (issue 34): a new version of a brand's routing rules of one mode
+  "routing.update",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

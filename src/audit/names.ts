@@ -9,7 +9,7 @@ export interface AuditNames {
 }
 
 /** Resource types whose id already is the name a merchant knows (a domain, a provider, a kid …). */
-const NAMED_BY_ID = new Set(["domain", "provider_settings", "list_mapping", "signing_key"]);
+const NAMED_BY_ID = new Set(["domain", "provider_settings", "list_mapping", "signing_key", "routing_rules"]);
 
 /** Ids of stored payment links start so (src/admin/payment-links.ts). */
 const PAYMENT_LINK_ID_PREFIX = "plink_";

@@ -18,6 +18,7 @@ import {
   organizations,
   paymentLinks,
   providerSettings,
+  routingRuleVersions,
   salespeople,
   sessions,
   users,
@@ -103,6 +104,10 @@ const routes: Row[] = [
   { method: "GET", url: (a) => `/api/admin/webhooks/${a.webhookId}/deliveries`, expect: 404 },
   { method: "POST", url: (a) => `/api/admin/webhooks/deliveries/${a.deliveryId}/resend`, expect: 404 },
   { method: "DELETE", url: (a) => `/api/admin/webhooks/${a.webhookId}`, expect: 404 },
+  { method: "GET", url: () => "/api/admin/routing", expect: "list" },
+  { method: "GET", url: (a) => `/api/admin/routing?brandId=${a.brandId}`, expect: 404 },
+  { method: "GET", url: (a) => `/api/admin/routing/versions/1?brandId=${a.brandId}&livemode=false`, expect: 404 },
+  { method: "PUT", url: () => "/api/admin/routing", body: (a) => ({ brandId: a.brandId, livemode: false, rules: [] }), expect: 404 },
 ];
 
 /** `:name` for every fixture id, for the test names. */
@@ -127,6 +132,7 @@ async function snapshot(): Promise<string> {
     db.select().from(commissions).orderBy(commissions.id),
     db.select().from(salespeople).orderBy(salespeople.id),
     db.select().from(providerSettings).orderBy(providerSettings.brandId, providerSettings.provider),
+    db.select().from(routingRuleVersions).orderBy(routingRuleVersions.brandId, routingRuleVersions.livemode, routingRuleVersions.version),
     db.select().from(orders).orderBy(orders.id),
     db.select().from(customDomains).orderBy(customDomains.id),
     db.select().from(webhookEndpoints).orderBy(webhookEndpoints.id),
@@ -186,6 +192,9 @@ beforeAll(async () => {
     webhookId: webhook.id,
     deliveryId: delivery!.id,
   };
+  // A's routing rules (issue 34): B can neither read nor replace them.
+  const routing = { livemode: false, rules: [{ id: "rul_tenant_a", name: "Tenant A rule", target: { type: "provider", provider: "vault_gateway_a" } }] };
+  expect((await adminCall(t, "PUT", "/api/admin/routing", { session: ownerA.session, body: routing })).statusCode).toBe(200);
   bSession = (await registerOwner(t, "Tenant B")).session;
   expect((await listSettings(bSession)).statusCode).toBe(200);
   // Sanity: the ids are live for their own organization.

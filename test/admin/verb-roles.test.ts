@@ -31,6 +31,7 @@ import { eq } from "drizzle-orm";
 import { createSalesperson, listSalespeople } from "../../src/salespeople/manage.js";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, testEndpoint } from "../../src/webhooks/endpoints.js";
 import { getEvent, listEvents, redeliverEvent, triggerEvent } from "../../src/webhooks/events.js";
+import { getRouting, getRoutingVersion, saveRouting } from "../../src/orchestration/routing.js";
 
 let t: TestApp;
 let owner: Registered;
@@ -106,6 +107,9 @@ const VERBS: [string, OrganizationRole, Verb][] = [
   ["deleteEndpoint", "admin", (ctx) => deleteEndpoint({ ctx, input: { id: "whe_1" } })],
   ["listDeliveries", "member", (ctx) => listDeliveries({ ctx, input: { id: "whe_1", query: { ...page } } })],
   ["resendDelivery", "admin", (ctx) => resendDelivery({ ctx, input: { deliveryId: "whd_1" }, worker: worker() })],
+  ["getRouting", "member", (ctx) => getRouting({ ctx, input: {} })],
+  ["getRoutingVersion", "member", (ctx) => getRoutingVersion({ ctx, input: { version: 1, query: {} } })],
+  ["saveRouting", "admin", (ctx) => saveRouting({ ctx, input: { livemode: false, rules: [] } })],
 ];
 
 /** The role just below `least`, with a user of the organization who holds it. */

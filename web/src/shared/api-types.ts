@@ -11,6 +11,7 @@ import type { BrandsReply as BrandsReplySchema, OrganizationsReply as Organizati
 import type { GenerateLinkReply as GenerateLinkReplySchema } from "../../../src/admin/link-schemas";
 import type { PaymentLinkReply as PaymentLinkReplySchema, PaymentLinksReply as PaymentLinksReplySchema } from "../../../src/admin/payment-link-schemas";
 import type { FunnelStatsReply as FunnelStatsReplySchema, FunnelsReply as FunnelsReplySchema, FunnelView as FunnelViewSchema } from "../../../src/funnels/schemas";
+import type { RoutingReply as RoutingReplySchema, RoutingRuleView as RoutingRuleViewSchema, RoutingVersionReply as RoutingVersionReplySchema } from "../../../src/orchestration/schemas";
 import type {
   BrandingReply as BrandingReplySchema,
   SettingsReply as SettingsReplySchema,
@@ -113,3 +114,8 @@ export type ConfirmationReply = Static<typeof ConfirmationReplySchema>;
 export type FunnelView = Static<typeof FunnelViewSchema>;
 export type FunnelsReply = Static<typeof FunnelsReplySchema>;
 export type FunnelStatsReply = Static<typeof FunnelStatsReplySchema>;
+
+// Payment routing rules (issue 34)
+export type RoutingReply = Static<typeof RoutingReplySchema>;
+export type RoutingRuleView = Static<typeof RoutingRuleViewSchema>;
+export type RoutingVersionReply = Static<typeof RoutingVersionReplySchema>;

@@ -12,6 +12,7 @@ import { OrdersPage } from "./OrdersPage";
 import { SettingsPage } from "./SettingsPage";
 import { WebhooksPage } from "./WebhooksPage";
 import { FunnelsPage } from "./FunnelsPage";
+import { RoutingPage } from "./RoutingPage";
 import { ApiKeysPage } from "./ApiKeysPage";
 import { LinksPage, SalespeoplePage } from "./SalesPages";
 import { SecurityPage } from "./SecurityPage";
@@ -33,6 +34,7 @@ const ROUTES: readonly { path: string; title: string; render: (props: PageProps)
   { path: "/admin/links", title: "Payment links", render: () => <LinksPage /> },
   { path: "/admin/funnels", title: "Upsell funnels", render: () => <FunnelsPage /> },
   { path: "/admin/settings", title: "Provider settings", render: () => <SettingsPage /> },
+  { path: "/admin/routing", title: "Payment routing", render: () => <RoutingPage /> },
   { path: "/admin/webhooks", title: "Webhooks", render: () => <WebhooksPage /> },
   { path: "/admin/api-keys", title: "API keys", render: () => <ApiKeysPage /> },
   { path: "/admin/domains", title: "Domains", render: () => <DomainsPage /> },
