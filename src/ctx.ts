@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Config } from "./config/index.js";
 import type { Database, Db } from "./db/client.js";
 import type { Clock } from "./lib/clock.js";
+import type { Orchestration } from "./payments/routing/orchestration.js";
 import type { ProviderRegistry } from "./providers/registry.js";
 
 /** Who is acting: resolved by the caller resolvers of src/http/auth.ts, checked inside verbs by its assertRole; audit records name it. */
@@ -23,8 +24,10 @@ export interface Deps {
   clock: Clock;
   log: Logger;
   providers: ProviderRegistry;
-  /** The shared Redis client when REDIS_URL is set (rate limits, login brute-force limits). */
+  /** The shared Redis client when REDIS_URL is set (rate limits, login brute-force limits, provider health). */
   redis?: Redis | null;
+  /** Provider health (circuit breakers) and success rates, shared through Redis when REDIS_URL is set (src/payments/routing/orchestration.ts). */
+  orchestration: Orchestration;
 }
 
 /**
@@ -37,6 +40,8 @@ export interface Ctx {
   log: Logger;
   config: Config;
   providers: ProviderRegistry;
+  /** Provider health and success rates (Deps.orchestration). */
+  orchestration: Orchestration;
   actor: Actor;
   /** The client's address (rate limits, card-testing defence, audit). */
   clientAddress?: string;
