@@ -5,6 +5,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { OrchestrationSettings } from "../../config/orchestration-settings.js";
+import type { AttemptResult, Orchestration } from "../../ctx.js";
 import type { Clock } from "../../lib/clock.js";
 import { RedisFallback } from "../../lib/redis-fallback.js";
 import type { PaymentProviderType } from "../../providers/types.js";
@@ -12,16 +13,8 @@ import { CIRCUIT_STATE_VALUE, MemoryCircuitStore, modeOf, RedisCircuitStore, typ
 import type { RouteCounters } from "./route.js";
 import { lookupOf, MemorySuccessRateStore, RedisSuccessRateStore, type SuccessRateStore } from "./success-rates.js";
 
-export type AttemptResult = "approved" | "declined" | "failed"; // failed: ProviderError (timeout, 5xx)
-
-export interface Orchestration {
-  /** Providers whose circuit is open for the brand are left out (half-open: one probe at a time may pass). */
-  available(brandId: string, livemode: boolean, providers: readonly PaymentProviderType[]): Promise<PaymentProviderType[]>;
-  /** After every provider attempt (approved, declined, failed): feeds the circuit and the success rates. Never throws. */
-  record(attempt: { brandId: string; livemode: boolean; provider: PaymentProviderType; cardBrand: string | null; currency: string; result: AttemptResult }): Promise<void>;
-  /** The counters route() reads (success rates; dailyVolume is filled by the caller from approval stats). */
-  successRates(brandId: string, livemode: boolean): Promise<RouteCounters["successRate"]>;
-}
+// The seam's types (SEAMS-34.md §3) live in src/ctx.ts, below payments/ in the layers, so Deps and Ctx can carry them.
+export type { AttemptResult, Orchestration };
 
 /** One circuit's state for checkout_provider_circuit_state (src/metrics/metrics.ts). */
 export interface CircuitReading {
