@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ORCHESTRATION_DEFAULTS } from "../../config/orchestration-settings.js";
 import { ManualClock } from "../../lib/clock.js";
 import { createOrchestration, type AttemptResult, type OrchestrationService } from "./orchestration.js";
+import { MemorySuccessRateStore, RedisSuccessRateStore } from "./success-rates.js";
 
 const REDIS_URL = process.env.REDIS_URL;
 const log = pino({ level: "silent" });
@@ -78,7 +79,8 @@ describe.skipIf(!REDIS_URL)("Orchestration shared through Redis", () => {
 
   it("shares each segment's window, loaded with one command", async () => {
     const { a, b, brandId, record } = instances();
-    for (let i = 0; i < 10; i++) await record(i % 2 ? a : b, i < 7 ? "approved" : "declined");
+    // 7 approved of 10, spread over the window (no change between its older and recent attempts).
+    for (let i = 0; i < 10; i++) await record(i % 2 ? a : b, [3, 6, 9].includes(i) ? "declined" : "approved");
     await record(a, "failed", "vault_gateway_b");
     const lookup = await b.successRates(brandId, true);
     expect(lookup("vault_gateway_a", "visa", "USD")).toEqual({ rate: 0.7, attempts: 10 });
@@ -87,8 +89,12 @@ describe.skipIf(!REDIS_URL)("Orchestration shared through Redis", () => {
     // The window of 20 slides: 20 approvals push the 10 earlier attempts out.
     for (let i = 0; i < 20; i++) await record(i % 2 ? a : b, "approved");
     expect((await a.successRates(brandId, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 1, attempts: 20 });
-    for (let i = 0; i < 5; i++) await record(a, "declined");
-    expect((await b.successRates(brandId, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 0.75, attempts: 20 });
+    await record(a, "declined");
+    for (let i = 0; i < 4; i++) await record(b, "approved");
+    expect((await b.successRates(brandId, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 0.95, attempts: 20 });
+    // 5 declines in a row: the recent attempts stand from the older ones, a change.
+    for (let i = 0; i < 5; i++) await record(i % 2 ? a : b, "declined");
+    expect((await a.successRates(brandId, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 0, attempts: 5 });
 
     // What goes on the wire for one pay request's load: one command.
     const sent: string[] = [];
@@ -106,6 +112,21 @@ describe.skipIf(!REDIS_URL)("Orchestration shared through Redis", () => {
     expect(sent).toEqual(["hgetall"]);
   });
 
+  it("keeps the same counts in Redis as in process memory, attempt after attempt", async () => {
+    const brandId = newBrand();
+    const sizes = { window: 50, minAttempts: 10 };
+    const shared = new RedisSuccessRateStore(clients[0]!, sizes);
+    const local = new MemorySuccessRateStore(sizes);
+    let seed = 7;
+    for (let i = 0; i < 300; i++) {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      const attempt = { brandId, livemode: false, provider: "vault_gateway_b" as const, cardBrand: i % 3 ? "visa" : null, currency: "EUR", approved: seed % 100 < 70 };
+      await shared.record(attempt);
+      await local.record(attempt);
+      if (i % 25 === 0 || i === 299) expect(await shared.load(brandId, false)).toEqual(local.loadNow(brandId, false));
+    }
+  });
+
   it("counts atomically: 40 attempts recorded at once by two instances are 40 in the window", async () => {
     const brandId = newBrand();
     const wide = { ...settings, successRates: { window: 100, minAttempts: 5 } };
@@ -113,7 +134,8 @@ describe.skipIf(!REDIS_URL)("Orchestration shared through Redis", () => {
     await Promise.all(
       Array.from({ length: 40 }, (_, i) => (i % 2 ? a! : b!).record({ brandId, livemode: true, provider: "vault_gateway_a", cardBrand: "visa", currency: "USD", result: i < 30 ? "approved" : "declined" })),
     );
-    expect((await a!.successRates(brandId, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 0.75, attempts: 40 });
+    const counters = await clients[0]!.hgetall(`orch:{${brandId}:live}:sr:100:5`);
+    expect(counters).toMatchObject({ "vault_gateway_a|visa|USD:n": "40", "vault_gateway_a|visa|USD:ok": "30", "vault_gateway_a|*|USD:n": "40", "vault_gateway_a|*|USD:ok": "30" });
   });
 });
 

@@ -34,8 +34,29 @@ describe("success rates", () => {
     // 10 more approvals push every earlier attempt out of the window of 10.
     await record(10, "approved");
     expect((await o.successRates(BRAND, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 1, attempts: 10 });
+    // 3 declines: the window's rate is 7 of 10, but its last 4 (1 approved) stand from the 6 before
+    // (all approved) by more than chance: a change, and the rate is the recent attempts'.
     await record(3, "declined");
-    expect((await o.successRates(BRAND, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 0.7, attempts: 10 });
+    expect((await o.successRates(BRAND, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 0.25, attempts: 4 });
+  });
+
+  it("are the whole window's while its recent attempts agree with the older ones within chance", async () => {
+    const { o, record } = setup({ window: 20, minAttempts: 4 });
+    await record(12, "approved");
+    await record(4, "declined");
+    await record(1, "approved");
+    await record(1, "declined");
+    await record(2, "approved");
+    // Recent 3 of 4 against older 12 of 16: the window's 15 of 20.
+    expect((await o.successRates(BRAND, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 0.75, attempts: 20 });
+    // A provider that dropped (30 declines after 10 approvals: its last 16 are the drop's), then
+    // recovered while it got few attempts (16 approvals): each shows before the window turns over.
+    const { o: recovered, record: recordRecovered } = setup({ window: 40, minAttempts: 16 });
+    await recordRecovered(10, "approved");
+    await recordRecovered(30, "declined");
+    expect((await recovered.successRates(BRAND, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 0, attempts: 16 });
+    await recordRecovered(16, "approved");
+    expect((await recovered.successRates(BRAND, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 1, attempts: 16 });
   });
 
   it("keep segments apart by provider, card brand, currency and mode; an unknown or thin card brand falls back to the provider's rate in the currency", async () => {
