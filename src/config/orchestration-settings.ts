@@ -29,9 +29,10 @@ export interface OrchestrationSettings {
 // 5 failures and half of the attempts within a minute: a provider that times out on every call opens
 // after 5 calls (a few seconds of checkout traffic), while a busy provider whose 5 failures are 1 %
 // of its minute stays in use. 30 s open, then one probe: a provider back from an outage takes traffic
-// again within about half a minute of the first buyer after it. 200 attempts per segment: a drop from
-// 90 % to 60 % shows within about 50 attempts (the bench, docs/benchmarks.md "Success-rate routing"),
-// and 20 attempts before a rate is trusted (a 95 % interval of ± 13 points at 90 %).
+// again within about half a minute of the first buyer after it. 200 attempts per segment, 20 before a
+// rate is trusted (and compared with the older ones to notice a change): in the simulation
+// (docs/benchmarks-routing.md) 92 % of payments left a provider whose approvals dropped from 90 % to
+// 60 % within 500 payments.
 export const ORCHESTRATION_DEFAULTS: OrchestrationSettings = {
   circuit: { failureThreshold: 5, failurePercent: 50, windowMs: 60_000, openMs: 30_000 },
   successRates: { window: 200, minAttempts: 20 },
