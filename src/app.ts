@@ -61,6 +61,7 @@ import { receiptsJob } from "./receipts/receipts.js";
 import { RECEIPT_EVENTS } from "./receipts/store.js";
 import { registerReceiptRoutes } from "./receipts/routes.js";
 import { refundReconcilerJob } from "./orders/refund-reconciler.js";
+import { readingsOf } from "./payments/routing/orchestration.js";
 import { recordDisputeNotice } from "./orders/disputes/record.js";
 import { brandsOfDisputes, findDisputedCharge } from "./orders/store.js";
 import { registerOrderRoutes } from "./orders/routes.js";
@@ -132,7 +133,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerSecurityHeaders(app, deps.config);
   // Before any route: each route gets its metrics series when it is registered.
   const rateLimitRedis = options.rateLimitStore instanceof RedisRateLimitStore ? options.rateLimitStore.guard : null;
-  const metrics = new Metrics({ database: deps.database, clock: deps.clock, rateLimitRedis, build: buildInfo(deps.config.buildCommit), jobBacklogs: JOB_BACKLOGS });
+  const metrics = new Metrics({ database: deps.database, clock: deps.clock, rateLimitRedis, build: buildInfo(deps.config.buildCommit), jobBacklogs: JOB_BACKLOGS, orchestration: readingsOf(deps.orchestration) });
   app.decorate("metrics", metrics);
   registerRequestMetrics(app, metrics);
   app.addSchema(ErrorBody);

@@ -9,6 +9,7 @@ import { demoCrmProviders, demoPaymentProviders } from "./providers/demo/index.j
 import { realCrmProviders, realPaymentProviders } from "./providers/real.js";
 import { createProviderRegistry } from "./providers/registry.js";
 import { createDemoLedger } from "./payments/demo-ledger.js";
+import { createOrchestration } from "./payments/routing/orchestration.js";
 
 // With the offline queue off, a command sent before the connection is up fails at once and the
 // process counts alone: wait a moment at start-up so the first requests already share counters.
@@ -67,7 +68,8 @@ export async function createRuntime(config: Config, clock: Clock, log: Logger, o
   }
 
   const providers = createProviderRegistry({ config, db: database.db, clock, log, demoPayment: demoPaymentProviders, demoCrm: demoCrmProviders, demoLedger: createDemoLedger, realPayment: realPaymentProviders, realCrm: realCrmProviders });
-  const deps: Deps = { config, database, clock, log, providers, redis };
+  const orchestration = createOrchestration({ settings: config.orchestration, clock, log, redis });
+  const deps: Deps = { config, database, clock, log, providers, redis, orchestration };
   return {
     deps,
     rateLimitStore,

@@ -312,8 +312,9 @@ ${machine.free}
 Other benchmarks, each with its own command and page: the audit-log listing over a million records
 (\`npm run bench:audit\`, \`docs/benchmarks-audit.md\`), the orders list over a million orders
 (\`npm run bench:orders\`, \`docs/benchmarks-orders.md\`), the funnel stats query at ten million funnel
-sessions (\`npm run bench:funnels\`, \`docs/benchmarks-funnels.md\`) and webhook delivery throughput
-(\`node bench/webhooks.mjs\`, \`docs/webhooks.md\`).
+sessions (\`npm run bench:funnels\`, \`docs/benchmarks-funnels.md\`), webhook delivery throughput
+(\`node bench/webhooks.mjs\`, \`docs/webhooks.md\`) and success-rate routing in a simulation where one provider's
+approvals drop and recover (\`npm run bench:routing-sim\`, \`docs/benchmarks-routing.md\`).
 
 The load generator (autocannon, in the runner process) and PostgreSQL run on the same machine as the
 server under test and share its cores; their CPU use is in the last section.

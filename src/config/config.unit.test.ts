@@ -245,4 +245,20 @@ describe("unsafe settings (issue 21 item 3)", () => {
     expect(loadConfig(postgres).smtp.transport).toBe("smtp");
     expect(() => loadConfig({ ...postgres, MAIL_TRANSPORT: "stdout" })).toThrow(/MAIL_TRANSPORT must be one of smtp, log/);
   });
+
+  it("reads provider health and success-rate settings (CIRCUIT_*, SUCCESS_RATE_*), and refuses values outside their domain", () => {
+    expect(loadConfig(postgres).orchestration).toEqual({
+      circuit: { failureThreshold: 5, failurePercent: 50, windowMs: 60_000, openMs: 30_000 },
+      successRates: { window: 200, minAttempts: 20 },
+    });
+    const set = { CIRCUIT_FAILURE_THRESHOLD: "3", CIRCUIT_FAILURE_PERCENT: "100", CIRCUIT_WINDOW_SECONDS: "120", CIRCUIT_OPEN_SECONDS: "10", SUCCESS_RATE_WINDOW: "50", SUCCESS_RATE_MIN_ATTEMPTS: "50" };
+    expect(loadConfig({ ...postgres, ...set }).orchestration).toEqual({
+      circuit: { failureThreshold: 3, failurePercent: 100, windowMs: 120_000, openMs: 10_000 },
+      successRates: { window: 50, minAttempts: 50 },
+    });
+    expect(() => loadConfig({ ...postgres, CIRCUIT_FAILURE_PERCENT: "101" })).toThrow(/CIRCUIT_FAILURE_PERCENT must be at most 100/);
+    expect(() => loadConfig({ ...postgres, CIRCUIT_FAILURE_THRESHOLD: "0" })).toThrow(/CIRCUIT_FAILURE_THRESHOLD must be an integer >= 1/);
+    expect(() => loadConfig({ ...postgres, SUCCESS_RATE_WINDOW: "5" })).toThrow(/SUCCESS_RATE_WINDOW must be an integer >= 10/);
+    expect(() => loadConfig({ ...postgres, SUCCESS_RATE_MIN_ATTEMPTS: "300" })).toThrow(/SUCCESS_RATE_MIN_ATTEMPTS must be at most SUCCESS_RATE_WINDOW \(200\)/);
+  });
 });

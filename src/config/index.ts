@@ -6,6 +6,7 @@ import path from "node:path";
 import { FAULT_POINTS, type FaultPoint } from "../lib/fault-points.js";
 import { POOL_DEFAULTS, type PoolSettings } from "./pool-settings.js";
 import { ADMISSION_DEFAULTS, type AdmissionSettings } from "./admission-settings.js";
+import { ORCHESTRATION_DEFAULTS, type OrchestrationSettings } from "./orchestration-settings.js";
 import { parseTrustProxy, type TrustProxy } from "./trust-proxy.js";
 import { parseAllowUnsafe, unsafeSettingsOf, type UnsafeSetting, type UnsafeSettingName } from "./unsafe.js";
 import type { PaymentMode, RegistrationMode } from "./modes.js";
@@ -79,6 +80,8 @@ export interface Config {
   warnings: string[];
   /** ADMISSION_*: when requests are refused as overload (src/http/admission.ts). */
   admission: AdmissionSettings;
+  /** CIRCUIT_* and SUCCESS_RATE_*: provider health and success-rate routing (src/payments/routing/). */
+  orchestration: OrchestrationSettings;
   /** NODE_ENV=production: the unsafe settings refuse to start unless ALLOW_UNSAFE names them. */
   production: boolean;
   /** Settings unsafe in production, each logged as a warning at start (src/config/unsafe.ts). */
@@ -330,9 +333,29 @@ export function loadConfig(env: Env = process.env): Config {
     buildCommit: env.BUILD_COMMIT?.trim() || null,
     warnings,
     admission: admissionOf(env),
+    orchestration: orchestrationOf(env),
     production,
     unsafe,
     allowUnsafe,
+  };
+}
+
+function orchestrationOf(env: Env): OrchestrationSettings {
+  const d = ORCHESTRATION_DEFAULTS;
+  const failurePercent = integer(env, "CIRCUIT_FAILURE_PERCENT", d.circuit.failurePercent, 1);
+  if (failurePercent > 100) throw new ConfigError(`CIRCUIT_FAILURE_PERCENT must be at most 100, got "${env.CIRCUIT_FAILURE_PERCENT}"`);
+  const window = integer(env, "SUCCESS_RATE_WINDOW", d.successRates.window, 10);
+  if (window > 10_000) throw new ConfigError(`SUCCESS_RATE_WINDOW must be at most 10000, got "${env.SUCCESS_RATE_WINDOW}"`);
+  const minAttempts = integer(env, "SUCCESS_RATE_MIN_ATTEMPTS", d.successRates.minAttempts, 1);
+  if (minAttempts > window) throw new ConfigError(`SUCCESS_RATE_MIN_ATTEMPTS must be at most SUCCESS_RATE_WINDOW (${window}), got "${env.SUCCESS_RATE_MIN_ATTEMPTS}"`);
+  return {
+    circuit: {
+      failureThreshold: integer(env, "CIRCUIT_FAILURE_THRESHOLD", d.circuit.failureThreshold, 1),
+      failurePercent,
+      windowMs: integer(env, "CIRCUIT_WINDOW_SECONDS", d.circuit.windowMs / 1000, 1) * 1000,
+      openMs: integer(env, "CIRCUIT_OPEN_SECONDS", d.circuit.openMs / 1000, 1) * 1000,
+    },
+    successRates: { window, minAttempts },
   };
 }
 

@@ -4,6 +4,7 @@ import type { Database } from "../db/client.js";
 import type { Clock } from "../lib/clock.js";
 import type { JobFailureKind } from "../jobs/runner.js";
 import type { RedisFallback } from "../lib/redis-fallback.js";
+import type { OrchestrationReadings } from "../payments/routing/orchestration.js";
 import type { BuildInfo } from "./build-info.js";
 
 /** Latency buckets in seconds: the hot routes answer in a few ms, provider calls can take seconds. */
@@ -60,6 +61,8 @@ export interface MetricsSources {
   build?: BuildInfo;
   /** The jobs whose backlog /metrics reports (background_job_backlog_*). */
   jobBacklogs?: readonly JobBacklog[];
+  /** Provider circuits and attempts (checkout_provider_circuit_state, checkout_provider_attempts_total), read at scrape time. */
+  orchestration?: OrchestrationReadings | null;
 }
 
 /**
@@ -214,6 +217,32 @@ export class Metrics {
         collect() {
           this.inc(guard.fallbackCount - counted);
           counted = guard.fallbackCount;
+        },
+      });
+    }
+
+    const orchestration = sources.orchestration;
+    if (orchestration) {
+      // Issue 34 item 5. Per instance: the circuits it has met, read from Redis (shared) at scrape time.
+      new Gauge({
+        name: "checkout_provider_circuit_state",
+        help: "Circuit breaker of a payment provider for a brand and mode (live/test): 0 closed, 1 half-open (a probe may pass), 2 open (skipped by routing and cascades)",
+        labelNames: ["provider", "brand", "mode"],
+        registers,
+        async collect() {
+          const readings = await orchestration.circuitStates();
+          this.reset();
+          for (const r of readings) this.set({ provider: r.provider, brand: r.brand, mode: r.mode }, r.value);
+        },
+      });
+      new Counter({
+        name: "checkout_provider_attempts_total",
+        help: "Payment provider attempts this instance recorded, by provider, mode (live/test) and result: approved, declined, failed (timeout, 5xx, unreachable)",
+        labelNames: ["provider", "mode", "result"],
+        registers,
+        collect() {
+          this.reset();
+          for (const t of orchestration.attemptTallies()) this.inc({ provider: t.provider, mode: t.mode, result: t.result }, t.count);
         },
       });
     }

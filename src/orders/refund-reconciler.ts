@@ -40,9 +40,9 @@ async function reconcileOne(ctx: Ctx, refund: RefundRow, now: number): Promise<v
 }
 
 /** One pass: claims due pending refunds and settles each from the provider's answer. True when more may be due. */
-export async function reconcilePendingRefunds(deps: Pick<Deps, "config" | "providers">, ctx: Pick<Ctx, "db"> & JobContext): Promise<boolean> {
+export async function reconcilePendingRefunds(deps: Pick<Deps, "config" | "providers" | "orchestration">, ctx: Pick<Ctx, "db"> & JobContext): Promise<boolean> {
   const due = await claimDue(ctx.db, refunds, { now: ctx.clock.now(), leaseMs: LEASE_MS, limit: BATCH });
-  const system: Ctx = { db: ctx.db, clock: ctx.clock, log: ctx.log, config: deps.config, providers: deps.providers, actor: { type: "system" } };
+  const system: Ctx = { db: ctx.db, clock: ctx.clock, log: ctx.log, config: deps.config, providers: deps.providers, orchestration: deps.orchestration, actor: { type: "system" } };
   for (const refund of due) {
     if (ctx.signal.aborted) break;
     try {
@@ -59,6 +59,6 @@ export async function reconcilePendingRefunds(deps: Pick<Deps, "config" | "provi
 }
 
 /** The runner's `refund-reconciler` job: a pass every 30 s in each process (claims keep them apart). */
-export function refundReconcilerJob(deps: Pick<Deps, "config" | "providers" | "database">): Job {
+export function refundReconcilerJob(deps: Pick<Deps, "config" | "providers" | "orchestration" | "database">): Job {
   return { name: "refund-reconciler", everyMs: 30_000, run: (ctx) => reconcilePendingRefunds(deps, { ...ctx, db: deps.database.db }) };
 }
