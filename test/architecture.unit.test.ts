@@ -201,7 +201,7 @@ export const LAYERS: string[][] = [
   ["app.ts", "deps.ts"],
   ["merchant-api/", "admin/"],
   ["funnels/"],
-  ["checkout/", "upsell/", "orders/", "receipts/", "pages/"],
+  ["checkout/", "upsell/", "orders/", "receipts/", "pages/", "orchestration/"],
   ["identity/", "salespeople/", "commissions/", "domains/", "marketing/", "merchant-credentials/", "webhooks/", "metrics/", "audit/"],
   ["payments/"],
   ["http/"],

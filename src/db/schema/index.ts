@@ -15,3 +15,4 @@ export * from "./domains.js";
 export * from "./merchant-credentials.js";
 export * from "./payment-links.js";
 export * from "./funnels.js";
+export * from "./approval-stats.js";
