@@ -4,7 +4,7 @@ import { dayOfMs, dayParam } from "../lib/dates.js";
 import { notFound, validationError } from "../lib/errors.js";
 import { AMOUNT_BANDS } from "../payments/approval-stats.js";
 import { readMode } from "../payments/mode.js";
-import { approvalGroups, type ApprovalSums } from "./analytics-store.js";
+import { approvalDays, approvalValues, type ApprovalSums } from "./analytics-store.js";
 import { APPROVALS_DAYS_DEFAULT, APPROVALS_DAYS_MAX, type ApprovalFigures, type ApprovalsQuery, type ApprovalsReply } from "./analytics-schemas.js";
 
 const DAY_MS = 86_400_000;
@@ -54,22 +54,22 @@ export async function approvalAnalytics({ ctx, input }: { ctx: Ctx; input: Appro
   // One mode (CONTRACT §39): test attempts never count in a live shop's rates.
   const livemode = await readMode(ctx, brandId, input.livemode);
 
-  const groups = await approvalGroups(ctx.db, brandId, livemode, from, to);
-  // Every attempt is counted once per dimension: the provider rows are the totals.
+  // The days first (provider rows only): the period's currencies, and the one shown; then its breakdowns.
+  const days = await approvalDays(ctx.db, brandId, livemode, from, to);
   const perCurrency = new Map<string, number>();
-  for (const g of groups) if (g.dimension === "provider" && g.value !== null) perCurrency.set(g.currency, (perCurrency.get(g.currency) ?? 0) + g.attempts);
+  for (const d of days) perCurrency.set(d.currency, (perCurrency.get(d.currency) ?? 0) + d.approved + d.declined);
   const currencies = [...perCurrency.entries()].map(([currency, attempts]) => ({ currency, attempts })).sort((a, b) => b.attempts - a.attempts || (a.currency < b.currency ? -1 : 1));
   const currency = input.currency ?? currencies[0]?.currency ?? null;
-  const mine = groups.filter((g) => g.currency === currency);
+  const values = currency === null ? [] : await approvalValues(ctx.db, brandId, livemode, from, to, currency);
+  const mine = days.filter((d) => d.currency === currency);
 
   const breakdown = (dimension: string) =>
-    mine
-      .filter((g) => g.dimension === dimension && g.value !== null)
-      .map((g) => ({ value: g.value!, ...figuresOf(g) }))
+    values
+      .filter((g) => g.dimension === dimension)
+      .map((g) => ({ value: g.value, ...figuresOf(g) }))
       .sort(byAttempts);
-  const byProvider = breakdown("provider");
-  const totals = figuresOf(mine.filter((g) => g.dimension === "provider" && g.value !== null).reduce(add, { ...ZERO }));
-  const codes = mine.filter((g) => g.dimension === "decline_code" && g.value !== null && g.value !== "" && g.declined + g.failed > 0);
+  const totals = figuresOf(mine.reduce(add, { ...ZERO }));
+  const codes = values.filter((g) => g.dimension === "decline_code" && g.value !== "" && g.declined + g.failed > 0);
   const refused = codes.reduce((n, g) => n + g.declined + g.failed, 0);
   const bandOrder = (value: string) => (AMOUNT_BANDS as readonly string[]).indexOf(value);
 
@@ -81,16 +81,13 @@ export async function approvalAnalytics({ ctx, input }: { ctx: Ctx; input: Appro
     currency,
     currencies,
     totals,
-    byProvider,
+    byProvider: breakdown("provider"),
     byDeclineCode: codes
-      .map((g) => ({ value: g.value!, declined: g.declined, failed: g.failed, share: refused === 0 ? 0 : (g.declined + g.failed) / refused }))
+      .map((g) => ({ value: g.value, declined: g.declined, failed: g.failed, share: refused === 0 ? 0 : (g.declined + g.failed) / refused }))
       .sort((a, b) => b.declined + b.failed - (a.declined + a.failed) || (a.value < b.value ? -1 : 1)),
     byCardBrand: breakdown("card_brand"),
     byBinCountry: breakdown("bin_country"),
     byAmountBand: breakdown("amount_band").sort((a, b) => bandOrder(a.value) - bandOrder(b.value)),
-    byDay: mine
-      .filter((g) => g.dimension === "provider" && g.day !== null)
-      .map((g) => ({ day: g.day!, ...figuresOf(g) }))
-      .sort((a, b) => (a.day < b.day ? -1 : 1)),
+    byDay: mine.map((d) => ({ day: d.day, ...figuresOf(d) })).sort((a, b) => (a.day < b.day ? -1 : 1)),
   };
 }
