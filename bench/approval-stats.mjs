@@ -284,7 +284,7 @@ ${result.correct.compared.map((c) => `| ${c.name} | ${c.api?.toLocaleString("en-
 Measured twice: **as seeded**, every day spread over 8 shards (what the table would hold if the fold never
 ran), and **folded**, after \`foldApprovalStats\` (the \`approval-stats-fold\` job, hourly) put the days before
 yesterday into shard 0, which is what the service keeps: ${result.fold.moved.toLocaleString("en-US")} rows folded in ${(result.fold.foldMs / 1000).toFixed(1)} s (a year at
-once; the job folds one day a pass), ${result.fold.rows.toLocaleString("en-US")} rows left, ${mb(result.fold.bytes)}.
+once here; in service each hourly pass finds about one day to fold), ${result.fold.rows.toLocaleString("en-US")} rows left, ${mb(result.fold.bytes)}.
 
 "The SQL alone": the two statements the route sends (\`approvalDays\`, then \`approvalValues\` of USD, \`src/orchestration/analytics-store.ts\`), 20 runs through \`pg\`,
 rows read and scan from \`EXPLAIN ANALYZE\`. "One at a time": 20 sequential

@@ -3,7 +3,7 @@
 //
 //   npm run bench                      3 repeats of 3 s warm-up + 10 s measured, medians
 //   npm run bench -- --quick           1 repeat of 1 s + 3 s: checks that everything works
-//   options: --repeats N --duration S --warmup S --connections N --engines pglite,postgres,cluster,overload,funnels
+//   options: --repeats N --duration S --warmup S --connections N --engines pglite,postgres,cluster,overload,funnels,approvals
 //            --no-build --capture FILE (replicas from a recorded capture instead of recording one)
 //            --scenarios bare,initialize,complete,createSession,accept,decline (some only: a short
 //            look at one endpoint, service and replica; prints its figures and leaves docs/benchmarks.md as it is)
@@ -14,7 +14,9 @@
 // 0.8×, 1.5× and 2× the measured capacity, open loop, then closed loops of 50, 100 and 200 connections
 // with admission on and off (bench/overload.mjs). `funnels`: the funnel stats
 // query over 100 000 seeded funnel sessions (bench/funnel-stats.mjs; ten million with
-// `npm run bench:funnels`, docs/benchmarks-funnels.md). See docs/benchmarks.md.
+// `npm run bench:funnels`, docs/benchmarks-funnels.md). `approvals`: the approval analytics query at a
+// year of 10 000 attempts a day (bench/approval-stats.mjs; its page: `npm run bench:approvals`,
+// docs/benchmarks-approvals.md). See docs/benchmarks.md.
 import { execSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -37,6 +39,7 @@ import { attempt, bodiesLoad, log, scenario } from "./lib/scenario.mjs";
 import { benchCluster, findRedis } from "./cluster.mjs";
 import { benchOverload } from "./overload.mjs";
 import { benchFunnelStats } from "./funnel-stats.mjs";
+import { benchApprovalStats } from "./approval-stats.mjs";
 import { postgresPids, startNodeServer } from "./lib/proc.mjs";
 import { createDatabase, dropDatabase, findPostgres } from "./lib/postgres.mjs";
 import { writeReport } from "./lib/report.mjs";
@@ -52,7 +55,7 @@ const { values: args } = parseArgs({
     duration: { type: "string" },
     warmup: { type: "string" },
     connections: { type: "string", default: "50" },
-    engines: { type: "string", default: "pglite,postgres,cluster,overload,funnels" },
+    engines: { type: "string", default: "pglite,postgres,cluster,overload,funnels,approvals" },
     "no-build": { type: "boolean", default: false },
     capture: { type: "string" },
     scenarios: { type: "string" },
@@ -72,7 +75,7 @@ const options = {
 };
 /** The funnels leg's scale in the default run: enough to exercise the query, small enough to seed in seconds. */
 const FUNNEL_SESSIONS = 100_000;
-const LEGS = new Set(["cluster", "overload", "funnels"]);
+const LEGS = new Set(["cluster", "overload", "funnels", "approvals"]);
 const workDir = mkdtempSync(path.join(os.tmpdir(), "bench-"));
 const notes = [];
 
@@ -316,6 +319,9 @@ async function main() {
   if (options.engines.includes("overload") && postgresUrl) results.overload = await attempt("overload", () => benchOverload({ postgresUrl, options }));
   if (options.engines.includes("funnels") && postgresUrl) {
     results.funnels = await attempt("funnels", () => benchFunnelStats({ sessions: FUNNEL_SESSIONS, durationS: options.durationS, log: (...parts) => log(`funnels: ${parts.join(" ")}`) }));
+  }
+  if (options.engines.includes("approvals") && postgresUrl) {
+    results.approvals = await attempt("approvals", () => benchApprovalStats({ durationS: options.durationS, log: (...parts) => log(`approvals: ${parts.join(" ")}`) }));
   }
   results.finishedAt = new Date().toISOString();
   const stamp = results.machine.date.replace(/[:.]/g, "-");

@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs";
 import { FLOW_TARGET } from "../cluster.mjs";
 import { CLOSED_LOOP_TARGET, OVERLOAD_TARGET } from "../overload.mjs";
 import { funnelStatsTable } from "../funnel-stats.mjs";
+import { approvalStatsTable } from "../approval-stats.mjs";
 import { FLOW_STEPS } from "./flow.mjs";
 
 // Another process using more than this much of a core during a measured run makes its figures not final.
@@ -180,6 +181,18 @@ function funnelsSection(results) {
   ].join("\n");
 }
 
+/** The approvals leg (bench/approval-stats.mjs: a year of 10 000 attempts a day; its own page: docs/benchmarks-approvals.md). */
+function approvalsSection(results) {
+  const approvals = results.approvals;
+  if (!approvals) return "Not run in this run (`--engines` without `approvals`, or no PostgreSQL; see Notes).";
+  if (approvals.skipped) return `Not measured: ${approvals.skipped}`;
+  return [
+    `\`GET /api/admin/analytics/approvals\` as the brand's owner over ${(approvals.perDay * 365).toLocaleString("en-US")} provider attempts (365 days × ${approvals.perDay.toLocaleString("en-US")}) seeded as the day counters (${approvals.seeded.rows.toLocaleString("en-US")} rows as seeded, ${approvals.fold.rows.toLocaleString("en-US")} once folded); the answer's totals equal the seeded attempts: ${approvals.correct.ok ? "yes" : "**no**"}. Target (issue 34): under 50 ms at a year. The same with its own page: \`npm run bench:approvals\`, \`docs/benchmarks-approvals.md\`.`,
+    "",
+    approvalStatsTable(approvals),
+  ].join("\n");
+}
+
 /** The one-vs-two-instances leg (bench/cluster.mjs): tables, targets and capacity per core. */
 function clusterSection(results) {
   const cluster = results.cluster;
@@ -311,7 +324,8 @@ ${machine.free}
 Other benchmarks, each with its own command and page: the audit-log listing over a million records
 (\`npm run bench:audit\`, \`docs/benchmarks-audit.md\`), the orders list over a million orders
 (\`npm run bench:orders\`, \`docs/benchmarks-orders.md\`), the funnel stats query at ten million funnel
-sessions (\`npm run bench:funnels\`, \`docs/benchmarks-funnels.md\`) and webhook delivery throughput
+sessions (\`npm run bench:funnels\`, \`docs/benchmarks-funnels.md\`), the approval analytics query at a year
+of 10 000 attempts a day (\`npm run bench:approvals\`, \`docs/benchmarks-approvals.md\`) and webhook delivery throughput
 (\`node bench/webhooks.mjs\`, \`docs/webhooks.md\`).
 
 The load generator (autocannon, in the runner process) and PostgreSQL run on the same machine as the
@@ -354,6 +368,10 @@ ${overloadSection(results)}
 ## Funnel stats (PostgreSQL)
 
 ${funnelsSection(results)}
+
+## Approval analytics (PostgreSQL)
+
+${approvalsSection(results)}
 
 ## Targets
 
