@@ -10,7 +10,7 @@ import { completeCheckoutViaApi } from "../../test/support/completed-checkout.js
 import { AMOUNT } from "../../test/support/provider-payments.js";
 import { approvalDailyStats, orders } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
-import { amountBandOf, dailyApprovedVolume, foldApprovalStats, recordApprovalStats, type AttemptForStats } from "../payments/approval-stats.js";
+import { amountBandOf, dailyApprovedVolume, foldApprovalStats, recordApprovalStats, recordRefundStats, type AttemptForStats } from "../payments/approval-stats.js";
 import type { PaymentProviderType } from "../providers/types.js";
 
 const DAY = 86_400_000;
@@ -189,7 +189,7 @@ describe("GET /api/admin/analytics/approvals", () => {
     expect(await t.deps.database.db.$count(approvalDailyStats, sql`${approvalDailyStats.day} = '2026-10-20'`)).toBe(0);
   });
 
-  it("answers the same figures after the shards of past days are folded, from fewer rows", async () => {
+  it("answers the same figures after the shards of past days are folded, from fewer rows; a later refund on an old day needs no fold", async () => {
     const db = t.deps.database.db;
     const before = json(await approvals(first.session, RANGE));
     const rowsBefore = await db.$count(approvalDailyStats);
@@ -199,6 +199,19 @@ describe("GET /api/admin/analytics/approvals", () => {
     expect(await db.$count(approvalDailyStats, and(sql`${approvalDailyStats.day} < '2026-11-10'`, sql`${approvalDailyStats.shard} <> 0`))).toBe(0);
     expect(json(await approvals(first.session, RANGE))).toEqual(before);
     expect(await foldApprovalStats(db, "2026-11-10")).toBe(0);
+
+    // A refund settling now on a charge of two days ago adds to that day's shard 0: nothing to fold again.
+    // (vault_gateway_b is the provider of that day's attempts: attemptsOf, i % 3 === 1.)
+    const provider = "vault_gateway_b";
+    const providerBefore = before.byProvider.find((p: { value: string }) => p.value === provider).refundedAmount;
+    await withTransaction(db, (tx) =>
+      recordRefundStats(tx, { brandId: first.brandId, livemode: false, provider, currency: "USD", chargedAt: new Date(start - 2 * DAY), chargeAmountCents: 5000, amountCents: 700, at: new Date(start) }),
+    );
+    expect(await db.$count(approvalDailyStats, and(sql`${approvalDailyStats.day} < '2026-11-10'`, sql`${approvalDailyStats.shard} <> 0`))).toBe(0);
+    const after = json(await approvals(first.session, RANGE));
+    expect(after.totals.refundedAmount).toBe(before.totals.refundedAmount + 700);
+    expect(after.byProvider.find((p: { value: string }) => p.value === provider).refundedAmount).toBe(providerBefore + 700);
+    expect(after.byAmountBand.find((b: { value: string }) => b.value === "50-100").refundedAmount).toBe(before.byAmountBand.find((b: { value: string }) => b.value === "50-100").refundedAmount + 700);
   });
 
   it("answers the day's approved volume per provider for routing's daily caps", async () => {

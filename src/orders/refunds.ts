@@ -114,7 +114,7 @@ export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge
       // A funnel's upsell charge: its step's refunded amount follows, in this transaction (docs/funnels.md).
       if (charge.kind === "upsell") await recordFunnelRefund(tx, charge.id, refund.amountCents, at);
       // A checkout's charge: approval analytics net it on the charge's day (docs/orchestration.md "Approval analytics").
-      else await recordRefundStats(tx, { brandId: refund.brandId, livemode: money.livemode, provider: charge.provider, currency: charge.currency, chargedAt: charge.createdAt, chargeAmountCents: charge.amountCents, amountCents: refund.amountCents });
+      else await recordRefundStats(tx, { brandId: refund.brandId, livemode: money.livemode, provider: charge.provider, currency: charge.currency, chargedAt: charge.createdAt, chargeAmountCents: charge.amountCents, amountCents: refund.amountCents, at });
       event = { type: "refund.succeeded" as const, data: { ...money, providerRefundId: outcome.providerRefundId, refundedTotal } };
     } else {
       event = { type: "refund.failed" as const, data: { ...money, failureReason: outcome.reason } };

@@ -47,6 +47,7 @@ export function amountBandOf(amountCents: number, currency: string): AmountBand 
 /** A declined or failed attempt whose code is not known (the normalised codes always give one). */
 export const UNKNOWN_DECLINE = "unknown";
 
+const DAY_MS = 86_400_000;
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 /** A value as stored: trimmed to a length no code, brand or country reaches ('' when unknown). */
 const valueOf = (value: string | null | undefined, upper = false) => {
@@ -110,6 +111,8 @@ export interface RefundForStats {
   /** The charge's amount: its amount band. */
   chargeAmountCents: number;
   amountCents: number;
+  /** When it settled. */
+  at: Date;
   /** The card of the charge when the caller knows it; '' (unknown) otherwise. */
   cardBrand?: string | null;
   binCountry?: string | null;
@@ -132,7 +135,9 @@ export async function recordRefundStats(tx: Db, refund: RefundForStats): Promise
     ["decline_code", ""],
     ["provider", refund.provider],
   ];
-  const shard = randomShard();
+  // A day the fold owns (before yesterday) is added to in shard 0, whose rows the fold locks in key
+  // order as this statement does: the two never deadlock. Today's and yesterday's take a random shard.
+  const shard = day < dayOf(new Date(refund.at.getTime() - DAY_MS)) ? 0 : randomShard();
   const values = sql.join(
     rows.map(([dimension, value]) => sql`(${dimension}, ${value})`),
     sql`, `,
@@ -171,8 +176,8 @@ export async function dailyApprovedVolume(db: Db, brandId: string, livemode: boo
  * Folds the shards of the days before `beforeDay` (YYYY-MM-DD) into shard 0: one statement that
  * deletes those rows and adds their sums to shard 0. Payments write only today's rows (and
  * yesterday's for a moment after midnight), so older days need no shards; a year then reads about
- * one row per day and value. A refund adding to an old day later lands in a shard again and is
- * folded on the next pass. Answers the number of rows folded away.
+ * one row per day and value. A refund settling later on an old day adds to its shard 0
+ * (recordRefundStats), in key order as this statement does. Answers the number of rows folded away.
  */
 export async function foldApprovalStats(db: Db, beforeDay: string): Promise<number> {
   const sums = COUNTERS.map((c) => `sum(${COLUMN[c]})`).join(", ");
@@ -193,8 +198,6 @@ export async function foldApprovalStats(db: Db, beforeDay: string): Promise<numb
   const rows = (result as unknown as { rows: { moved: number }[] }).rows;
   return Number(rows[0]?.moved ?? 0);
 }
-
-const DAY_MS = 86_400_000;
 
 /** The `approval-stats-fold` job: every hour, folds the shards of the days before yesterday (UTC). */
 export function approvalStatsFoldJob(db: Db): Job {
