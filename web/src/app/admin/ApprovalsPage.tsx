@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { ApprovalsReply } from "../../shared/api-types";
@@ -106,6 +106,8 @@ export function ApprovalsPage() {
   if (currency) query.set("currency", currency);
   const { data, error } = useApi<ApprovalsReply>(`/api/admin/analytics/approvals${query.toString() ? `?${query}` : ""}`);
   const money = data?.currency ?? "USD";
+  // Stable per currency: a chart is drawn again only when its data or format changes.
+  const moneyFormat = useCallback((v: number) => formatMoney(v, money), [money]);
 
   const [series, setSeries] = useState<{ days: string[]; rate: (number | null)[]; recovered: number[] } | null>(null);
   useEffect(() => {
@@ -172,7 +174,7 @@ export function ApprovalsPage() {
               <section className="card" style={{ marginBottom: "1rem" }}>
                 <h2>Revenue recovered by cascades</h2>
                 <p>Sales approved by another provider after a soft decline in the same payment: {formatMoney(totals.recoveredAmount, money)} from {totals.recovered} sales.</p>
-                <DayChart days={series.days} values={series.recovered} kind="bars" name="Recovered" format={(v) => formatMoney(v, money)} testId="approvals-recovered-chart" description={recoveredText ? `Revenue recovered by day: ${recoveredText}` : "Nothing recovered in this period"} />
+                <DayChart days={series.days} values={series.recovered} kind="bars" name="Recovered" format={moneyFormat} testId="approvals-recovered-chart" description={recoveredText ? `Revenue recovered by day: ${recoveredText}` : "Nothing recovered in this period"} />
               </section>
             </>
           )}
