@@ -3,7 +3,7 @@
 //
 //   npm run bench                      3 repeats of 3 s warm-up + 10 s measured, medians
 //   npm run bench -- --quick           1 repeat of 1 s + 3 s: checks that everything works
-//   options: --repeats N --duration S --warmup S --connections N --engines pglite,postgres,cluster,overload,funnels,routing
+//   options: --repeats N --duration S --warmup S --connections N --engines pglite,postgres,cluster,overload,funnels,routing,approvals
 //            --no-build --capture FILE (replicas from a recorded capture instead of recording one)
 //            --scenarios bare,initialize,complete,createSession,accept,decline (some only: a short
 //            look at one endpoint, service and replica; prints its figures and leaves docs/benchmarks.md as it is)
@@ -15,7 +15,10 @@
 // with admission on and off (bench/overload.mjs). `funnels`: the funnel stats
 // query over 100 000 seeded funnel sessions (bench/funnel-stats.mjs; ten million with
 // `npm run bench:funnels`, docs/benchmarks-funnels.md). `routing`: ms per routing decision with 20
-// rules (bench/routing.mjs, alone: `npm run bench:routing`). See docs/benchmarks.md.
+// rules (bench/routing.mjs, alone: `npm run bench:routing`). 
+// `approvals`: the approval analytics query at a
+// year of 10 000 attempts a day (bench/approval-stats.mjs; its page: `npm run bench:approvals`,
+// docs/benchmarks-approvals.md). See docs/benchmarks.md.
 import { execSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -39,6 +42,7 @@ import { benchCluster, findRedis } from "./cluster.mjs";
 import { benchOverload } from "./overload.mjs";
 import { benchFunnelStats } from "./funnel-stats.mjs";
 import { benchRouting } from "./routing.mjs";
+import { benchApprovalStats } from "./approval-stats.mjs";
 import { postgresPids, startNodeServer } from "./lib/proc.mjs";
 import { createDatabase, dropDatabase, findPostgres } from "./lib/postgres.mjs";
 import { writeReport } from "./lib/report.mjs";
@@ -54,7 +58,7 @@ const { values: args } = parseArgs({
     duration: { type: "string" },
     warmup: { type: "string" },
     connections: { type: "string", default: "50" },
-    engines: { type: "string", default: "pglite,postgres,cluster,overload,funnels,routing" },
+    engines: { type: "string", default: "pglite,postgres,cluster,overload,funnels,routing,approvals" },
     "no-build": { type: "boolean", default: false },
     capture: { type: "string" },
     scenarios: { type: "string" },
@@ -74,7 +78,7 @@ const options = {
 };
 /** The funnels leg's scale in the default run: enough to exercise the query, small enough to seed in seconds. */
 const FUNNEL_SESSIONS = 100_000;
-const LEGS = new Set(["cluster", "overload", "funnels", "routing"]);
+const LEGS = new Set(["cluster", "overload", "funnels", "routing", "approvals"]);
 const workDir = mkdtempSync(path.join(os.tmpdir(), "bench-"));
 const notes = [];
 
@@ -320,6 +324,9 @@ async function main() {
     results.funnels = await attempt("funnels", () => benchFunnelStats({ sessions: FUNNEL_SESSIONS, durationS: options.durationS, log: (...parts) => log(`funnels: ${parts.join(" ")}`) }));
   }
   if (options.engines.includes("routing")) results.routing = await attempt("routing", () => benchRouting());
+  if (options.engines.includes("approvals") && postgresUrl) {
+    results.approvals = await attempt("approvals", () => benchApprovalStats({ durationS: options.durationS, log: (...parts) => log(`approvals: ${parts.join(" ")}`) }));
+  }
   results.finishedAt = new Date().toISOString();
   const stamp = results.machine.date.replace(/[:.]/g, "-");
   writeFileSync(`bench/results/${stamp}.json`, JSON.stringify(results, null, 2));

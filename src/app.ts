@@ -68,6 +68,8 @@ import { registerOrderRoutes } from "./orders/routes.js";
 import { registerDisputeRoutes } from "./orders/disputes/routes.js";
 import { registerFunnelRoutes } from "./funnels/routes.js";
 import { registerRoutingRoutes } from "./orchestration/routes.js";
+import { registerAnalyticsRoutes } from "./orchestration/analytics-routes.js";
+import { approvalStatsFoldJob } from "./payments/approval-stats.js";
 
 export interface AppOptions {
   rateLimitStore: RateLimitStore;
@@ -213,6 +215,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   const mail = new MailSender({ db: deps.database.db, config: deps.config, clock: deps.clock, log: deps.log });
   jobs.add(worker.job).add(mail.job).add(housekeepingJob(deps.database.db, HOUSEKEEPING_PRUNES, deps.config.retentionDays)).add(refundReconcilerJob(deps));
   jobs.add(receiptsJob(deps.database.db, () => void jobs.trigger("mail")));
+  jobs.add(approvalStatsFoldJob(deps.database.db));
   app.decorate("jobs", jobs);
   app.decorate("webhookWorker", worker);
   if ((options.jobs ?? "background") === "background") app.addHook("onReady", async () => jobs.start());
@@ -239,6 +242,7 @@ export async function buildApp(deps: Deps, options: AppOptions): Promise<App> {
   registerMarketingRoutes(app, deps);
   registerFunnelRoutes(app, deps);
   registerRoutingRoutes(app, deps);
+  registerAnalyticsRoutes(app, deps);
   registerMerchantCredentialRoutes(app, deps);
   registerMerchantApiRoutes(app, deps);
   registerOrderRoutes(app, deps);

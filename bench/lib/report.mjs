@@ -5,6 +5,7 @@ import { FLOW_TARGET } from "../cluster.mjs";
 import { CLOSED_LOOP_TARGET, OVERLOAD_TARGET } from "../overload.mjs";
 import { funnelStatsTable } from "../funnel-stats.mjs";
 import { routingSection } from "../routing.mjs";
+import { approvalStatsTable } from "../approval-stats.mjs";
 import { FLOW_STEPS } from "./flow.mjs";
 
 // Another process using more than this much of a core during a measured run makes its figures not final.
@@ -181,6 +182,18 @@ function funnelsSection(results) {
   ].join("\n");
 }
 
+/** The approvals leg (bench/approval-stats.mjs: a year of 10 000 attempts a day; its own page: docs/benchmarks-approvals.md). */
+function approvalsSection(results) {
+  const approvals = results.approvals;
+  if (!approvals) return "Not run in this run (`--engines` without `approvals`, or no PostgreSQL; see Notes).";
+  if (approvals.skipped) return `Not measured: ${approvals.skipped}`;
+  return [
+    `\`GET /api/admin/analytics/approvals\` as the brand's owner over ${(approvals.perDay * 365).toLocaleString("en-US")} provider attempts (365 days × ${approvals.perDay.toLocaleString("en-US")}) seeded as the day counters (${approvals.seeded.rows.toLocaleString("en-US")} rows as seeded, ${approvals.fold.rows.toLocaleString("en-US")} once folded); the answer's totals equal the seeded attempts: ${approvals.correct.ok ? "yes" : "**no**"}. Target (issue 34): under 50 ms at a year. The same with its own page: \`npm run bench:approvals\`, \`docs/benchmarks-approvals.md\`.`,
+    "",
+    approvalStatsTable(approvals),
+  ].join("\n");
+}
+
 /** The one-vs-two-instances leg (bench/cluster.mjs): tables, targets and capacity per core. */
 function clusterSection(results) {
   const cluster = results.cluster;
@@ -312,7 +325,8 @@ ${machine.free}
 Other benchmarks, each with its own command and page: the audit-log listing over a million records
 (\`npm run bench:audit\`, \`docs/benchmarks-audit.md\`), the orders list over a million orders
 (\`npm run bench:orders\`, \`docs/benchmarks-orders.md\`), the funnel stats query at ten million funnel
-sessions (\`npm run bench:funnels\`, \`docs/benchmarks-funnels.md\`), webhook delivery throughput
+sessions (\`npm run bench:funnels\`, \`docs/benchmarks-funnels.md\`), the approval analytics query at a year
+of 10 000 attempts a day (\`npm run bench:approvals\`, \`docs/benchmarks-approvals.md\`), webhook delivery throughput
 (\`node bench/webhooks.mjs\`, \`docs/webhooks.md\`) and success-rate routing in a simulation where one provider's
 approvals drop and recover (\`npm run bench:routing-sim\`, \`docs/benchmarks-routing.md\`).
 
@@ -360,6 +374,10 @@ ${funnelsSection(results)}
 ## Routing decisions
 
 ${routingSection(results.routing)}
+
+## Approval analytics (PostgreSQL)
+
+${approvalsSection(results)}
 
 ## Targets
 

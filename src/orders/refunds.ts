@@ -10,6 +10,7 @@ import { newId } from "../lib/ids.js";
 import { assertScope } from "../merchant-credentials/api-key-caller.js";
 import { otherModeNotFound } from "../merchant-credentials/errors.js";
 import { enqueueEvents } from "../outbox/events.js";
+import { recordRefundStats } from "../payments/approval-stats.js";
 import type { ResolvedProvider } from "../providers/registry.js";
 import type { PaymentProvider, PaymentProviderType, RefundInput, RefundOutcome } from "../providers/types.js";
 import { recordFunnelRefund } from "../upsell/funnel/counters.js";
@@ -112,6 +113,8 @@ export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge
       await commissionFollowsMoney(tx, ctx, charge, refundedTotal, { refundId: refund.id });
       // A funnel's upsell charge: its step's refunded amount follows, in this transaction (docs/funnels.md).
       if (charge.kind === "upsell") await recordFunnelRefund(tx, charge.id, refund.amountCents, at);
+      // A checkout's charge: approval analytics net it on the charge's day (docs/orchestration.md "Approval analytics").
+      else await recordRefundStats(tx, { brandId: refund.brandId, livemode: money.livemode, provider: charge.provider, currency: charge.currency, chargedAt: charge.createdAt, chargeAmountCents: charge.amountCents, amountCents: refund.amountCents, at });
       event = { type: "refund.succeeded" as const, data: { ...money, providerRefundId: outcome.providerRefundId, refundedTotal } };
     } else {
       event = { type: "refund.failed" as const, data: { ...money, failureReason: outcome.reason } };

@@ -27,10 +27,12 @@ export interface Stack {
  * headless Chromium. Rate limits are raised: one browser test makes more calls per minute than a
  * customer does.
  */
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(env: Record<string, string> = {}, options: { prepare?: (dataDir: string) => Promise<void> } = {}): Promise<Stack> {
   // A migrated embedded database: a first start on an empty one (initdb and every migration) took
   // half a minute on a busy machine, and 95 s on a 2-core machine at load 40 (many test legs at once).
   const dataDir = await migratedDataDir("e2e-");
+  // Rows a test needs before the service starts (the service holds the embedded database alone once it runs).
+  await options.prepare?.(dataDir);
   const server = await startServer({ DATA_DIR: dataDir, CHECKOUT_TOKEN_SECRET: TOKEN_SECRET, RATE_LIMIT_ANONYMOUS: "10000", RATE_LIMIT_AUTHENTICATED: "10000", ...env }, 150_000);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -16,3 +16,4 @@ export * from "./merchant-credentials.js";
 export * from "./payment-links.js";
 export * from "./funnels.js";
 export * from "./routing.js";
+export * from "./approval-stats.js";

@@ -7,6 +7,7 @@ import type { AuditLogListReply as AuditLogListReplySchema } from "../../../src/
 import type { CommissionBulkReply as CommissionBulkReplySchema, CommissionListReply as CommissionListReplySchema } from "../../../src/commissions/schemas";
 import type { CompleteResponse as CompleteResponseSchema, InitializeResponse as InitializeResponseSchema } from "../../../src/checkout/schemas";
 import type { DashboardReply as DashboardReplySchema } from "../../../src/admin/dashboard/schemas";
+import type { ApprovalsReply as ApprovalsReplySchema } from "../../../src/orchestration/analytics-schemas";
 import type { BrandsReply as BrandsReplySchema, OrganizationsReply as OrganizationsReplySchema, UsersReply as UsersReplySchema } from "../../../src/admin/directory-schemas";
 import type { GenerateLinkReply as GenerateLinkReplySchema } from "../../../src/admin/link-schemas";
 import type { PaymentLinkReply as PaymentLinkReplySchema, PaymentLinksReply as PaymentLinksReplySchema } from "../../../src/admin/payment-link-schemas";
@@ -84,6 +85,7 @@ export type PaymentLinkReply = Static<typeof PaymentLinkReplySchema>;
 export type PaymentLinksReply = Static<typeof PaymentLinksReplySchema>;
 export type PortalStateReply = Static<typeof PortalStateReplySchema>;
 export type DashboardReply = Static<typeof DashboardReplySchema>;
+export type ApprovalsReply = Static<typeof ApprovalsReplySchema>;
 
 // Settings, webhooks, domains, marketing, audit
 export type SettingsReply = Static<typeof SettingsReplySchema>;

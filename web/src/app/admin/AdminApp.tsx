@@ -1,4 +1,4 @@
-import { useEffect, useState, type MouseEvent, type ReactElement } from "react";
+import { lazy, Suspense, useEffect, useState, type MouseEvent, type ReactElement } from "react";
 import type { AuthStateReply } from "../../shared/api-types";
 import { api, ApiError } from "../../shared/api";
 import { navigate } from "../router";
@@ -20,6 +20,9 @@ import { TenantsPage, UsersPage } from "./DirectoryPages";
 
 type AuthState = AuthStateReply;
 
+// Its own chunk: the chart library (uPlot) is fetched when this page opens, never by the other pages.
+const ApprovalsPage = lazy(() => import("./ApprovalsPage").then((m) => ({ default: m.ApprovalsPage })));
+
 /**
  * The administration pages: one entry per page drives both the menu and what is rendered, so a
  * page cannot be in one and missing from the other.
@@ -27,6 +30,7 @@ type AuthState = AuthStateReply;
 const ROUTES: readonly { path: string; title: string; render: (props: PageProps) => ReactElement }[] = [
   { path: "/admin", title: "Dashboard", render: () => <DashboardPage /> },
   { path: "/admin/orders", title: "Orders", render: () => <OrdersPage /> },
+  { path: "/admin/approvals", title: "Approvals", render: () => <Suspense fallback={<p aria-busy="true">Loading…</p>}><ApprovalsPage /></Suspense> },
   { path: "/admin/users", title: "Users", render: ({ auth }) => <UsersPage auth={auth} /> },
   { path: "/admin/organizations", title: "Organizations & brands", render: ({ auth, refresh }) => <TenantsPage auth={auth} onChange={refresh} /> },
   { path: "/admin/commissions", title: "Commissions", render: () => <CommissionsPage /> },

@@ -55,7 +55,7 @@ export function useMode(): boolean | null {
 }
 
 // The reads that take `livemode` (lists, exports, stats); any other path is left as it is.
-const MODE_AWARE = /^\/api\/(admin\/(orders(\/export\.csv)?|dashboard|commissions|payment-links|webhooks|webhooks\/[^/?]+\/deliveries|funnels\/[^/?]+\/stats|routing)|salesperson\/auth)(\?|$)/;
+const MODE_AWARE = /^\/api\/(admin\/(orders(\/export\.csv)?|dashboard|analytics\/approvals|commissions|payment-links|webhooks|webhooks\/[^/?]+\/deliveries|funnels\/[^/?]+\/stats|routing)|salesperson\/auth)(\?|$)/;
 
 /** `path` with the chosen mode as `livemode` when it is a mode-aware read and a choice was made. */
 export function withMode(path: string, livemode: boolean | null = chosen): string {
