@@ -77,7 +77,7 @@ export const ERROR_CODES = {
     meaning: "The 2FA or recovery code is wrong, already used, or the pending login is missing.",
     fix: "Enter the current code from the authenticator app, or restart the sign-in." },
   PAYMENT_FAILED: { status: 402, message: "Payment failed", spec: ["Payment failed: <reason>"],
-    meaning: "The provider declined the payment; `details` carries the reason (`card_declined`, `insufficient_funds`, …).",
+    meaning: "The provider declined the payment; `details` carries the reason (`card_declined`, `insufficient_funds`, …). Also `declineCode` (the decline as a common code across providers), `declineClass` (`soft`: another provider may approve the card; `hard`: never retried) and `providerCode` (the provider's own code); docs/orchestration.md \"Decline codes\".",
     fix: "Ask the buyer for another payment method; do not retry the same card unchanged." },
   REFUND_FAILED: { status: 402, message: "Refund failed",
     meaning: "The provider refused the refund; `details` carries its reason.",
