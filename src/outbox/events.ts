@@ -58,10 +58,10 @@ interface EventData {
   /** A declined card at a provider endpoint, or a refused one-click charge (then with the upsell's ids). */
   "payment.failed": Omit<ChargeFields, "transactionId"> & {
     reason: string;
-    /** Issue 34: the normalised decline (src/payments/decline-codes.ts) and the provider's own code. */
-    declineCode: string;
-    declineClass: "soft" | "hard";
-    providerCode: string;
+    /** Issue 34: the normalised decline (src/payments/decline-codes.ts) and the provider's own code; always sent now, absent on events stored before. */
+    declineCode?: string;
+    declineClass?: "soft" | "hard";
+    providerCode?: string;
     originalOrderId?: string;
     sessionId?: string;
     offerId?: string;
