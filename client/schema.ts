@@ -2303,6 +2303,12 @@ export interface operations {
                         amount: number;
                         currency: string;
                         reason: string;
+                        /** @description Not in SPEC (issue 34): the decline as a common code across providers (`do_not_honor`, `insufficient_funds`, …; docs/orchestration.md "Decline codes"); always sent, absent on events from before */
+                        declineCode?: string;
+                        /** @description Not in SPEC (issue 34): soft: another provider may approve the card; hard: never retried */
+                        declineClass?: "soft" | "hard";
+                        /** @description Not in SPEC (issue 34): the provider's own code of the decline (its reason when it gave none) */
+                        providerCode?: string;
                         originalOrderId?: string;
                         sessionId?: string;
                         offerId?: string;

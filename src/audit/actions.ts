@@ -48,6 +48,7 @@ export const AUDIT_ACTIONS = [
   "checkout_link.generate",
   // provider settings and CRM utilities
   "settings.update",
+  "settings.demo_outage",
   "crm.test",
   "crm.retry",
   // webhooks (docs/webhooks.md)

@@ -62,6 +62,11 @@ export const EVENT_DATA_SCHEMAS = {
     amount: Type.Integer(),
     currency: Type.String(),
     reason: Type.String(),
+    declineCode: Type.Optional(
+      Type.String({ description: "Not in SPEC (issue 34): the decline as a common code across providers (`do_not_honor`, `insufficient_funds`, …; docs/orchestration.md \"Decline codes\"); always sent, absent on events from before" }),
+    ),
+    declineClass: Type.Optional(Type.Union([Type.Literal("soft"), Type.Literal("hard")], { description: "Not in SPEC (issue 34): soft: another provider may approve the card; hard: never retried" })),
+    providerCode: Type.Optional(Type.String({ description: "Not in SPEC (issue 34): the provider's own code of the decline (its reason when it gave none)" })),
     originalOrderId: Type.Optional(Type.String()),
     sessionId: Type.Optional(Type.String()),
     offerId: Type.Optional(Type.String()),

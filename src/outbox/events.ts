@@ -56,7 +56,16 @@ interface EventData {
   "checkout.completed": ChargeFields & { checkoutId: string; customerEmail: string };
   "payment.succeeded": ChargeFields & { providerOrderId: string | null };
   /** A declined card at a provider endpoint, or a refused one-click charge (then with the upsell's ids). */
-  "payment.failed": Omit<ChargeFields, "transactionId"> & { reason: string; originalOrderId?: string; sessionId?: string; offerId?: string };
+  "payment.failed": Omit<ChargeFields, "transactionId"> & {
+    reason: string;
+    /** Issue 34: the normalised decline (src/payments/decline-codes.ts) and the provider's own code; always sent now, absent on events stored before. */
+    declineCode?: string;
+    declineClass?: "soft" | "hard";
+    providerCode?: string;
+    originalOrderId?: string;
+    sessionId?: string;
+    offerId?: string;
+  };
   "order.confirmed": ChargeFields & {
     customerEmail: string;
     customerName: string;

@@ -80,7 +80,7 @@ export function succeededCharge(outcome: ChargeOutcome): { transactionId: string
 
 /** declineOf for provider calls that answer a ChargeOutcome with what they charged. */
 export function declineOfCharge<T extends { outcome: ChargeOutcome; amountCents: number; currency: string }>(result: T) {
-  return result.outcome.status === "declined" ? { reason: result.outcome.reason, amountCents: result.amountCents, currency: result.currency } : null;
+  return result.outcome.status === "declined" ? { reason: result.outcome.reason, providerCode: result.outcome.providerCode, amountCents: result.amountCents, currency: result.currency } : null;
 }
 
 export interface PaymentAttempt<T> {
@@ -94,8 +94,8 @@ export interface PaymentAttempt<T> {
   card?: CardInput;
   /** The provider call, given the database handle a demo adapter keeps its records with (no transaction). */
   charge(db: Db): Promise<T>;
-  /** The decline in the result, with what the provider tried to charge; null when not declined. */
-  declineOf(result: T): { reason: string; amountCents: number; currency: string } | null;
+  /** The decline in the result (with the provider's own code when it gave one), with what the provider tried to charge; null when not declined. */
+  declineOf(result: T): { reason: string; providerCode?: string; amountCents: number; currency: string } | null;
 }
 
 /**
@@ -113,8 +113,8 @@ export async function attemptPayment<T>(ctx: Ctx, attempt: PaymentAttempt<T>): P
   const result = await attempt.charge(ctx.db);
   const decline = attempt.declineOf(result);
   if (decline) {
-    await withTransaction(ctx.db, (tx) => recordDecline(ctx, tx, { provider: attempt.provider, livemode: attempt.livemode, orderId: attempt.orderId, ...decline }));
-    throw paymentFailed(decline.reason);
+    const normalised = await withTransaction(ctx.db, (tx) => recordDecline(ctx, tx, { provider: attempt.provider, livemode: attempt.livemode, orderId: attempt.orderId, ...decline }));
+    throw paymentFailed(decline.reason, normalised);
   }
   return result;
 }

@@ -5,11 +5,17 @@ import { newId } from "../lib/ids.js";
 import type { Metadata } from "../lib/metadata.js";
 import { enqueueEvents, type NewEvent } from "../outbox/events.js";
 import type { PaymentProviderType } from "../providers/types.js";
+import { normaliseDecline, type NormalisedDecline } from "./decline-codes.js";
 import { countDeclines, insertDecline, orderContextOf, type DeclineCounts } from "./store.js";
 
 export type { DeclineCounts } from "./store.js";
 
-export const paymentFailed = (reason: string) => new AppError("PAYMENT_FAILED", `Payment failed: ${reason}`, reason);
+/**
+ * CONTRACT §25's 402 (`details`: the reason, as SPEC has it) with, after SPEC's members, the
+ * normalised decline (issue 34): `declineCode`, `declineClass` and the provider's own `providerCode`.
+ */
+export const paymentFailed = (reason: string, decline?: NormalisedDecline) =>
+  new AppError("PAYMENT_FAILED", `Payment failed: ${reason}`, reason, decline ? { declineCode: decline.code, declineClass: decline.class, providerCode: decline.providerCode } : undefined);
 
 /** The start of the window declines are counted in. */
 export const declineWindowStart = (ctx: Pick<Ctx, "clock" | "config">) => new Date(ctx.clock.now() - ctx.config.declineWindowSeconds * 1000);
@@ -36,6 +42,8 @@ export interface Decline {
   livemode: boolean;
   orderId: string;
   reason: string;
+  /** The provider's own code of the decline, when it gave one (ChargeOutcome's providerCode). */
+  providerCode?: string;
   amountCents: number;
   currency: string;
   /**
@@ -50,11 +58,22 @@ export interface Decline {
 
 /**
  * The one place a decline is recorded: counts it (§21) and emits `payment.failed` (§25) in the
- * caller's transaction. Never card data.
+ * caller's transaction, both with the normalised code and class and the provider's own code (issue
+ * 34), which it answers for the 402 (paymentFailed). Never card data.
  */
-export async function recordDecline(ctx: Ctx, tx: Db, decline: Decline): Promise<void> {
+export async function recordDecline(ctx: Ctx, tx: Db, decline: Decline): Promise<NormalisedDecline> {
   const now = ctx.clock.now();
-  await insertDecline(tx, { id: newId("dcl"), orderId: decline.orderId, clientAddress: ctx.clientAddress ?? null, reason: decline.reason, createdAt: new Date(now) });
+  const normalised = normaliseDecline(decline.provider, { reason: decline.reason, providerCode: decline.providerCode });
+  await insertDecline(tx, {
+    id: newId("dcl"),
+    orderId: decline.orderId,
+    clientAddress: ctx.clientAddress ?? null,
+    reason: decline.reason,
+    declineCode: normalised.code,
+    declineClass: normalised.class,
+    providerCode: normalised.providerCode,
+    createdAt: new Date(now),
+  });
   const owner = decline.owner ?? (await orderContextOf(tx, { orderId: decline.orderId }));
   await enqueueEvents(tx, now, [
     {
@@ -67,6 +86,9 @@ export async function recordDecline(ctx: Ctx, tx: Db, decline: Decline): Promise
         ...decline.details,
         provider: decline.provider,
         reason: decline.reason,
+        declineCode: normalised.code,
+        declineClass: normalised.class,
+        providerCode: normalised.providerCode,
         amount: decline.amountCents,
         currency: decline.currency,
         livemode: decline.livemode,
@@ -75,4 +97,5 @@ export async function recordDecline(ctx: Ctx, tx: Db, decline: Decline): Promise
       },
     },
   ]);
+  return normalised;
 }

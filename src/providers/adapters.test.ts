@@ -111,7 +111,7 @@ describe.each(PAYMENT_PROVIDERS)("%s adapter", (provider) => {
       expect(record!.status).toBe("succeeded");
       for (const n of [1, 2]) {
         const outcome = await adapter.chargeSaved({ paymentMethodToken: record!.paymentMethodToken, amountCents: 700, currency: "USD", orderId: `risky-${provider}-up${n}`, originalOrderId: `risky-${provider}` }, call);
-        expect(outcome).toEqual({ status: "declined", reason: "card_declined" });
+        expect(outcome).toEqual({ status: "declined", reason: "card_declined", providerCode: "card_declined" });
       }
     });
   }

@@ -9,7 +9,7 @@ import type { HostedStoreAdapter } from "./hosted-store/provider.js";
 import type { IntentGatewayAdapter } from "./intent-gateway/provider.js";
 import type { OrderCrmAAdapter } from "./order-crm-a/provider.js";
 import type { OrderCrmBAdapter } from "./order-crm-b/provider.js";
-import type { CrmProvider, CrmProviderType, PaymentProviderType, ProviderCall } from "./types.js";
+import type { CrmProvider, CrmProviderType, DemoOutage, PaymentProviderType, ProviderCall } from "./types.js";
 import type { VaultGatewayAdapter } from "./vault-gateway-a/provider.js";
 import { isConfigured, isSettingsProvider } from "./catalog.js";
 import { loadBrandSettings, readableValuesOf, type StoredSettings } from "./settings-store.js";
@@ -143,16 +143,20 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
     allowPrivateUrls: deps.config.allowPrivateWebhookUrls,
   });
 
-  const demoOf = <P>(demo: (ledger: DemoLedger) => P, db?: Db): ResolvedProvider<P> => ({
+  /** `demoOutage`: the brand's "Simulate outage" switch of the provider (test mode), handed to the demo adapter in its call. */
+  const demoOf = <P>(demo: (ledger: DemoLedger) => P, db?: Db, demoOutage?: DemoOutage | null): ResolvedProvider<P> => ({
     adapter: demo(deps.demoLedger(db ?? deps.db)),
-    call: callFor(null),
+    call: demoOutage ? { ...callFor(null), demoOutage } : callFor(null),
     within: (tx) => demo(deps.demoLedger(tx)),
   });
   const demoPaymentOf = <P extends PaymentProviderType>(provider: P) => deps.demoPayment[provider] as (ledger: DemoLedger) => PaymentAdapters[P];
 
   /** The real adapter with the brand's credentials of one mode (live, or the sandbox's as test), or null. */
   async function realOf<P>(provider: string, brandId: string, real: P | undefined, livemode: boolean, db?: Db): Promise<ResolvedProvider<P> | null> {
-    const stored = (await settingsOf(brandId, livemode, db)).find((s) => s.provider === provider);
+    return realIn((await settingsOf(brandId, livemode, db)).find((s) => s.provider === provider), provider, brandId, real, livemode);
+  }
+
+  function realIn<P>(stored: StoredSettings | undefined, provider: string, brandId: string, real: P | undefined, livemode: boolean): ResolvedProvider<P> | null {
     if (real && stored && stored.enabled && isSettingsProvider(provider)) {
       const { values, secretsReadable } = readableValuesOf(stored, keyring);
       if (!secretsReadable) deps.log.error({ provider, brandId, livemode }, "provider secrets cannot be decrypted (ENCRYPTION_KEY changed?); provider treated as not configured");
@@ -165,7 +169,9 @@ export function createProviderRegistry(deps: RegistryDeps): ProviderRegistry {
     if (!livemode) {
       // PAYMENT_MODE=live refuses test mode altogether: a demo adapter never charges there.
       if (deps.config.paymentMode === "live") throw testModeDisabled();
-      return (await realOf(provider, brandId, real, false, db)) ?? demoOf(demo, db);
+      // One read of the test settings (cached): the sandbox credentials, else the demo adapter with the outage switch.
+      const stored = (await settingsOf(brandId, false, db)).find((s) => s.provider === provider);
+      return realIn(stored, provider, brandId, real, false) ?? demoOf(demo, db, stored?.demoOutage);
     }
     const resolved = await realOf(provider, brandId, real, true, db);
     if (!resolved) throw providerNotConfigured();

@@ -3,6 +3,7 @@ import type { Db } from "../db/client.js";
 import { providerSettings, providerTestSettings } from "../db/schema/index.js";
 import { seal, unseal } from "../lib/crypto.js";
 import { isSettingsProvider, PROVIDER_SETTINGS, type SettingsProvider } from "./catalog.js";
+import type { DemoOutage, PaymentProviderType } from "./types.js";
 
 /** One provider's stored settings: clear values and the sealed secrets, as the row holds them. */
 export interface StoredSettings {
@@ -10,6 +11,8 @@ export interface StoredSettings {
   enabled: boolean;
   publicValues: Record<string, unknown>;
   sealedSecrets: string | null;
+  /** Test settings only (issue 34): the demo adapter's "Simulate outage" switch; null or absent: none. */
+  demoOutage?: DemoOutage | null;
 }
 
 /**
@@ -20,6 +23,15 @@ const tableOf = (livemode: boolean) => (livemode ? providerSettings : providerTe
 
 /** Every provider row of a brand in one mode (rows of providers we no longer know are skipped). */
 export async function loadBrandSettings(db: Db, brandId: string, livemode = true): Promise<StoredSettings[]> {
+  if (!livemode) {
+    // The test rows carry the demo outage switch too: the same one statement.
+    const t = providerTestSettings;
+    const rows = await db
+      .select({ provider: t.provider, enabled: t.enabled, publicValues: t.publicValues, sealedSecrets: t.sealedSecrets, demoOutage: t.demoOutage })
+      .from(t)
+      .where(eq(t.brandId, brandId));
+    return rows.filter((r): r is typeof r & StoredSettings => isSettingsProvider(r.provider));
+  }
   const table = tableOf(livemode);
   const rows = await db
     .select({ provider: table.provider, enabled: table.enabled, publicValues: table.publicValues, sealedSecrets: table.sealedSecrets })
@@ -84,3 +96,16 @@ export async function findProviderSettings(db: Db, brandId: string, provider: Se
     .limit(1);
   return row ? (row as StoredSettings) : null;
 }
+
+/**
+ * Sets (or clears, null) the demo outage switch of a provider's test settings (issue 34); a brand
+ * without test settings for it gets a row holding the switch alone (enabled, no credentials: the
+ * provider stays on its demo adapter).
+ */
+export async function setDemoOutage(tx: Db, row: { brandId: string; provider: PaymentProviderType; demoOutage: DemoOutage | null; updatedAt: Date }): Promise<void> {
+  await tx
+    .insert(providerTestSettings)
+    .values({ brandId: row.brandId, provider: row.provider, enabled: true, publicValues: {}, sealedSecrets: null, demoOutage: row.demoOutage, updatedAt: row.updatedAt })
+    .onConflictDoUpdate({ target: [providerTestSettings.brandId, providerTestSettings.provider], set: { demoOutage: row.demoOutage, updatedAt: row.updatedAt } });
+}
+

@@ -39,7 +39,16 @@ export interface ProviderCall {
   idempotencyKey?: string;
   /** ALLOW_PRIVATE_WEBHOOK_URLS: calls to `baseUrl` skip the URL guard (CONTRACT §36), for tests' fakes. */
   allowPrivateUrls: boolean;
+  /**
+   * Demo adapters only: the brand's "Simulate outage" switch of this provider in test mode (issue 34,
+   * docs/orchestration.md "Demo cards and outages"); absent: none. Real adapters never get it.
+   */
+  demoOutage?: DemoOutage;
 }
+
+/** `down`: the provider cannot be reached (nothing charged); `timeout`: it answers nothing for a while (it may have charged). */
+export const DEMO_OUTAGES = ["down", "timeout"] as const;
+export type DemoOutage = (typeof DEMO_OUTAGES)[number];
 
 export interface InitializeInput {
   checkoutId: string;
@@ -171,12 +180,17 @@ export interface CrmProvider {
   checkConnection?(call: ProviderCall): Promise<void>;
 }
 
-/** A provider failed (timeout, 5xx, bad credentials, unreadable reply). Carries no card data. */
+/**
+ * A provider failed (timeout, 5xx, bad credentials, unreadable reply). Carries no card data.
+ * `notCharged`: the provider certainly took no money (the connection was refused, a demo outage
+ * `down`), so another provider may be tried at once; false (the default) when it may have charged.
+ */
 export class ProviderError extends Error {
   constructor(
     readonly provider: string,
     message: string,
     readonly retryable: boolean,
+    readonly notCharged = false,
   ) {
     super(message);
     this.name = "ProviderError";

@@ -6,6 +6,7 @@ import { faultPoint } from "../lib/fault-points.js";
 import { newId } from "../lib/ids.js";
 import { outboxRows } from "../outbox/events.js";
 import { ABANDONED_CLAIM_MS, claimOrWait } from "../payments/charge-once.js";
+import { normaliseDecline } from "../payments/decline-codes.js";
 import { paymentFailed, recordDecline } from "../payments/declines.js";
 import { ProviderError, type ChargeOutcome, type PaymentProviderType } from "../providers/types.js";
 import { answerChanges, eventBase, saveDecided, sessionMetadataFields, type Decided } from "./decide-answer.js";
@@ -81,8 +82,9 @@ async function chargeClaimed(ctx: Ctx, attempt: OfferCharge, claim: OfferClaim):
   if (charge.status !== "succeeded") {
     // One click cannot run a 3-D Secure step: for an upsell it is a refusal.
     const reason = charge.status === "declined" ? charge.reason : "authentication_required";
-    await withTransaction(ctx.db, (tx) => recordRefusal(ctx, tx, decided, claim, reason, decided.session.livemode));
-    throw paymentFailed(reason);
+    const providerCode = charge.status === "declined" ? charge.providerCode : undefined;
+    await withTransaction(ctx.db, (tx) => recordRefusal(ctx, tx, decided, claim, reason, providerCode, decided.session.livemode));
+    throw paymentFailed(reason, normaliseDecline(decided.session.provider as PaymentProviderType, { reason, providerCode }));
   }
   // Saved over the session as read before the charge; decided again should another offer's answer have landed meanwhile.
   const result = await saveDecided(ctx.db, decided, "accept", now, (settled) => acceptedAnswer(settled, charge, claim, attempt.paidInDemo, now));
@@ -94,7 +96,7 @@ async function chargeClaimed(ctx: Ctx, attempt: OfferCharge, claim: OfferClaim):
  * A refused charge: the offer stays open (marked refused), the decline counts toward the limit,
  * `payment.failed` goes out. Nothing when the claim was taken over: its new holder answers the offer.
  */
-async function recordRefusal(ctx: Ctx, tx: Db, decided: Decided, claim: OfferClaim, reason: string, livemode: boolean): Promise<void> {
+async function recordRefusal(ctx: Ctx, tx: Db, decided: Decided, claim: OfferClaim, reason: string, providerCode: string | undefined, livemode: boolean): Promise<void> {
   const { session, offer } = decided;
   if (!(await markOfferRefused(tx, session.id, offer.id, claim))) return;
   await recordDecline(ctx, tx, {
@@ -102,6 +104,7 @@ async function recordRefusal(ctx: Ctx, tx: Db, decided: Decided, claim: OfferCla
     livemode,
     orderId: session.orderId,
     reason,
+    providerCode,
     amountCents: offer.priceCents,
     currency: session.currency,
     owner: { ...eventBase(session), ...sessionMetadataFields(decided) },

@@ -212,7 +212,7 @@ export function sampleEvent(brandId: string, type: EventType): NewEvent {
     "checkout.created": { checkoutId: newId("chk"), orderId, amount: 4999, currency: "USD", productName: "Sample product", provider: "vault_gateway_a", providerOrderId: `po_test_${short()}`, customerEmail: "buyer@example.com", ...common },
     "checkout.completed": { ...charge, checkoutId: newId("chk"), customerEmail: "buyer@example.com" },
     "payment.succeeded": { ...charge, providerOrderId: null },
-    "payment.failed": { orderId, provider: "vault_gateway_a", amount: 4999, currency: "USD", reason: "card_declined", ...common },
+    "payment.failed": { orderId, provider: "vault_gateway_a", amount: 4999, currency: "USD", reason: "card_declined", declineCode: "card_declined", declineClass: "soft", providerCode: "card_declined", ...common },
     "order.confirmed": {
       ...charge,
       customerEmail: "buyer@example.com",

@@ -4,7 +4,8 @@ import { ctxOf } from "../../http/ctx.js";
 import { errorResponses } from "../../http/schemas.js";
 import type { App } from "../../http/types.js";
 import { getBranding, getSessionBrandLook, updateBranding } from "./branding.js";
-import { BrandingReply, SettingsReply, UpdateBrandingBody, UpdateBrandingReply, UpdateSettingsBody, UpdateSettingsReply } from "./schemas.js";
+import { updateDemoOutage } from "./demo-outage.js";
+import { BrandingReply, DemoOutageBody, DemoOutageReply, SettingsReply, UpdateBrandingBody, UpdateBrandingReply, UpdateSettingsBody, UpdateSettingsReply } from "./schemas.js";
 import { getSettings, updateSettings } from "./settings.js";
 
 const tags = ["Administration: settings"];
@@ -27,6 +28,19 @@ export function registerSettingsRoutes(app: App, deps: Deps): void {
       },
     },
     async (request) => updateSettings({ ctx: callerCtx(deps, request), input: request.body }),
+  );
+
+  app.put(
+    "/api/admin/settings/demo-outage",
+    {
+      schema: {
+        tags,
+        summary: "Not in SPEC (issue 34): the \"Simulate outage\" switch of a payment provider's demo adapter, test mode only (admin or owner)",
+        body: DemoOutageBody,
+        response: { 200: DemoOutageReply, ...errorResponses(400, 401, 403, 409) },
+      },
+    },
+    async (request) => updateDemoOutage({ ctx: callerCtx(deps, request), input: request.body }),
   );
 
   app.get(

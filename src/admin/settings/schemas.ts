@@ -69,6 +69,9 @@ export const SettingsReply = Type.Object({
     { description: "Not in SPEC: each provider's keys besides `enabled` (required for `configured`, optional, which are secrets, which are booleans), for the settings form" },
   ),
   brandId: Type.String(),
+  demoOutages: Type.Record(Type.String(), Type.Union([Type.Literal("down"), Type.Literal("timeout")]), {
+    description: "Not in SPEC (issue 34): the payment providers whose \"Simulate outage\" switch is on in test mode, and how (`down`, `timeout`)",
+  }),
 });
 export type SettingsReply = Static<typeof SettingsReply>;
 
@@ -80,6 +83,21 @@ export const UpdateSettingsReply = Type.Object({
   settings: MaskedSettings,
 });
 export type UpdateSettingsReply = Static<typeof UpdateSettingsReply>;
+
+const Outage = Type.Union([Type.Literal("down"), Type.Literal("timeout"), Type.Literal("off")], {
+  description:
+    "Not in SPEC (issue 34): `down`: the provider's demo adapter fails at once (502 PROVIDER_ERROR, nothing charged); `timeout`: it charges, answers nothing for 1.5 s, then fails (502; a repeat with the same provider idempotency key answers the charge made); `off`: normal",
+});
+
+export const DemoOutageBody = Type.Object({
+  provider: Type.String({ minLength: 1, maxLength: 64, description: "A payment provider" }),
+  outage: Outage,
+  livemode: Type.Optional(Type.Boolean({ description: "Must be false (the default): the switch exists in test mode only; true is 409 OUTAGE_TEST_MODE_ONLY" })),
+});
+export type DemoOutageBody = Static<typeof DemoOutageBody>;
+
+export const DemoOutageReply = Type.Object({ success: Type.Literal(true), provider: Type.String(), outage: Outage, livemode: Type.Literal(false) });
+export type DemoOutageReply = Static<typeof DemoOutageReply>;
 
 export const BrandingReply = Type.Object({
   companyName: Type.String(),

@@ -56,7 +56,9 @@ export async function getSettings({ ctx }: { ctx: Ctx }): Promise<SettingsReply>
     const spec = PROVIDER_SETTINGS[provider];
     fields[provider] = { required: [...spec.required], optional: [...spec.optional], secrets: [...spec.secrets], booleans: [...spec.booleans] };
   }
-  return { settings, status, testSettings, testStatus, providers: [...SETTINGS_PROVIDERS], categories: [...CATEGORIES] as string[], providerCategories: providerCategories(), fields, brandId };
+  const demoOutages: SettingsReply["demoOutages"] = {};
+  for (const row of test) if (row.demoOutage) demoOutages[row.provider] = row.demoOutage;
+  return { settings, status, testSettings, testStatus, providers: [...SETTINGS_PROVIDERS], categories: [...CATEGORIES] as string[], providerCategories: providerCategories(), fields, brandId, demoOutages };
 }
 
 /** Checks a provider's values: its keys only (others ignored), strings, booleans, http(s) URLs. */

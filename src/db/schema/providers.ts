@@ -41,6 +41,10 @@ export const paymentDeclines = pgTable(
     clientAddress: text("client_address"),
     reason: text("reason").notNull(),
     createdAt: at("created_at").notNull(),
+    /** Issue 34: the normalised code and class (src/payments/decline-codes.ts) and the provider's own code; null on rows from before. */
+    declineCode: text("decline_code"),
+    declineClass: text("decline_class").$type<"soft" | "hard">(),
+    providerCode: text("provider_code"),
   },
   (t) => [index("payment_declines_order_idx").on(t.orderId, t.createdAt), index("payment_declines_address_idx").on(t.clientAddress, t.createdAt)],
 );

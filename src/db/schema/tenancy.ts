@@ -75,6 +75,12 @@ export const providerTestSettings = pgTable(
     publicValues: jsonb("public_values").$type<Record<string, unknown>>().notNull().default({}),
     sealedSecrets: text("sealed_secrets"),
     updatedAt: at("updated_at").notNull(),
+    /**
+     * Issue 34: the "Simulate outage" switch of the provider's demo adapter in test mode (`down` or
+     * `timeout`; null: none). Here so the registry's cached settings read carries it: no statement
+     * on the pay path. A row may exist for the switch alone (no credentials: the demo adapter).
+     */
+    demoOutage: text("demo_outage").$type<"down" | "timeout">(),
   },
   (t) => [primaryKey({ columns: [t.brandId, t.provider] })],
 );

@@ -3,13 +3,15 @@ import { AppError, validationError } from "../../lib/errors.js";
 import { attemptPayment, expectedChargeOf, resolvePayment } from "../attempts.js";
 import { chargeOnce } from "../charge-once.js";
 import { orderContextOf } from "../store.js";
+import { normaliseDecline } from "../decline-codes.js";
 import { paymentFailed } from "../declines.js";
 import { assertExpectedCharge, optionalCardOf } from "../../providers/schemas.js";
 import { PROVIDER, type PaymentIntentView } from "../../providers/intent-gateway/provider.js";
 import type { ConfirmIntentBody, ConfirmIntentReply, CreateIntentBody, CreateIntentReply } from "./intent-gateway-schemas.js";
 
+// The intent's declineReason is the gateway's own code (decline_code, else code).
 const declineOfIntent = (intent: PaymentIntentView) =>
-  intent.status === "failed" ? { reason: intent.declineReason ?? "card_declined", amountCents: intent.amountCents, currency: intent.currency } : null;
+  intent.status === "failed" ? { reason: intent.declineReason ?? "card_declined", providerCode: intent.declineReason ?? undefined, amountCents: intent.amountCents, currency: intent.currency } : null;
 
 /**
  * create-intent: a payment intent for the order; with card fields (demo) it is confirmed at once. With
@@ -41,7 +43,10 @@ export async function createPaymentIntent(ctx: Ctx, body: CreateIntentBody): Pro
 
 /** The confirm answer for an intent: a failed one is the 402 of its decline; one without a card is 400. */
 function confirmReply(intent: PaymentIntentView): ConfirmIntentReply {
-  if (intent.status === "failed") throw paymentFailed(intent.declineReason ?? "card_declined");
+  if (intent.status === "failed") {
+    const reason = intent.declineReason ?? "card_declined";
+    throw paymentFailed(reason, normaliseDecline(PROVIDER, { reason, providerCode: intent.declineReason ?? undefined }));
+  }
   if (intent.status === "requires_payment_method" || !intent.paymentMethodId) throw validationError("Invalid request: cardNumber is required", "cardNumber");
   const reply: ConfirmIntentReply = { success: true, status: intent.status, paymentIntentId: intent.paymentIntentId, orderId: intent.orderId, paymentMethodId: intent.paymentMethodId };
   // 3-D Secure: the page sends the buyer to the bank's page (docs/providers.md "3-D Secure").

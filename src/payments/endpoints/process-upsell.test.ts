@@ -47,8 +47,9 @@ describe("vault_gateway_a process-upsell", () => {
     const risky = await vaultPayment("vault_gateway_a", "up-d", "4000000000000341");
     const response = await upsell({ paymentMethodToken: risky.paymentMethodToken, amount: 500, orderId: "up-d-u1", originalOrderId: "up-d" });
     expect(response.statusCode).toBe(402);
-    expect(response.json()).toMatchObject({ error: "Payment failed: card_declined", code: "PAYMENT_FAILED", details: "card_declined" });
+    const codes = { declineCode: "card_declined", declineClass: "soft", providerCode: "card_declined" };
+    expect(response.json()).toMatchObject({ error: "Payment failed: card_declined", code: "PAYMENT_FAILED", details: "card_declined", ...codes });
     const events = await t.deps.database.db.select().from(outboxEvents).where(and(eq(outboxEvents.type, "payment.failed"), sql`${outboxEvents.payload}->>'orderId' = 'up-d-u1'`));
-    expect(events.map((e) => e.payload)).toEqual([{ orderId: "up-d-u1", provider: "vault_gateway_a", reason: "card_declined", amount: 500, currency: "USD", livemode: false, metadata: {}, checkoutMetadata: {} }]);
+    expect(events.map((e) => e.payload)).toEqual([{ orderId: "up-d-u1", provider: "vault_gateway_a", reason: "card_declined", ...codes, amount: 500, currency: "USD", livemode: false, metadata: {}, checkoutMetadata: {} }]);
   });
 });

@@ -20,9 +20,12 @@ const fresh = () => {
   return { orderId: `cards-${sequence}`, remoteAddress: `10.1.${Math.floor(sequence / 250)}.${sequence % 250}` };
 };
 
+// With the class of the normalised decline (issue 34, docs/orchestration.md "Decline codes"); the demo's provider code is its reason.
 const DECLINING = [
-  ["4000000000000002", "card_declined"],
-  ["4000000000009995", "insufficient_funds"],
+  ["4000000000000002", "card_declined", "soft"],
+  ["4000000000009995", "insufficient_funds", "hard"],
+  ["4000000000009920", "lost_or_stolen", "hard"],
+  ["4000000000009938", "incorrect_cvc", "hard"],
 ] as const;
 
 async function failedEventsFor(orderId: string) {
@@ -45,19 +48,36 @@ describe.each(CARD_ENDPOINTS)("$name", (endpoint) => {
     expect(response.statusCode, response.body).toBe(200);
   });
 
-  it.each(DECLINING)("declines %s with %s: 402, a decline record and a payment.failed event", async (number, reason) => {
+  it.each(DECLINING)("declines %s with %s (%s): 402, a decline record and a payment.failed event, with the normalised codes", async (number, reason, declineClass) => {
     const { orderId, remoteAddress } = fresh();
     const response = await endpoint.pay(t, orderId, card(number), { remoteAddress });
     expect(response.statusCode).toBe(402);
-    expect(response.json()).toMatchObject({ error: `Payment failed: ${reason}`, code: "PAYMENT_FAILED", details: reason });
+    const codes = { declineCode: reason, declineClass, providerCode: reason };
+    expect(response.json()).toMatchObject({ error: `Payment failed: ${reason}`, code: "PAYMENT_FAILED", details: reason, ...codes });
 
     const events = await failedEventsFor(orderId);
     expect(events).toHaveLength(1);
     expect(events[0]!.brandId).toBe("brand_default");
-    expect(events[0]!.payload).toEqual({ orderId, provider: endpoint.provider, reason, amount: AMOUNT, currency: "USD", livemode: false, metadata: {}, checkoutMetadata: {} });
+    expect(events[0]!.payload).toEqual({ orderId, provider: endpoint.provider, reason, ...codes, amount: AMOUNT, currency: "USD", livemode: false, metadata: {}, checkoutMetadata: {} });
 
     const declines = await t.deps.database.db.select().from(paymentDeclines).where(eq(paymentDeclines.orderId, orderId));
-    expect(declines).toMatchObject([{ orderId, clientAddress: remoteAddress, reason }]);
+    expect(declines).toMatchObject([{ orderId, clientAddress: remoteAddress, reason, ...codes }]);
+  });
+
+  // Issue 34: soft declines at one vault gateway only, so a cascade can be shown in either direction.
+  it.each([
+    ["4000000000001018", "vault_gateway_a", "do_not_honor"],
+    ["4000000000001026", "vault_gateway_b", "issuer_unavailable"],
+  ] as const)("%s soft-declines at %s only (%s), succeeds elsewhere", async (number, decliningAt, reason) => {
+    const { orderId, remoteAddress } = fresh();
+    const response = await endpoint.pay(t, orderId, card(number), { remoteAddress });
+    if (endpoint.provider !== decliningAt) {
+      expect(response.statusCode, response.body).toBe(200);
+      return;
+    }
+    expect(response.statusCode).toBe(402);
+    expect(response.json()).toMatchObject({ code: "PAYMENT_FAILED", details: reason, declineCode: reason, declineClass: "soft", providerCode: reason });
+    expect((await failedEventsFor(orderId))[0]!.payload).toMatchObject({ reason, declineCode: reason, declineClass: "soft", providerCode: reason });
   });
 
   it("treats 4000000000003220 as 3-D Secure: requires_action on the intent gateway, authentication_required elsewhere", async () => {

@@ -27,7 +27,7 @@ export async function processVaultPayment(ctx: Ctx, provider: VaultGatewayId, in
       declineCounts: opened.held ? opened.declineCounts : undefined,
       card: input.card,
       charge: (db) => within(db).processPayment({ ...input, currency }, call),
-      declineOf: (o) => (o.status === "declined" ? { reason: o.reason, amountCents: input.amountCents, currency } : null),
+      declineOf: (o) => (o.status === "declined" ? { reason: o.reason, providerCode: o.providerCode, amountCents: input.amountCents, currency } : null),
     });
     const { transactionId, paymentMethodToken } = succeededCharge(outcome);
     return { success: true, transactionId, orderId: input.orderId, paymentMethodToken, demo: adapter.demo };
@@ -65,7 +65,7 @@ export async function processVaultUpsell(ctx: Ctx, body: VaultUpsellBody, assert
       provider: UPSELL_PROVIDER,
       orderId: body.orderId,
       charge: (tx) => within(tx).chargeSaved(input, call),
-      declineOf: (o) => (o.status === "declined" ? { reason: o.reason, amountCents: input.amountCents, currency: input.currency } : null),
+      declineOf: (o) => (o.status === "declined" ? { reason: o.reason, providerCode: o.providerCode, amountCents: input.amountCents, currency: input.currency } : null),
     });
     const { transactionId } = succeededCharge(outcome);
     return { success: true, transactionId, orderId: body.orderId, originalOrderId: body.originalOrderId, amount: body.amount, currency: original.currency, demo: adapter.demo };

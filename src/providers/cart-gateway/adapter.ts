@@ -25,7 +25,7 @@ interface WireTransaction {
 
 const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
 
-type Reply = { status: "ok"; body: Record<string, unknown> } | { status: "not_found" } | { status: "declined"; reason: string } | { status: "conflict"; code: string };
+type Reply = { status: "ok"; body: Record<string, unknown> } | { status: "not_found" } | { status: "declined"; reason: string; providerCode?: string } | { status: "conflict"; code: string };
 
 /** JSON with `Authorization: Bearer <apiKey>`; 402 is a decline, 409 a state conflict, 404 not found. */
 async function request(call: ProviderCall, method: "GET" | "POST", path: string, body?: unknown): Promise<Reply> {
@@ -44,7 +44,7 @@ async function request(call: ProviderCall, method: "GET" | "POST", path: string,
   const code = (parsed.error as { code?: string } | undefined)?.code;
   if (response.status === 200 || response.status === 201) return { status: "ok", body: parsed };
   if (response.status === 404) return { status: "not_found" };
-  if (response.status === 402) return { status: "declined", reason: code ?? "card_declined" };
+  if (response.status === 402) return { status: "declined", reason: code ?? "card_declined", providerCode: code };
   if (response.status === 409) return { status: "conflict", code: code ?? "conflict" };
   throw failure(`HTTP ${response.status}`);
 }
@@ -128,7 +128,7 @@ export function createCartGateway() {
         saveCard: true,
       });
       const base = { providerOrderId: cart.id, amountCents: cart.total, currency: cart.currency.toUpperCase() };
-      if (paid.status === "declined") return { ...base, outcome: { status: "declined", reason: paid.reason } };
+      if (paid.status === "declined") return { ...base, outcome: { status: "declined", reason: paid.reason, providerCode: paid.providerCode } };
       if (paid.status === "conflict") throw conflict("Order already paid", "ALREADY_PAID");
       const transaction = transactionOf(ok(paid));
       return { ...base, outcome: { status: "succeeded", transactionId: transaction.id, paymentMethodToken: cart.id, providerOrderId: cart.id } };
@@ -146,7 +146,7 @@ export function createCartGateway() {
     async chargeSaved(input, call): Promise<ChargeOutcome> {
       if (!/^[A-Za-z0-9_-]+$/.test(input.paymentMethodToken)) return { status: "declined", reason: "invalid_payment_method" };
       const reply = await request(call, "POST", `/v1/carts/${input.paymentMethodToken}/charge-saved`, { amount: input.amountCents, currency: input.currency, externalOrderId: input.orderId });
-      if (reply.status === "declined") return { status: "declined", reason: reply.reason };
+      if (reply.status === "declined") return { status: "declined", reason: reply.reason, providerCode: reply.providerCode };
       if (reply.status === "not_found") return { status: "declined", reason: "invalid_payment_method" };
       const t = transactionOf(ok(reply));
       return { status: "succeeded", transactionId: t.id, paymentMethodToken: input.paymentMethodToken };

@@ -1,5 +1,5 @@
 import { validationError } from "../../lib/errors.js";
-import type { CardInput } from "../types.js";
+import type { CardInput, PaymentProviderType } from "../types.js";
 
 /**
  * The demo test cards of CONTRACT §25, identical on every card-taking endpoint. Any other
@@ -11,6 +11,22 @@ export const TEST_CARDS = {
   authenticationRequired: "4000000000003220",
   declineSavedCharges: "4000000000000341",
   refundFails: "4000000000005126",
+} as const;
+
+/**
+ * Demo cards that show orchestration (issue 34, docs/orchestration.md "Demo cards and outages"): a
+ * soft decline at one provider only (a cascade to any other saves the sale, in either direction
+ * between the two vault gateways), and hard declines at every provider (never cascaded).
+ */
+export const ORCHESTRATION_TEST_CARDS = {
+  /** `do_not_honor` (soft) at vault_gateway_a; succeeds at every other provider. */
+  softDeclineAtVaultGatewayA: "4000000000001018",
+  /** `issuer_unavailable` (soft) at vault_gateway_b; succeeds at every other provider. */
+  softDeclineAtVaultGatewayB: "4000000000001026",
+  /** `lost_or_stolen` (hard) at every provider. */
+  lostOrStolen: "4000000000009920",
+  /** `incorrect_cvc` (hard) at every provider. */
+  incorrectCvc: "4000000000009938",
 } as const;
 
 /** The card a demo intent confirmed without card fields (SPEC's confirm body) is charged as: it succeeds. */
@@ -28,8 +44,20 @@ export const DECLINE_SAVED_CHARGES = "decline_saved_charges";
 /** Stored on the ledger for the 4000000000005126 card: the charge succeeds, refunds of it are refused. */
 export const REFUND_FAILS = "refund_fails";
 
-export function testCardBehaviour(cardNumber: string): TestCardBehaviour {
+/**
+ * What a card does in demo mode at `provider` (the cards of ORCHESTRATION_TEST_CARDS that decline at
+ * one provider only succeed where no provider is named: the demo store's page).
+ */
+export function testCardBehaviour(cardNumber: string, provider?: PaymentProviderType): TestCardBehaviour {
   switch (normaliseCardNumber(cardNumber)) {
+    case ORCHESTRATION_TEST_CARDS.softDeclineAtVaultGatewayA:
+      return provider === "vault_gateway_a" ? { kind: "decline", reason: "do_not_honor" } : { kind: "succeed", cardBehaviour: null };
+    case ORCHESTRATION_TEST_CARDS.softDeclineAtVaultGatewayB:
+      return provider === "vault_gateway_b" ? { kind: "decline", reason: "issuer_unavailable" } : { kind: "succeed", cardBehaviour: null };
+    case ORCHESTRATION_TEST_CARDS.lostOrStolen:
+      return { kind: "decline", reason: "lost_or_stolen" };
+    case ORCHESTRATION_TEST_CARDS.incorrectCvc:
+      return { kind: "decline", reason: "incorrect_cvc" };
     case TEST_CARDS.declined:
       return { kind: "decline", reason: "card_declined" };
     case TEST_CARDS.insufficientFunds:

@@ -2,7 +2,8 @@
 // four-digit expiry years, and which behaviour each test card has.
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../lib/errors.js";
-import { assertCardAcceptable, cardLast4, isLuhnValid, testCardBehaviour } from "./cards.js";
+import { PAYMENT_PROVIDERS } from "../types.js";
+import { assertCardAcceptable, cardLast4, isLuhnValid, ORCHESTRATION_TEST_CARDS, testCardBehaviour } from "./cards.js";
 
 const NOW = Date.UTC(2026, 10, 22, 12); // 22 November 2026
 const card = (overrides: Record<string, string> = {}) => ({ cardNumber: "4242424242424242", cardExpMonth: "12", cardExpYear: "2031", cardCvv: "123", ...overrides });
@@ -65,6 +66,19 @@ describe("testCardBehaviour", () => {
     ["4000 0000 0000 0002", { kind: "decline", reason: "card_declined" }],
   ])("%s", (number, behaviour) => {
     expect(testCardBehaviour(number)).toEqual(behaviour);
+  });
+
+  // Issue 34's cards: a soft decline at one vault gateway only, hard declines at every provider.
+  it.each(PAYMENT_PROVIDERS)("the orchestration cards at %s", (provider) => {
+    const succeed = { kind: "succeed", cardBehaviour: null };
+    expect(testCardBehaviour(ORCHESTRATION_TEST_CARDS.softDeclineAtVaultGatewayA, provider)).toEqual(provider === "vault_gateway_a" ? { kind: "decline", reason: "do_not_honor" } : succeed);
+    expect(testCardBehaviour(ORCHESTRATION_TEST_CARDS.softDeclineAtVaultGatewayB, provider)).toEqual(provider === "vault_gateway_b" ? { kind: "decline", reason: "issuer_unavailable" } : succeed);
+    expect(testCardBehaviour(ORCHESTRATION_TEST_CARDS.lostOrStolen, provider)).toEqual({ kind: "decline", reason: "lost_or_stolen" });
+    expect(testCardBehaviour(ORCHESTRATION_TEST_CARDS.incorrectCvc, provider)).toEqual({ kind: "decline", reason: "incorrect_cvc" });
+  });
+
+  it.each(Object.values(ORCHESTRATION_TEST_CARDS))("%s is Luhn-valid", (number) => {
+    expect(isLuhnValid(number)).toBe(true);
   });
 
   it("keeps only the last four digits", () => {

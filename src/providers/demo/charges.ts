@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { newId } from "../../lib/ids.js";
-import type { CardInput, ChargeOutcome, PaymentProviderType, PaymentRecord, ProviderCall, RefundInput, RefundOutcome, SavedChargeInput } from "../types.js";
+import { ProviderError, type CardInput, type ChargeOutcome, type PaymentProviderType, type PaymentRecord, type ProviderCall, type RefundInput, type RefundOutcome, type SavedChargeInput } from "../types.js";
 import { cardLast4, DECLINE_SAVED_CHARGES, REFUND_FAILS, testCardBehaviour } from "./cards.js";
 import { toPaymentRecord, type DemoLedger, type LedgerKind, type LedgerRecord, type NewLedgerRecord } from "./ledger.js";
 
@@ -24,25 +25,58 @@ export interface DemoCardCharge {
  * (a retry after we died between the charge and our commit) finds the first charge and is answered
  * with it instead of charging again, as a gateway with idempotency keys does.
  */
-function chargeId(prefix: string, call: ProviderCall): string {
+export function chargeId(prefix: string, call: ProviderCall): string {
   if (!call.idempotencyKey) return newId(prefix);
   // The shape of newId's: 22 base64url characters.
   return `${prefix}_${createHash("sha256").update(`${prefix}:${call.idempotencyKey}`).digest("base64url").slice(0, 22)}`;
 }
 
-/** The answer a kept charge gives: its own, also to a repeat of its idempotency key. */
-function outcomeOf(kept: LedgerRecord): ChargeOutcome {
-  if (kept.status !== "succeeded") return { status: "declined", reason: String(kept.data.reason) };
+/** The answer a kept charge gives: its own, also to a repeat of its idempotency key. The test card's reason is the demo provider's own code. */
+export function outcomeOf(kept: LedgerRecord): ChargeOutcome {
+  if (kept.status !== "succeeded") return { status: "declined", reason: String(kept.data.reason), providerCode: String(kept.data.reason) };
   return { status: "succeeded", transactionId: kept.id, paymentMethodToken: kept.paymentMethodToken ?? undefined, providerOrderId: kept.providerOrderId ?? undefined };
 }
 
+/** How long a demo provider under the `timeout` outage answers nothing before the call fails. */
+export const DEMO_TIMEOUT_MS = 1_500;
+
 /**
- * A card charge by a direct gateway or CRM in demo mode, following the test cards of CONTRACT §25.
- * The charge is kept (failed ones too, as a provider would) so completion can verify it (§19).
+ * The brand's "Simulate outage" switch (call.demoOutage, docs/orchestration.md "Demo cards and
+ * outages") around a demo charge. `down`: fails at once as a provider that cannot be reached
+ * (ProviderError, notCharged: nothing was charged). `timeout`: a slow provider that did the work:
+ * the charge is made and kept, then nothing is answered for DEMO_TIMEOUT_MS and the call fails as a
+ * retryable timeout (notCharged false); `repeat` (a call with an idempotency key whose charge is kept
+ * already) is answered at once, with that charge, as a provider with idempotency keys does.
+ */
+export async function underDemoOutage<T>(call: ProviderCall, provider: PaymentProviderType, repeat: boolean, work: () => Promise<T>): Promise<T> {
+  if (call.demoOutage === "down") throw new ProviderError(provider, "refused (demo outage: down)", false, true);
+  const result = await work();
+  if (call.demoOutage === "timeout" && !repeat) {
+    await sleep(DEMO_TIMEOUT_MS);
+    throw new ProviderError(provider, "timeout", true, false);
+  }
+  return result;
+}
+
+/** Whether a charge of `id` is kept already; asked only under the `timeout` outage (no statement otherwise). */
+export async function isKeptUnderTimeout(ledger: DemoLedger, call: ProviderCall, provider: PaymentProviderType, id: string, kinds: LedgerKind[] = ["charge"]): Promise<boolean> {
+  if (call.demoOutage !== "timeout" || !call.idempotencyKey) return false;
+  return (await ledger.find(provider, id, kinds)) !== null;
+}
+
+/**
+ * A card charge by a direct gateway or CRM in demo mode, following the test cards of CONTRACT §25
+ * and issue 34 (some decline at one provider only). The charge is kept (failed ones too, as a
+ * provider would) so completion can verify it (§19).
  */
 export async function chargeDemoCard(ledger: DemoLedger, call: ProviderCall, charge: DemoCardCharge): Promise<ChargeOutcome> {
-  const behaviour = testCardBehaviour(charge.card.cardNumber);
   const transactionId = chargeId(charge.transactionPrefix, call);
+  const repeat = await isKeptUnderTimeout(ledger, call, charge.provider, transactionId);
+  return underDemoOutage(call, charge.provider, repeat, () => chargeDemoCardNow(ledger, call, charge, transactionId));
+}
+
+async function chargeDemoCardNow(ledger: DemoLedger, call: ProviderCall, charge: DemoCardCharge, transactionId: string): Promise<ChargeOutcome> {
+  const behaviour = testCardBehaviour(charge.card.cardNumber, charge.provider);
   const base = {
     id: transactionId,
     provider: charge.provider,

@@ -2,7 +2,7 @@ import { AppError, conflict } from "../../lib/errors.js";
 import { newId } from "../../lib/ids.js";
 import { assertExpectedCharge } from "../schemas.js";
 import type { CardInput, ChargeOutcome, ExpectedCharge, InitializeInput, OrderCharge, OrderConfirmation, PaymentProviderType, ProviderCall, RefundInput } from "../types.js";
-import { chargeDemoCard, chargeDemoSavedMethod, findDemoPayment, refundDemoPayment } from "./charges.js";
+import { chargeDemoCard, chargeDemoSavedMethod, chargeId, findDemoPayment, isKeptUnderTimeout, refundDemoPayment, underDemoOutage } from "./charges.js";
 import type { DemoLedger, LedgerRecord } from "./ledger.js";
 
 /**
@@ -81,9 +81,18 @@ export function createDemoOrderGateway(ledger: DemoLedger, provider: PaymentProv
   };
 }
 
-/** hosted_store: the card was taken on the store's own page, so completing the order records a succeeded charge. */
+/**
+ * hosted_store: the card was taken on the store's own page, so completing the order records a
+ * succeeded charge (its id made of the call's idempotency key, so a repeat finds it), under the
+ * brand's demo outage switch as a card charge is.
+ */
 async function recordHostedPayment(ledger: DemoLedger, call: ProviderCall, provider: PaymentProviderType, transactionPrefix: string, order: LedgerRecord): Promise<ChargeOutcome> {
-  const transactionId = newId(transactionPrefix);
+  const transactionId = chargeId(transactionPrefix, call);
+  const repeat = await isKeptUnderTimeout(ledger, call, provider, transactionId);
+  return underDemoOutage(call, provider, repeat, () => keepHostedPayment(ledger, call, provider, transactionId, order));
+}
+
+async function keepHostedPayment(ledger: DemoLedger, call: ProviderCall, provider: PaymentProviderType, transactionId: string, order: LedgerRecord): Promise<ChargeOutcome> {
   await ledger.insert(call.clock.now(), {
     id: transactionId,
     provider,

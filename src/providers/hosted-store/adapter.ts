@@ -146,10 +146,11 @@ export function createHostedStore() {
     if (draft.status !== "completed" || draft.order_id === null || draft.order_id === undefined) throw conflict("Order is not paid");
     const transactions = (await transactionsOf(call, draft.order_id)).filter(isPayment);
     const paid = transactions.find((t) => t.status === "success");
+    const failed = transactions.find((t) => t.status === "failure" || t.status === "error");
     const outcome: ChargeOutcome = paid
       ? { status: "succeeded", transactionId: String(paid.id), paymentMethodToken: storeOrderId, providerOrderId: storeOrderId }
-      : transactions.some((t) => t.status === "failure" || t.status === "error")
-        ? { status: "declined", reason: "card_declined" }
+      : failed
+        ? { status: "declined", reason: "card_declined", providerCode: failed.error_code ?? undefined }
         : (() => {
             throw conflict("Order is not paid");
           })();
@@ -215,7 +216,10 @@ export function createHostedStore() {
       });
       const result = (reply?.data as { orderCreateMandatePayment?: { paymentReferenceId?: string | null; userErrors?: { code?: string }[] } } | undefined)?.orderCreateMandatePayment;
       if (!result) throw failure("unreadable response");
-      if (result.userErrors && result.userErrors.length > 0) return { status: "declined", reason: result.userErrors[0]?.code?.toLowerCase() ?? "card_declined" };
+      if (result.userErrors && result.userErrors.length > 0) {
+        const code = result.userErrors[0]?.code?.toLowerCase();
+        return { status: "declined", reason: code ?? "card_declined", providerCode: code };
+      }
       if (!result.paymentReferenceId) throw failure("unreadable response");
       // The payment is on the draft's order: the upsell's row names it, for its refunds.
       return { status: "succeeded", transactionId: result.paymentReferenceId, paymentMethodToken: input.paymentMethodToken, providerOrderId: input.paymentMethodToken };

@@ -243,12 +243,15 @@ export function createIntentGateway() {
         "metadata[orderId]": input.orderId,
         "metadata[originalOrderId]": input.originalOrderId,
       });
-      if (reply.kind === "card_error") return { status: "declined", reason: reply.reason };
+      if (reply.kind === "card_error") return { status: "declined", reason: reply.reason, providerCode: reply.reason };
       if (reply.kind !== "ok") throw failure("saved charge not created");
       const status = statusOf(reply.intent);
       if (status === "succeeded") return { status: "succeeded", transactionId: reply.intent.id, paymentMethodToken: input.paymentMethodToken, providerOrderId: reply.intent.id };
       if (status === "requires_action") return { status: "requires_action", transactionId: reply.intent.id, clientSecret: reply.intent.client_secret };
-      if (status === "failed") return { status: "declined", reason: viewOf(reply.intent).declineReason ?? "card_declined" };
+      if (status === "failed") {
+        const reason = viewOf(reply.intent).declineReason ?? "card_declined";
+        return { status: "declined", reason, providerCode: reason };
+      }
       throw failure(`unexpected status ${reply.intent.status}`);
     },
 

@@ -2,7 +2,7 @@ import { safeEqual } from "../../lib/crypto.js";
 import { AppError } from "../../lib/errors.js";
 import { newId, randomToken } from "../../lib/ids.js";
 import { cardLast4, DEFAULT_TEST_CARD, testCardBehaviour } from "../demo/cards.js";
-import { chargeDemoSavedMethod, findDemoPayment, refundDemoPayment } from "../demo/charges.js";
+import { chargeDemoSavedMethod, chargeId, findDemoPayment, isKeptUnderTimeout, refundDemoPayment, underDemoOutage } from "../demo/charges.js";
 import type { DemoLedger, LedgerRecord } from "../demo/ledger.js";
 import type { CardInput, ProviderCall } from "../types.js";
 import { intentToken, PROVIDER, type ChallengeOutcome, type CreateIntentInput, type IntentGatewayAdapter, type PaymentIntentStatus, type PaymentIntentView } from "./provider.js";
@@ -48,7 +48,7 @@ function challengeData(call: ProviderCall, paymentIntentId: string, returnUrl: s
 
 /** Runs a card against an intent following CONTRACT §25; the 3-D Secure card leaves it `requires_action`. */
 async function attachAndConfirm(ledger: DemoLedger, call: ProviderCall, intent: LedgerRecord, card: Pick<CardInput, "cardNumber">, returnUrl?: string): Promise<LedgerRecord> {
-  const behaviour = testCardBehaviour(card.cardNumber);
+  const behaviour = testCardBehaviour(card.cardNumber, PROVIDER);
   const paymentMethodId = newId(PREFIX.paymentMethod);
   const data = { ...intent.data, paymentMethodId };
   const common = { cardLast4: cardLast4(card.cardNumber) };
@@ -71,8 +71,7 @@ async function attachAndConfirm(ledger: DemoLedger, call: ProviderCall, intent: 
 }
 
 export function createDemoIntentGateway(ledger: DemoLedger) {
-  const newIntent = (call: ProviderCall, input: Omit<CreateIntentInput, "card">) => {
-    const id = newId(PREFIX.intent);
+  const newIntent = (call: ProviderCall, input: Omit<CreateIntentInput, "card">, id = newId(PREFIX.intent)) => {
     return ledger.insert(call.clock.now(), {
       id,
       provider: PROVIDER,
@@ -114,8 +113,13 @@ export function createDemoIntentGateway(ledger: DemoLedger) {
     refund: async (input, call) => refundDemoPayment(ledger, call, PROVIDER, input),
 
     async createIntent(input, call) {
-      const intent = await newIntent(call, input);
-      return viewOf(input.card ? await attachAndConfirm(ledger, call, intent, input.card) : intent);
+      const card = input.card;
+      if (!card) return viewOf(await newIntent(call, input));
+      // Under the demo `timeout` outage the intent's id is made of the call's key, so a repeat answers the intent made.
+      const id = call.demoOutage === "timeout" && call.idempotencyKey ? chargeId(PREFIX.intent, call) : undefined;
+      const repeat = id !== undefined && (await isKeptUnderTimeout(ledger, call, PROVIDER, id, ["payment_intent"]));
+      if (repeat) return viewOf((await ledger.find(PROVIDER, id, ["payment_intent"]))!);
+      return underDemoOutage(call, PROVIDER, false, async () => viewOf(await attachAndConfirm(ledger, call, await newIntent(call, input, id), card)));
     },
 
     async retrieveIntent(paymentIntentId, call) {
@@ -129,7 +133,8 @@ export function createDemoIntentGateway(ledger: DemoLedger) {
       // Never charge twice: only an intent still waiting for a payment method, or one given a new card, is attempted.
       if (intent.status === "succeeded" || (!card && intent.status !== "requires_payment_method")) return viewOf(intent);
       // SPEC's body has no card: the demo confirms as the gateway's default test card would (succeeds).
-      return viewOf(await attachAndConfirm(ledger, call, intent, card ?? { cardNumber: DEFAULT_TEST_CARD }, returnUrl));
+      // Under the demo outage switch: a repeat after a `timeout` finds the intent succeeded (above).
+      return underDemoOutage(call, PROVIDER, false, async () => viewOf(await attachAndConfirm(ledger, call, intent, card ?? { cardNumber: DEFAULT_TEST_CARD }, returnUrl)));
     },
 
     findChallenge: async ({ paymentIntentId, challenge }, call) => {

@@ -247,7 +247,7 @@ export function createOrderCrmA() {
       // The CRM charges the order's total: one of another amount than the checkout's is refused before order_payment.
       assertExpectedCharge(expected, base);
       const reply = await send(call, "/api/v1/order_payment", { order_id: order.order_id, tranType: "Sale", ...cardFields(card) }, [CODE.declined]);
-      if (reply.response_code === CODE.declined) return { ...base, outcome: { status: "declined", reason: declineReasonOf(reply) } };
+      if (reply.response_code === CODE.declined) return { ...base, outcome: { status: "declined", reason: declineReasonOf(reply), providerCode: declineReasonOf(reply) } };
       const transactionId = reply.transactionID;
       if (typeof transactionId !== "string" || transactionId === "") throw failure("unreadable response");
       return { ...base, outcome: { status: "succeeded", transactionId, paymentMethodToken: order.order_id, providerOrderId: order.order_id } };
@@ -300,7 +300,7 @@ export function createOrderCrmA() {
         [CODE.declined, CODE.unknownOrder],
       );
       if (reply.response_code === CODE.unknownOrder) return { status: "declined", reason: "invalid_payment_method" };
-      if (reply.response_code === CODE.declined) return { status: "declined", reason: declineReasonOf(reply) };
+      if (reply.response_code === CODE.declined) return { status: "declined", reason: declineReasonOf(reply), providerCode: declineReasonOf(reply) };
       const transactionId = reply.transactionID;
       if (typeof transactionId !== "string" || transactionId === "") throw failure("unreadable response");
       // The upsell is its own CRM order, linked to the original: its refunds name it.

@@ -30,7 +30,7 @@ async function post(call: ProviderCall, path: string, form: Record<string, strin
     throw failure("unreadable response");
   }
   const refusal = refusalOf && reply?.result === "ERROR" && typeof reply.message === "string" ? refusalOf(reply.message) : null;
-  if (refusal) throw new Refusal(refusal);
+  if (refusal) throw new Refusal(refusal, String(reply.message));
   if (reply?.result !== "SUCCESS") throw failure(`result ${String(reply?.result ?? "missing")}`);
   return reply.message;
 }
@@ -127,7 +127,11 @@ interface WireTransaction {
 }
 
 class Refusal extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    /** The provider's own words (its ERROR message): a decline's providerCode. */
+    readonly message_: string,
+  ) {
     super("refused");
   }
 }
@@ -181,7 +185,7 @@ export function createOrderCrmB() {
         ...productFields(input.lineItems.map((item) => ({ id: item.productId, quantity: item.quantity, priceCents: item.price }))),
       });
       const base = { amountCents, currency: input.currency };
-      if (!charged.ok) return { ...base, providerOrderId: "", outcome: { status: "declined" as const, reason: charged.reason } };
+      if (!charged.ok) return { ...base, providerOrderId: "", outcome: { status: "declined" as const, reason: charged.reason, providerCode: charged.providerCode } };
       const { orderId, transactionId } = charged.message as { orderId?: unknown; transactionId?: unknown };
       if (typeof orderId !== "string" || typeof transactionId !== "string") throw failure("unreadable response");
       return { ...base, providerOrderId: orderId, outcome: { status: "succeeded" as const, transactionId, paymentMethodToken: orderId, providerOrderId: orderId } };
@@ -210,7 +214,7 @@ export function createOrderCrmB() {
         productPrice: decimalAmount(input.amountCents),
         custom1: input.orderId,
       });
-      if (!charged.ok) return { status: "declined", reason: charged.reason };
+      if (!charged.ok) return { status: "declined", reason: charged.reason, providerCode: charged.providerCode };
       const transactionId = charged.message.transactionId;
       if (typeof transactionId !== "string") throw failure("unreadable response");
       return { status: "succeeded", transactionId, paymentMethodToken: input.paymentMethodToken };
@@ -225,7 +229,7 @@ async function postRefusable(call: ProviderCall, path: string, form: Record<stri
   try {
     return { ok: true as const, message: ((await post(call, path, form, refusalOf)) ?? {}) as Record<string, unknown> };
   } catch (error) {
-    if (error instanceof Refusal) return { ok: false as const, reason: error.reason };
+    if (error instanceof Refusal) return { ok: false as const, reason: error.reason, providerCode: error.message_.trim().slice(0, 64) || undefined };
     throw error;
   }
 }

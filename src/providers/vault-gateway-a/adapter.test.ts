@@ -97,11 +97,15 @@ describe("vault_gateway_a with settings", () => {
     expect(t.logs.join("\n")).not.toContain(fake.securityKey);
   });
 
-  it("answers a gateway decline with 402 and counts it", async () => {
+  it("answers a gateway decline with 402 and counts it, with the gateway's response_code normalised (issue 34)", async () => {
     const res = await pay("vault_gateway_a", "vga-decline-1", "4000000000000002");
     expect(res.statusCode).toBe(402);
-    expect(json(res)).toMatchObject({ code: "PAYMENT_FAILED", details: "card_declined" });
-    expect(await declinesOf("vga-decline-1")).toHaveLength(1);
+    expect(json(res)).toMatchObject({ code: "PAYMENT_FAILED", details: "card_declined", declineCode: "card_declined", declineClass: "soft", providerCode: "200" });
+    expect(await declinesOf("vga-decline-1")).toMatchObject([{ reason: "card_declined", declineCode: "card_declined", declineClass: "soft", providerCode: "200" }]);
+
+    const poor = await pay("vault_gateway_a", "vga-decline-2", "4000000000009995");
+    expect(poor.statusCode).toBe(402);
+    expect(json(poor)).toMatchObject({ code: "PAYMENT_FAILED", details: "card_declined", declineCode: "insufficient_funds", declineClass: "hard", providerCode: "202" });
   });
 
   it("declines an upsell of a method the gateway refuses to charge again", async () => {

@@ -4,7 +4,8 @@ import { startHttpFake, takeFailure, type FakeFailure } from "../../lib/testing/
 
 /**
  * A fake of the direct-post vault gateway at the network boundary, for tests: a real HTTP server on
- * 127.0.0.1 speaking transact.php and query.php. Card 4000000000000002 declines; a vault charge of a
+ * 127.0.0.1 speaking transact.php and query.php. Card 4000000000000002 declines (response_code 200),
+ * 4000000000009995 too with 202 (insufficient funds); a vault charge of a
  * vault created from 4000000000000341 declines; refunds of a sale paid with 4000000000005126 decline.
  * Sales stay `pendingsettlement` (voidable, whole) until `settle` makes them `complete` (refundable,
  * in parts). A void cancels the sale itself (its answer names the sale); a refund, declined or not, is
@@ -102,7 +103,9 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
         response.writeHead(200, { "content-type": "text/plain" });
         return response.end("response=3&responsetext=Invalid+Customer+Vault+Id&response_code=300");
       }
-      const declined = card === "4000000000000002" || (Boolean(form.customer_vault_id) && card === "4000000000000341");
+      // 4000000000009995 declines with the wire's insufficient-funds code (202), the others with 200 (declined).
+      const declineCode = card === "4000000000009995" ? "202" : "200";
+      const declined = card === "4000000000000002" || card === "4000000000009995" || (Boolean(form.customer_vault_id) && card === "4000000000000341");
       if (!declined && form.customer_vault === "add_customer") {
         vaultId = `cv${counter}`;
         vaultCards.set(vaultId, card);
@@ -123,7 +126,7 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
       response.writeHead(200, { "content-type": "text/plain" });
       return response.end(
         declined
-          ? `response=2&responsetext=DECLINE&transactionid=${transactionId}&response_code=200`
+          ? `response=2&responsetext=DECLINE&transactionid=${transactionId}&response_code=${declineCode}`
           : `response=1&responsetext=SUCCESS&transactionid=${transactionId}&customer_vault_id=${vaultId}&response_code=100`,
       );
     }

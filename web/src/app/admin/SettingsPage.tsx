@@ -46,6 +46,18 @@ export function SettingsPage() {
     };
   }
 
+  /** Issue 34: the demo adapter's "Simulate outage" switch of a payment provider, test mode only. */
+  function setOutage(provider: string) {
+    return (event: FormEvent<HTMLFormElement>) => {
+      event.preventDefault();
+      const outage = String(new FormData(event.currentTarget).get("outage") ?? "off");
+      void action.run(
+        () => api("/api/admin/settings/demo-outage", { method: "PUT", body: { provider, outage, livemode: false } }),
+        () => (reload(), outage === "off" ? `${provider}: no simulated outage.` : `${provider}: simulating an outage (${outage}) for test payments on its demo adapter.`),
+      );
+    };
+  }
+
   return (
     <>
       <h1>Provider settings</h1>
@@ -66,7 +78,10 @@ export function SettingsPage() {
                 <td>{data.providerCategories[p]?.join(", ")}</td>
                 <td>{data.settings[p]?.enabled ? "yes" : "no"}</td>
                 <td data-testid={`status-${p}`}>{data.status[p] === "configured" ? "configured" : "demo"}</td>
-                <td data-testid={`test-status-${p}`}>{!isPayment(data, p) ? "—" : data.testStatus[p] === "configured" && data.testSettings[p]?.enabled ? "sandbox" : "demo"}</td>
+                <td data-testid={`test-status-${p}`}>
+                  {!isPayment(data, p) ? "—" : data.testStatus[p] === "configured" && data.testSettings[p]?.enabled ? "sandbox" : "demo"}
+                  {data.demoOutages[p] ? ` (outage: ${data.demoOutages[p]})` : ""}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -131,6 +146,17 @@ export function SettingsPage() {
               })}
               <button type="submit" disabled={action.busy}>{mode === "test" ? `Save ${p} test (sandbox) credentials` : `Save ${p}`}</button>
             </form>
+            {payment && mode === "test" && (
+              <form key={`outage:${data.demoOutages[p] ?? "off"}`} className="stack" onSubmit={setOutage(p)} aria-label={`Simulate outage of ${p}`} style={{ marginTop: "0.75rem", maxWidth: "32rem" }}>
+                <label htmlFor={`${p}-outage`}>Simulate outage (test payments on the demo adapter only)</label>
+                <select id={`${p}-outage`} name="outage" defaultValue={data.demoOutages[p] ?? "off"}>
+                  <option value="off">Off</option>
+                  <option value="down">Down: fails at once, nothing charged</option>
+                  <option value="timeout">Timeout: charges, then no answer for 1.5 s</option>
+                </select>
+                <button type="submit" disabled={action.busy}>Apply to {p}</button>
+              </form>
+            )}
           </details>
         );
       })}
