@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import type { DisputeReply, OrderDetail, OrderListReply, RefundReply } from "../../shared/api-types";
 import { api } from "../../shared/api";
 import { formatMoney, parseMoney } from "../../shared/money";
@@ -215,34 +215,68 @@ function Timeline({ order, onResent }: { order: OrderDetail; onResent: () => voi
   );
 }
 
-/** Refund all or part of one charge: the order's own payment or one upsell's (admin or owner; the API refuses others). */
+/**
+ * Refund all or part of one charge: the order's own payment or one upsell's (admin or owner; the API refuses others).
+ * Issue 36: the form asks first, naming the amount and the charge; only "Confirm refund" sends. One
+ * confirmation is one Idempotency-Key and one request at most (a second click while it runs, or a
+ * repeat of the same confirmation, refunds nothing more); the amount is cleared after a success.
+ */
 function RefundForm({ order, onRefunded }: { order: OrderDetail; onRefunded: () => void }) {
   const action = useAction();
   const [invalid, setInvalid] = useState<string | null>(null);
+  const [pending, setPending] = useState<{ charge: string; amount?: number; shown: string; reason: string; note?: string; key: string } | null>(null);
+  const sending = useRef(false);
+  const formRef = useRef<HTMLFormElement>(null);
   // A disputed charge is answered through its dispute, not refunded (the API refuses it).
   const charges = [order, ...order.upsells].filter((c) => c.refunded < c.amount && c.status !== "disputed");
   if (charges.length === 0) return <p>Nothing on this order is left to refund.</p>;
-  function submit(event: FormEvent<HTMLFormElement>) {
+  function ask(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const v = formValues(event.currentTarget);
     const charge = charges.find((c) => c.id === v.charge) ?? charges[0]!;
     const amount = v.amount ? parseMoney(v.amount, charge.currency) : undefined;
     if (amount === null) return setInvalid("Enter an amount such as 12.50, or leave it empty to refund what is left.");
     setInvalid(null);
-    void action.run(
-      () => api<RefundReply>(`/api/admin/orders/${encodeURIComponent(order.id)}/refunds`, { body: { charge: charge.id, reason: v.reason, ...(amount ? { amount } : {}), ...(v.note ? { note: v.note } : {}) }, idempotencyKey: crypto.randomUUID() }),
-      (r) => (onRefunded(), `Refunded ${formatMoney(r.refund.amount, r.refund.currency)}.`),
-    );
+    const shown = `${formatMoney(amount ?? charge.amount - charge.refunded, charge.currency)} of charge ${charge.orderId}`;
+    setPending({ charge: charge.id, ...(amount ? { amount } : {}), shown, reason: v.reason ?? "requested_by_customer", ...(v.note ? { note: v.note } : {}), key: crypto.randomUUID() });
+  }
+  function confirm() {
+    if (!pending || sending.current) return;
+    sending.current = true;
+    const { key, shown: _shown, ...body } = pending;
+    void action
+      .run(
+        () => api<RefundReply>(`/api/admin/orders/${encodeURIComponent(order.id)}/refunds`, { body, idempotencyKey: key }),
+        (r) => {
+          setPending(null);
+          formRef.current?.reset();
+          onRefunded();
+          return `Refunded ${formatMoney(r.refund.amount, r.refund.currency)}.`;
+        },
+      )
+      .finally(() => {
+        sending.current = false;
+      });
   }
   return (
-    <form onSubmit={submit} aria-label="Refund">
+    <form ref={formRef} onSubmit={ask} aria-label="Refund">
       <h3>Refund</h3>
-      <Select id="charge" label="Charge" options={charges.map((c): [string, string] => [c.id, `${c.orderId}: ${formatMoney(c.amount - c.refunded, c.currency)} left`])} />
-      <Field id="amount" label="Amount (empty: all that is left)" inputMode="decimal" aria-invalid={invalid ? true : undefined} />
-      <Select id="reason" label="Reason" options={REFUND_REASONS} />
-      <Field id="note" label="Note (optional)" maxLength={1000} />
+      <Select id="charge" label="Charge" options={charges.map((c): [string, string] => [c.id, `${c.orderId}: ${formatMoney(c.amount - c.refunded, c.currency)} left`])} disabled={pending !== null} />
+      <Field id="amount" label="Amount (empty: all that is left)" inputMode="decimal" aria-invalid={invalid ? true : undefined} disabled={pending !== null} />
+      <Select id="reason" label="Reason" options={REFUND_REASONS} disabled={pending !== null} />
+      <Field id="note" label="Note (optional)" maxLength={1000} disabled={pending !== null} />
       {invalid && <p role="alert">{invalid}</p>}
-      <button type="submit" disabled={action.busy}>Refund</button>
+      {pending ? (
+        <div className="confirm" role="group" aria-label="Confirm the refund">
+          <p data-testid="refund-question">Refund {pending.shown} to the buyer? This cannot be undone.</p>
+          <p className="actions">
+            <button type="button" onClick={confirm} disabled={action.busy}>Confirm refund</button>
+            <button type="button" className="secondary" onClick={() => setPending(null)} disabled={action.busy}>Cancel</button>
+          </p>
+        </div>
+      ) : (
+        <button type="submit" disabled={action.busy}>Refund</button>
+      )}
       <Message message={action.message} />
     </form>
   );
