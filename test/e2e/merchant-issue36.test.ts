@@ -4,15 +4,26 @@
 // page scrolls sideways on a phone; and the smaller ones (item 14).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { api, checkoutToken, NO_CHROMIUM, registerInBrowser, screenshot, seriousViolations, startStack, type Stack } from "./support.js";
+import { api, checkoutToken, NO_CHROMIUM, registerInBrowser, screenshot, seriousViolations, startMerchant, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
+let receiver: Awaited<ReturnType<typeof startMerchant>>;
+/** The webhook receiver answers 500 with a JSON body while this is true, then 200. */
+let receiverDown = true;
 beforeAll(async () => {
   if (NO_CHROMIUM) return;
-  stack = await startStack();
+  receiver = await startMerchant(async (req, res) => {
+    for await (const _chunk of req);
+    res.setHeader("content-type", "application/json");
+    res.statusCode = receiverDown ? 500 : 200;
+    res.end(JSON.stringify(receiverDown ? { error: "database down" } : { received: true }));
+  });
+  // The receiver is on 127.0.0.1: endpoints on loopback are refused unless this is set.
+  stack = await startStack({ ALLOW_PRIVATE_WEBHOOK_URLS: "true" });
 });
 afterAll(async () => {
   await stack?.close();
+  await receiver?.close();
 });
 
 const CARD = { cardNumber: "4242424242424242", cardExpMonth: "12", cardExpYear: "2031", cardCvv: "123" };
@@ -73,6 +84,65 @@ describe.skipIf(NO_CHROMIUM)("issue 36: the merchant's pages in Chromium", () =>
       const full = await adminGet(page, `/api/admin/orders/${ref}`);
       expect(full.refunds.map((r: { amount: number }) => r.amount)).toEqual([1250]);
       await screenshot(page, "i36-refund");
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("item 9: webhook deliveries show request and response bodies, a failure in the error style, a Resend button, and refresh while open", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
+    try {
+      receiverDown = true;
+      await registerInBrowser(page, stack.base, "Walt Webhooks");
+      await page.getByRole("link", { name: "Webhooks" }).click();
+      await page.getByRole("heading", { name: "Webhook endpoints" }).waitFor();
+      const url = `${receiver.url}/hooks/flaky`;
+      await page.getByLabel("URL").fill(url);
+      await page.getByRole("button", { name: "Add endpoint" }).click();
+      await page.getByRole("status").filter({ hasText: `Added ${url}.` }).waitFor();
+
+      // Delivered: the request body (what every attempt sends) and the receiver's answer are shown.
+      receiverDown = false;
+      await page.getByRole("button", { name: `Send test to ${url}` }).click();
+      await page.getByRole("status").filter({ hasText: `Test delivered to ${url} (HTTP 200).` }).waitFor();
+      const deliveries = page.getByRole("region", { name: `Deliveries to ${url}` });
+      await deliveries.getByRole("heading", { name: /webhook\.test — succeeded, 1 attempt/ }).waitFor();
+      await deliveries.getByText("Request body").click();
+      expect(JSON.parse((await deliveries.getByTestId("request-body").textContent())!)).toMatchObject({ type: "webhook.test" });
+      const rows = deliveries.locator("tbody tr");
+      await rows.first().getByText("Response body").click();
+      expect(JSON.parse((await rows.first().getByTestId("response-body").textContent())!)).toEqual({ received: true });
+
+      // Resent from the deliveries page while the receiver answers 500: a failure, in the error style.
+      receiverDown = true;
+      await deliveries.getByRole("button", { name: /^Resend webhook\.test delivery / }).click();
+      const notDelivered = deliveries.getByRole("status").filter({ hasText: "Sent again; not delivered: HTTP 500." });
+      await notDelivered.waitFor();
+      expect(await notDelivered.getAttribute("class")).toBe("error");
+      await rows.nth(1).waitFor();
+      expect(await rows.nth(1).getAttribute("data-outcome")).toBe("failed");
+      expect(await rows.nth(1).locator(".failed-text").evaluate((el) => (globalThis as unknown as { getComputedStyle: (e: unknown) => { color: string } }).getComputedStyle(el).color)).toBe("rgb(185, 28, 28)");
+      await rows.nth(1).getByText("Response body").click();
+      expect(JSON.parse((await rows.nth(1).getByTestId("response-body").textContent())!)).toEqual({ error: "database down" });
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // A test the receiver refuses is reported as an error, not in the success style (a 500 was green).
+      await page.getByRole("button", { name: `Send test to ${url}` }).click();
+      const refused = page.getByRole("status").filter({ hasText: `Test not delivered to ${url}: HTTP 500.` });
+      await refused.waitFor();
+      expect(await refused.getAttribute("class")).toBe("error");
+      await deliveries.getByRole("article").nth(1).waitFor();
+
+      // A delivery made elsewhere (another tab, the worker) appears while the list is open, without a click.
+      const made = await page.evaluate(async () => {
+        const list = (await (await fetch("/api/admin/webhooks", { credentials: "same-origin" })).json()) as { endpoints: { id: string }[] };
+        return (await fetch(`/api/admin/webhooks/${list.endpoints[0]!.id}/test`, { method: "POST", credentials: "same-origin" })).status;
+      });
+      expect(made).toBe(200);
+      await deliveries.getByRole("article").nth(2).waitFor({ timeout: 15_000 });
+      expect(await deliveries.getByRole("article").count()).toBe(3);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "i36-webhook-deliveries");
     } finally {
       await page.close();
     }
