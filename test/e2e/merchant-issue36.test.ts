@@ -29,7 +29,7 @@ afterAll(async () => {
 const CARD = { cardNumber: "4242424242424242", cardExpMonth: "12", cardExpYear: "2031", cardCvv: "123" };
 
 /** A checkout of the brand paid at vault_gateway_b and completed, as a merchant's buyer does it. */
-async function paidOrder(brandId: string, orderId: string, extra: Record<string, unknown> = {}): Promise<void> {
+async function paidOrder(brandId: string, orderId: string, extra: Record<string, unknown> = {}, completion: Record<string, unknown> = {}): Promise<void> {
   const claims = { orderId, amount: 4999, currency: "EUR", productName: "Espresso kit", brandId, ...extra };
   expect((await api(stack.base, "/api/checkout/initialize", { token: await checkoutToken(claims), provider: "vault_gateway_b" })).status).toBe(200);
   const paid = await api(stack.base, "/api/providers/vault_gateway_b/process-payment", { orderId, amount: 4999, currency: "EUR", ...CARD });
@@ -42,6 +42,7 @@ async function paidOrder(brandId: string, orderId: string, extra: Record<string,
     customerName: "Ada Lovelace",
     amount: 4999,
     currency: "EUR",
+    ...completion,
   });
   expect(done.status).toBe(200);
 }
@@ -143,6 +144,51 @@ describe.skipIf(NO_CHROMIUM)("issue 36: the merchant's pages in Chromium", () =>
       expect(await deliveries.getByRole("article").count()).toBe(3);
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, "i36-webhook-deliveries");
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("item 10: an order has its own address (shareable, survives a reload) and its detail shows the billing and shipping addresses", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
+    try {
+      await registerInBrowser(page, stack.base, "Otto Orders");
+      const orderId = `i36-deep-${Date.now()}`;
+      await paidOrder(
+        await brandOf(page),
+        orderId,
+        { shippingAddress: { address1: "221B Baker Street", city: "London", state: "", postalCode: "NW1 6XE", country: "GB" } },
+        { billingAddress: { line1: "1 Main St", line2: "Suite 4", city: "Springfield", state: "IL", postalCode: "62701", country: "US" } },
+      );
+      await page.getByRole("link", { name: "Orders" }).click();
+      await page.getByRole("button", { name: `Open order ${orderId}`, exact: true }).click();
+      const detail = page.getByRole("region", { name: "Order detail" });
+      await detail.getByRole("heading", { name: `Order ${orderId}` }).waitFor();
+      expect(page.url()).toMatch(new RegExp(`/admin/orders/ord_[^/]+$`));
+      const address = page.url();
+      expect(await detail.getByTestId("billing-address").innerText()).toBe("1 Main St\nSuite 4\n62701 Springfield\nIL, US");
+      expect(await detail.getByTestId("shipping-address").innerText()).toBe("221B Baker Street\nNW1 6XE London\nGB");
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // A reload shows the same order; so does the address typed in later.
+      await page.reload();
+      await page.getByRole("region", { name: "Order detail" }).getByRole("heading", { name: `Order ${orderId}` }).waitFor();
+      expect(await page.getByRole("link", { name: "Orders" }).getAttribute("aria-current")).toBe("page");
+      await page.goto(`${stack.base}/admin`);
+      await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+      await page.goto(address);
+      await page.getByRole("region", { name: "Order detail" }).getByRole("heading", { name: `Order ${orderId}` }).waitFor();
+
+      // Close goes back to the list's address; Back opens the order again.
+      await page.getByRole("region", { name: "Order detail" }).getByRole("button", { name: "Close" }).click();
+      await page.getByRole("region", { name: "Order detail" }).waitFor({ state: "detached" });
+      expect(new URL(page.url()).pathname).toBe("/admin/orders");
+      await page.goBack();
+      await page.getByRole("region", { name: "Order detail" }).getByRole("heading", { name: `Order ${orderId}` }).waitFor();
+      // An address that names no order of the brand says so.
+      await page.goto(`${stack.base}/admin/orders/ord_nothing_here`);
+      await page.getByRole("region", { name: "Order detail" }).getByRole("alert").waitFor();
+      await screenshot(page, "i36-order-deep-link");
     } finally {
       await page.close();
     }

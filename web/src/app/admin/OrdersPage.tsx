@@ -1,4 +1,4 @@
-import { useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import type { DisputeReply, OrderDetail, OrderListReply, RefundReply } from "../../shared/api-types";
 import { api } from "../../shared/api";
 import { formatMoney, parseMoney } from "../../shared/money";
@@ -6,6 +6,35 @@ import { PAYMENT_PROVIDERS } from "../../shared/providers";
 import { date, formValues, useAction, useApi } from "./hooks";
 import { useMode } from "./mode";
 import { Failure, Field, Message, Select } from "./ui";
+import { navigate, usePath } from "../router";
+
+const ORDERS_PATH = "/admin/orders";
+/** The order open at /admin/orders/<id> (its own address: shareable, survives a reload; issue 36). */
+const openOrderOf = (path: string): string | null => {
+  const rest = path.startsWith(`${ORDERS_PATH}/`) ? path.slice(ORDERS_PATH.length + 1).replace(/\/$/, "") : "";
+  if (!rest) return null;
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return null;
+  }
+};
+
+/** An address as the buyer gave it, one line per part; the keys the providers use (line1/address1, …). */
+function AddressText({ address }: { address: unknown }) {
+  if (!address || typeof address !== "object") return <>none given</>;
+  const a = address as Record<string, unknown>;
+  const text = (...keys: string[]) => keys.map((k) => a[k]).find((v): v is string => typeof v === "string" && v.trim() !== "") ?? "";
+  const lines = [
+    [text("firstName", "first_name"), text("lastName", "last_name")].filter(Boolean).join(" ") || text("name"),
+    text("line1", "address1", "street"),
+    text("line2", "address2"),
+    [text("postalCode", "postal_code", "zip"), text("city")].filter(Boolean).join(" "),
+    [text("state", "region"), text("country")].filter(Boolean).join(", "),
+  ].filter(Boolean);
+  if (lines.length === 0) return <>none given</>;
+  return <>{lines.map((line, i) => <span key={i} className="address-line">{line}</span>)}</>;
+}
 
 const PAGE_SIZE = "25";
 const STATUSES = ["paid", "partially_refunded", "refunded", "disputed", "failed"] as const;
@@ -21,7 +50,9 @@ export function OrdersPage() {
   const [query, setQuery] = useState(new URLSearchParams({ limit: PAGE_SIZE }));
   // The cursors of the pages before this one, so "Previous" needs no backward cursor from the API.
   const [previous, setPrevious] = useState<string[]>([]);
-  const [openId, setOpenId] = useState<string | null>(null);
+  const { path } = usePath();
+  const openId = openOrderOf(path);
+  const setOpenId = (id: string | null) => navigate(id === null ? ORDERS_PATH : `${ORDERS_PATH}/${encodeURIComponent(id)}`);
   const { data, error } = useApi<OrderListReply>(`/api/admin/orders?${query}`);
   const mode = useMode();
 
@@ -92,15 +123,21 @@ export function OrdersPage() {
         <button type="button" className="secondary" onClick={next} disabled={!data?.nextCursor}>Next</button>
         <a className="button secondary" href={`/api/admin/orders/export.csv?${exportQuery}`} download>Export CSV</a>
       </p>
-      {openId && <OrderPanel id={openId} onClose={() => setOpenId(null)} />}
+      {openId && <OrderPanel key={openId} id={openId} onClose={() => setOpenId(null)} />}
     </>
   );
 }
 
 function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
   const { data: order, error, reload } = useApi<OrderDetail>(`/api/admin/orders/${encodeURIComponent(id)}`);
+  // Opened from its address (a shared link, a reload), the detail below the list is brought into view.
+  const section = useRef<HTMLElement>(null);
+  const shown = order !== null;
+  useEffect(() => {
+    if (shown) section.current?.scrollIntoView({ block: "start" });
+  }, [shown]);
   return (
-    <section aria-label="Order detail">
+    <section aria-label="Order detail" ref={section}>
       <button type="button" onClick={onClose}>Close</button>
       <Failure error={error} />
       {order && (
@@ -110,6 +147,8 @@ function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
             <dt>Status</dt><dd>{order.status.replace("_", " ")}</dd>
             <dt>Customer</dt><dd>{order.customerName} ({order.customerEmail})</dd>
             <dt>Payment</dt><dd>{formatMoney(order.amount, order.currency)} via {order.provider}, transaction {order.transactionId}{order.test ? " (test)" : ""}</dd>
+            <dt>Billing address</dt><dd data-testid="billing-address"><AddressText address={order.billingAddress} /></dd>
+            <dt>Shipping address</dt><dd data-testid="shipping-address"><AddressText address={order.shippingAddress} /></dd>
             {order.crm && <><dt>CRM</dt><dd>{order.crm.provider}: {order.crm.status ?? "pending"}{order.crm.orderId ? `, ${order.crm.orderId}` : ""}</dd></>}
             {order.checkoutId && <><dt>Checkout</dt><dd>{order.checkoutId}</dd></>}
             {Object.keys(order.metadata).length > 0 && (
