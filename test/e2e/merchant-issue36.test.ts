@@ -193,4 +193,75 @@ describe.skipIf(NO_CHROMIUM)("issue 36: the merchant's pages in Chromium", () =>
       await page.close();
     }
   });
+
+  it("item 12: no back-office page, nor the portal, scrolls sideways on a 390 px phone", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US", viewport: { width: 390, height: 844 } });
+    const portal = await stack.browser.newPage({ locale: "en-US", viewport: { width: 390, height: 844 } });
+    /** The page's overflow: how much wider the document is than the screen, or the back office's content column than itself (0: none). */
+    const overflow = async (p: Page) =>
+      Number(await p.evaluate(`Math.max(...[document.documentElement, document.querySelector("main.content")].filter(Boolean).map((e) => e.scrollWidth - e.clientWidth))`));
+    try {
+      await registerInBrowser(page, stack.base, "Phil Phone");
+      const brandId = await brandOf(page);
+      // Something on the pages that scrolled: an order with a long id, a salesperson, a webhook endpoint with a long URL.
+      const orderId = `i36-phone-${Date.now()}-with-a-rather-long-merchant-order-reference`;
+      await paidOrder(brandId, orderId);
+      const samEmail = `sam-phone-${Date.now()}@example.com`;
+      const made = await page.evaluate(
+        async ({ samEmail, url }) => {
+          const post = (path: string, body: unknown) => fetch(path, { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.status);
+          return [
+            await post("/api/admin/salespeople", { name: "Sam Seller", email: samEmail, password: "sam's long password 42", commissionRate: 0.1 }),
+            await post("/api/admin/webhooks", { url, name: "Order sync for the warehouse", events: ["*"], livemode: false }),
+          ];
+        },
+        { samEmail, url: `${receiver.url}/hooks/a-rather-long-path/that-goes-on/for-the-warehouse-system?token=0123456789abcdef` },
+      );
+      expect(made.map((status) => (status === 201 ? 200 : status))).toEqual([200, 200]);
+
+      await page.getByRole("button", { name: "Menu" }).click();
+      const pages = await page.locator("#admin-menu a").evaluateAll((links) => links.map((a) => [(a as unknown as { href: string }).href, (a as unknown as { textContent: string }).textContent]));
+      expect(pages.length).toBeGreaterThanOrEqual(15);
+      const wide: string[] = [];
+      const look = async (name: string) => {
+        await page.waitForLoadState("networkidle");
+        const extra = await overflow(page);
+        // Names the widest element reaching past the screen, for whoever fixes it.
+        const culprit = extra > 0 ? await page.evaluate(`(() => { const limit = document.documentElement.clientWidth; let w = null; for (const e of document.querySelectorAll("main *")) { const r = e.getBoundingClientRect(); if ((r.right > limit || e.scrollWidth > e.clientWidth + 1) && getComputedStyle(e).overflowX === "visible" && (!w || r.width <= w.r.width)) w = { e, r }; } return w ? w.e.tagName + "." + w.e.className + " " + Math.round(w.r.width) + "/" + w.e.scrollWidth : ""; })()`) : "";
+        if (extra > 0) wide.push(`${name} (${extra} px: ${culprit})`);
+      };
+      for (const [href, title] of pages) {
+        await page.goto(href!);
+        await page.getByRole("heading", { level: 1 }).first().waitFor();
+        await look(title!);
+      }
+      // The pages' open states: an order's detail, an endpoint's deliveries, the funnel form.
+      await page.goto(`${stack.base}/admin/orders`);
+      await page.getByRole("button", { name: `Open order ${orderId}`, exact: true }).click();
+      await page.getByRole("region", { name: "Order detail" }).getByRole("heading", { name: `Order ${orderId}` }).waitFor();
+      await look("order detail");
+      await page.goto(`${stack.base}/admin/webhooks`);
+      await page.getByRole("button", { name: /^Send test to / }).click();
+      await page.getByRole("region", { name: /^Deliveries to / }).getByRole("article").first().waitFor();
+      await page.getByRole("region", { name: /^Deliveries to / }).getByText("Request body").click();
+      await look("webhook deliveries");
+      await page.goto(`${stack.base}/admin/funnels`);
+      await page.getByRole("button", { name: "New funnel" }).click();
+      await look("funnel form");
+
+      await portal.goto(`${stack.base}/portal`);
+      await portal.getByLabel("Email").fill(samEmail);
+      await portal.getByLabel("Password").fill("sam's long password 42");
+      await portal.getByRole("button", { name: "Sign in" }).click();
+      await portal.getByRole("heading", { name: "Hello, Sam Seller" }).waitFor();
+      await portal.waitForLoadState("networkidle");
+      const portalExtra = await overflow(portal);
+      if (portalExtra > 0) wide.push(`portal (${portalExtra} px)`);
+      await screenshot(page, "i36-phone-last-page");
+      expect(wide).toEqual([]);
+    } finally {
+      await portal.close();
+      await page.close();
+    }
+  });
 });
