@@ -264,4 +264,46 @@ describe.skipIf(NO_CHROMIUM)("issue 36: the merchant's pages in Chromium", () =>
       await page.close();
     }
   });
+
+  it("item 14 (part): the dispute checkbox beside its label, the audit log says 'order …' once, 'not configured' notices not in the success style", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
+    try {
+      await registerInBrowser(page, stack.base, "Dora Details");
+      const orderId = `i36-small-${Date.now()}`;
+      await paidOrder(await brandOf(page), orderId);
+      await page.getByRole("link", { name: "Orders" }).click();
+      await page.getByRole("button", { name: `Open order ${orderId}`, exact: true }).click();
+      const detail = page.getByRole("region", { name: "Order detail" });
+      await detail.getByRole("button", { name: "Simulate a dispute (test order)" }).click();
+      const accept = detail.getByRole("form", { name: "Accept dispute" });
+      const box = (await accept.getByRole("checkbox").boundingBox())!;
+      const label = (await accept.locator("label").boundingBox())!;
+      // Beside its words on one line, not a full-width box above them.
+      expect(box.width).toBeLessThan(40);
+      expect(label.height).toBeLessThan(40);
+      expect(box.y).toBeGreaterThanOrEqual(label.y - 1);
+      expect(box.y + box.height).toBeLessThanOrEqual(label.y + label.height + 1);
+      expect(await seriousViolations(page)).toEqual([]);
+
+      await page.getByRole("link", { name: "Audit log" }).click();
+      const row = page.getByRole("row").filter({ has: page.getByRole("cell", { name: "dispute.simulate", exact: true }) });
+      await row.waitFor();
+      expect(await row.getByRole("cell").nth(2).textContent()).toBe(`order ${orderId}`);
+
+      // The integrations this server has no connection for: an information, not a success.
+      const info = "rgb(30, 58, 138)";
+      await page.getByRole("link", { name: "Domains" }).click();
+      const hosting = page.getByTestId("hosting-not-configured");
+      await hosting.waitFor();
+      expect(await hosting.evaluate((el) => (globalThis as unknown as { getComputedStyle: (e: unknown) => { color: string } }).getComputedStyle(el).color)).toBe(info);
+      await page.getByRole("link", { name: "Marketing lists" }).click();
+      const lists = page.getByTestId("integration-not-configured");
+      await lists.waitFor();
+      expect(await lists.evaluate((el) => (globalThis as unknown as { getComputedStyle: (e: unknown) => { color: string } }).getComputedStyle(el).color)).toBe(info);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "i36-small-ones");
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -366,7 +366,7 @@ function DisputePanel({ orderRef, dispute: d, onChange }: { orderRef: string; di
             <button type="submit" disabled={action.busy}>Submit evidence</button>
           </form>
           <form onSubmit={accept} aria-label="Accept dispute">
-            <label><input type="checkbox" required /> Give up {formatMoney(d.amount, d.currency)} to the buyer</label>
+            <label className="check"><input type="checkbox" required /> Give up {formatMoney(d.amount, d.currency)} to the buyer</label>
             <button type="submit" className="secondary" disabled={action.busy}>Accept dispute</button>
           </form>
         </>
