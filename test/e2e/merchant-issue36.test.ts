@@ -306,4 +306,26 @@ describe.skipIf(NO_CHROMIUM)("issue 36: the merchant's pages in Chromium", () =>
       await page.close();
     }
   });
+
+  it("item 14 (part): a payment link has a Copy button", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US", permissions: ["clipboard-read", "clipboard-write"] });
+    try {
+      await registerInBrowser(page, stack.base, "Lina Links");
+      await page.getByRole("link", { name: "Payment links" }).click();
+      const form = page.getByRole("form", { name: "New payment link" });
+      await form.getByLabel("Product name").fill("Tea sampler");
+      await form.getByLabel("Price per unit").fill("18.00");
+      await form.getByRole("button", { name: "Create payment link" }).click();
+      const link = (await page.getByTestId("payment-link").textContent())!;
+      await form.getByRole("button", { name: "Copy the new link" }).click();
+      await form.getByText("Copied.").waitFor();
+      expect(await page.evaluate("navigator.clipboard.readText()")).toBe(link);
+      await page.evaluate("navigator.clipboard.writeText('')");
+      await page.getByRole("button", { name: "Copy the link for Tea sampler" }).click();
+      expect(await page.evaluate("navigator.clipboard.readText()")).toBe(link);
+      expect(await seriousViolations(page)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
 });
