@@ -71,6 +71,38 @@ export async function offerStatsOfBrand(db: Db, brandId: string, options: { live
     .limit(options.limit ?? 200);
 }
 
+/** How many of the brand's latest sessions name offers for the stats (a bounded read: counters, not sessions, are the stats). */
+const NAMES_FROM_SESSIONS = 1000;
+
+/**
+ * Names of the brand's offer ids for its stats (issue 36: names, not `var_…` ids): a funnel variant's
+ * offer name from the brand's funnels (their latest version), any other offer's from the latest
+ * sessions that showed it (a downsell of a funnel variant too). An id found nowhere is left out.
+ */
+export async function offerNamesOfBrand(db: Db, brandId: string, offerIds: string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  if (offerIds.length === 0) return names;
+  const ids = sql`array[${sql.join(offerIds.map((id) => sql`${id}`), sql`, `)}]::text[]`;
+  const result = await db.execute(sql`
+    select id, name, rank from (
+      select distinct on (v->>'id') v->>'id' as id, v->'offer'->>'name' as name, 0 as rank
+        from funnel_versions fv join funnels f on f.id = fv.funnel_id, jsonb_array_elements(fv.steps) s, jsonb_array_elements(s->'variants') v
+       where f.brand_id = ${brandId} and v->>'id' = any(${ids})
+       order by v->>'id', fv.version desc
+    ) funnel_names
+    union all
+    select id, name, rank from (
+      select distinct on (o->>'id') o->>'id' as id, o->>'name' as name, 1 as rank
+        from (select flow, created_at from upsell_sessions where brand_id = ${brandId} order by created_at desc limit ${NAMES_FROM_SESSIONS}) recent, jsonb_array_elements(recent.flow) o
+       where o->>'id' = any(${ids})
+       order by o->>'id', recent.created_at desc
+    ) session_names
+    order by rank`);
+  // Funnel names first: a variant's name is its funnel's, whatever a session once showed.
+  for (const row of (result as unknown as { rows: { id: string; name: string | null }[] }).rows) if (row.name && !names.has(row.id)) names.set(row.id, row.name);
+  return names;
+}
+
 // Hot statements of the answers (accept, decline) and create-session: plain SQL, one round trip each
 // where Drizzle sent one per table (src/db/hot.ts).
 

@@ -276,7 +276,7 @@ async function attemptsOf(ctx: Ctx, deliveryIds: string[]): Promise<Map<string, 
   const rows = await ctx.db.select().from(webhookAttempts).where(inArray(webhookAttempts.deliveryId, deliveryIds)).orderBy(asc(webhookAttempts.createdAt), asc(webhookAttempts.attempt));
   for (const row of rows) {
     const list = byDelivery.get(row.deliveryId) ?? [];
-    list.push({ attempt: row.attempt, statusCode: row.statusCode, durationMs: row.durationMs, error: row.error, success: row.success, createdAt: row.createdAt.getTime() });
+    list.push({ attempt: row.attempt, statusCode: row.statusCode, durationMs: row.durationMs, error: row.error, success: row.success, createdAt: row.createdAt.getTime(), responseBody: row.responseBody });
     byDelivery.set(row.deliveryId, list);
   }
   return byDelivery;
@@ -294,6 +294,7 @@ function toDeliveryView(row: typeof webhookDeliveries.$inferSelect, attempts: At
     lastError: row.lastError,
     createdAt: row.createdAt.getTime(),
     completedAt: row.completedAt?.getTime() ?? null,
+    requestBody: row.body,
     attemptLog: attempts,
   };
 }

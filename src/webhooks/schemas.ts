@@ -62,6 +62,7 @@ export const AttemptView = Type.Object({
   error: Type.Union([Type.String(), Type.Null()]),
   success: Type.Boolean(),
   createdAt: Type.Number({ description: "Unix ms" }),
+  responseBody: Type.Union([Type.String(), Type.Null()], { description: "the receiver's answer, its first 2 KB (cut: ends with …); null when it sent none, or for attempts made before this was kept" }),
 });
 export type AttemptView = Static<typeof AttemptView>;
 
@@ -76,6 +77,7 @@ export const DeliveryView = Type.Object({
   lastError: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.Number(),
   completedAt: Type.Union([Type.Number(), Type.Null()]),
+  requestBody: Type.String({ description: "the exact body every attempt sent: { type, timestamp, data } (CONTRACT §14)" }),
   attemptLog: Type.Array(AttemptView),
 });
 export type DeliveryView = Static<typeof DeliveryView>;

@@ -3,7 +3,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseRetryAfter, sendWebhook } from "./send.js";
+import { keptResponseBody, parseRetryAfter, RESPONSE_BODY_KEPT, sendWebhook } from "./send.js";
 
 let server: http.Server;
 let base = "";
@@ -11,6 +11,7 @@ beforeAll(async () => {
   server = http.createServer((request, response) => {
     request.resume();
     if (request.url === "/hang") return; // never answers
+    if (request.url === "/long") return void response.writeHead(500).end("é".repeat(5000));
     response.writeHead(200).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -44,5 +45,17 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter("Thu, 01 Jan 2026 00:10:00 GMT", now)).toBe(600_000);
     expect(parseRetryAfter("soon", now)).toBeNull();
     expect(parseRetryAfter(undefined, now)).toBeNull();
+  });
+});
+
+describe("the receiver's answer kept per attempt (issue 36)", () => {
+  it("keeps its first 2 KB, cut at a character boundary and marked; none for an empty answer", async () => {
+    const long = await sendWebhook({ url: `${base}/long`, headers: {}, body: "{}", allowPrivate: true, now: Date.now() });
+    expect(long).toMatchObject({ success: false, statusCode: 500 });
+    expect(long.responseBody!.endsWith("é…")).toBe(true);
+    expect(Buffer.byteLength(long.responseBody!.slice(0, -1))).toBe(RESPONSE_BODY_KEPT);
+    expect((await sendWebhook({ url: `${base}/ok`, headers: {}, body: "{}", allowPrivate: true, now: Date.now() })).responseBody).toBeNull();
+    expect(keptResponseBody("x".repeat(RESPONSE_BODY_KEPT))).toBe("x".repeat(RESPONSE_BODY_KEPT));
+    expect(keptResponseBody("a" + "é".repeat(RESPONSE_BODY_KEPT))).toBe("a" + "é".repeat((RESPONSE_BODY_KEPT - 2) / 2) + "…");
   });
 });

@@ -215,7 +215,7 @@ export class WebhookWorker {
 
     const attempts = claimed.map((row) => {
       const result = results.get(row.id)!;
-      return { id: newId("wha"), deliveryId: row.id, attempt: row.attempts, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error?.slice(0, 500) ?? null, success: result.success, createdAt: new Date(now) };
+      return { id: newId("wha"), deliveryId: row.id, attempt: row.attempts, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error?.slice(0, 500) ?? null, success: result.success, createdAt: new Date(now), responseBody: result.responseBody ?? null };
     });
     await withTransaction(this.deps.database.db, async (tx) => {
       await recordAttempts(tx, attempts, outcomes);

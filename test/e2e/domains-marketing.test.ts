@@ -87,8 +87,8 @@ describe.skipIf(NO_CHROMIUM)("domains and marketing lists in Chromium", () => {
       await notice.getByRole("link", { name: "Provider settings" }).click();
       await page.locator("summary", { hasText: "email_list_a" }).click();
       const form = page.getByRole("form", { name: "Settings of email_list_a" });
-      await form.getByLabel("apiKey (required)").fill("pk_list_a_secret_1234");
-      await form.getByLabel("baseUrl").fill(lists.baseUrl);
+      await form.getByLabel("API key (required)").fill("pk_list_a_secret_1234");
+      await form.getByLabel("Base URL").fill(lists.baseUrl);
       await form.getByRole("button", { name: "Save email_list_a" }).click();
       await page.getByTestId("status-email_list_a").filter({ hasText: /^configured$/ }).waitFor();
 

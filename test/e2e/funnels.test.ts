@@ -62,7 +62,20 @@ describe.skipIf(NO_CHROMIUM)("upsell funnels in Chromium", () => {
       await page.getByRole("button", { name: "Stats" }).click();
       await page.getByText(/Sessions 1, with an accept 0/).waitFor();
       expect(await page.getByRole("button", { name: /^Promote / }).count()).toBe(2);
+      // Issue 36: variants are named by their offers, not their var_… ids, and the table fits 1 280 px.
+      expect(await page.getByTestId("variant-name").allTextContents()).toEqual(["Bean subscription (variant 1)", "Bean subscription (variant 2)", "Grinder"]);
+      await page.getByRole("button", { name: "Promote Bean subscription (variant 2)" }).waitFor();
+      await page.setViewportSize({ width: 1280, height: 800 });
+      for (const promote of await page.getByRole("button", { name: /^Promote / }).all()) expect((await promote.boundingBox())!.x + (await promote.boundingBox())!.width).toBeLessThanOrEqual(1280);
+      expect(await page.evaluate(`(() => { const t = document.querySelector(".funnel-stats table"); return t.scrollWidth <= t.parentElement.clientWidth; })()`)).toBe(true);
+      expect(await page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")).toBe(true);
       await screenshot(page, "funnel-stats");
+      // The dashboard's take rate per offer names the offers too.
+      await page.getByRole("link", { name: "Dashboard" }).click();
+      await page.getByRole("radio", { name: "Test" }).check();
+      const takeRates = page.getByRole("table").filter({ hasText: "Take rate" });
+      await takeRates.getByRole("cell", { name: "Bean subscription" }).first().waitFor();
+      expect(await takeRates.textContent()).not.toContain("var_");
     } finally {
       await customer.close();
       await page.close();

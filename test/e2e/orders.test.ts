@@ -91,6 +91,7 @@ describe.skipIf(NO_CHROMIUM)("Orders page in Chromium", () => {
       await form.getByLabel("Amount (empty: all that is left)").fill("10.00");
       await form.getByLabel("Reason").selectOption("requested_by_customer");
       await form.getByRole("button", { name: "Refund" }).click();
+      await form.getByRole("button", { name: "Confirm refund" }).click();
       await form.getByText("Refunded €10.00.").waitFor();
       const refunds = detail.getByRole("table", { name: "Refunds" });
       await refunds.waitFor();

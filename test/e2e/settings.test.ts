@@ -49,20 +49,20 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
       expect(await page.getByTestId("status-vault_gateway_b").textContent()).toBe("demo");
       await page.locator("summary", { hasText: "vault_gateway_b" }).click();
       const form = page.getByRole("form", { name: "Settings of vault_gateway_b" });
-      await form.getByLabel("securityKey (required)").fill("vgb_live_key_0123456789");
-      await form.getByLabel("baseUrl").fill("not a url");
+      await form.getByLabel("Security key (required)").fill("vgb_live_key_0123456789");
+      await form.getByLabel("Base URL").fill("not a url");
       await form.getByRole("button", { name: "Save vault_gateway_b" }).click();
       await page.getByRole("status").filter({ hasText: "settings.baseUrl must be an http(s) URL" }).waitFor();
       expect(await page.getByTestId("status-vault_gateway_b").textContent()).toBe("demo");
 
       // A local base URL: a configured provider talks to its gateway, and no test traffic may leave this machine.
-      await form.getByLabel("baseUrl").fill(`${receiver.url}/gateway`);
+      await form.getByLabel("Base URL").fill(`${receiver.url}/gateway`);
       await form.getByRole("button", { name: "Save vault_gateway_b" }).click();
       await page.getByRole("status").filter({ hasText: "Saved vault_gateway_b: configured." }).waitFor();
       await page.getByTestId("status-vault_gateway_b").filter({ hasText: /^configured$/ }).waitFor();
       // The secret comes back masked, never in full: in the form and in the API.
-      await form.getByText("Remove the stored securityKey (vgb_…6789)").waitFor();
-      expect(await form.getByLabel("securityKey (required)").inputValue()).toBe("");
+      await form.getByText("Remove the stored security key (vgb_…6789)").waitFor();
+      expect(await form.getByLabel("Security key (required)").inputValue()).toBe("");
       const settings = await page.request.get(`${stack.base}/api/admin/settings`);
       const body = await settings.json();
       expect(body.status.vault_gateway_b).toBe("configured");
@@ -72,9 +72,9 @@ describe.skipIf(NO_CHROMIUM)("provider settings and webhooks in Chromium", () =>
       // Issue 33: the provider's sandbox saved as its test credentials, apart from the live ones.
       await page.getByRole("group", { name: "Credentials of vault_gateway_b to edit" }).getByLabel("Test (sandbox)").check();
       const sandboxForm = page.getByRole("form", { name: "Test (sandbox) settings of vault_gateway_b" });
-      expect(await sandboxForm.getByLabel("baseUrl").inputValue()).toBe("");
-      await sandboxForm.getByLabel("securityKey (required)").fill("vgb_sandbox_key_0123456789");
-      await sandboxForm.getByLabel("baseUrl").fill(`${receiver.url}/sandbox`);
+      expect(await sandboxForm.getByLabel("Base URL").inputValue()).toBe("");
+      await sandboxForm.getByLabel("Security key (required)").fill("vgb_sandbox_key_0123456789");
+      await sandboxForm.getByLabel("Base URL").fill(`${receiver.url}/sandbox`);
       await sandboxForm.getByRole("button", { name: "Save vault_gateway_b test (sandbox) credentials" }).click();
       await page.getByRole("status").filter({ hasText: "Saved vault_gateway_b test (sandbox) credentials: configured" }).waitFor();
       await page.getByTestId("test-status-vault_gateway_b").filter({ hasText: /^sandbox$/ }).waitFor();

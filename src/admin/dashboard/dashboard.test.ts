@@ -53,12 +53,12 @@ describe("GET /api/admin/dashboard", () => {
     ]);
   });
 
-  it("answers the upsell take rate per offer", async () => {
+  it("answers the upsell take rate per offer, with the offer's name (issue 36)", async () => {
     const body = json(await dashboard(first.session));
     expect(body.offers).toEqual(
       expect.arrayContaining([
-        { offerId: "filters", currency: "USD", shown: 1, accepted: 1, declined: 0, takeRate: 100, revenueCents: 700 },
-        { offerId: "mug", currency: "USD", shown: 1, accepted: 0, declined: 1, takeRate: 0, revenueCents: 0 },
+        { offerId: "filters", offerName: "Filters", currency: "USD", shown: 1, accepted: 1, declined: 0, takeRate: 100, revenueCents: 700 },
+        { offerId: "mug", offerName: "Mug", currency: "USD", shown: 1, accepted: 0, declined: 1, takeRate: 0, revenueCents: 0 },
       ]),
     );
     expect(body.offers).toHaveLength(2);

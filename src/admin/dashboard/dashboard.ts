@@ -3,7 +3,7 @@ import type { Ctx } from "../../ctx.js";
 import { orders } from "../../db/schema/index.js";
 import { assertRole, brandOfScope } from "../../http/auth.js";
 import { readMode } from "../../payments/mode.js";
-import { offerStatsOfBrand } from "../../upsell/store.js";
+import { offerNamesOfBrand, offerStatsOfBrand } from "../../upsell/store.js";
 import type { DashboardQuery, DashboardReply } from "./schemas.js";
 
 const DAY_MS = 86_400_000;
@@ -52,6 +52,7 @@ export async function getDashboard({ ctx, input }: { ctx: Ctx; input: DashboardQ
   const totals = [...byCurrency.values()].sort((a, b) => b.orders - a.orders || a.currency.localeCompare(b.currency));
 
   const offers = await offerStatsOfBrand(ctx.db, brandId, { livemode, limit: 200 });
+  const names = await offerNamesOfBrand(ctx.db, brandId, [...new Set(offers.map((o) => o.offerId))]);
 
   return {
     brandId,
@@ -62,6 +63,7 @@ export async function getDashboard({ ctx, input }: { ctx: Ctx; input: DashboardQ
     daily: daily.map((d) => ({ date: d.date, currency: d.currency, orders: d.orders, revenueCents: d.revenueCents })),
     offers: offers.map((o) => ({
       offerId: o.offerId,
+      offerName: names.get(o.offerId) ?? null,
       currency: o.currency,
       shown: o.shown,
       accepted: o.accepted,

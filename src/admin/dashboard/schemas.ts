@@ -34,6 +34,7 @@ export const DashboardReply = Type.Object({
   offers: Type.Array(
     Type.Object({
       offerId: Type.String(),
+      offerName: Type.Union([Type.String(), Type.Null()], { description: "the offer's name: its funnel variant's, else the latest session's that showed it; null when none is kept" }),
       currency: Type.String(),
       shown: Type.Integer(),
       accepted: Type.Integer(),

@@ -78,6 +78,11 @@ export const webhookAttempts = pgTable(
     error: text("error"),
     success: boolean("success").notNull(),
     createdAt: at("created_at").notNull(),
+    /**
+     * The start of the receiver's answer (at most RESPONSE_BODY_KEPT bytes, send.ts), shown to the merchant
+     * per attempt (issue 36); null when it sent none or did not answer. The request body is the delivery's `body`.
+     */
+    responseBody: text("response_body"),
   },
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.createdAt)],
 );

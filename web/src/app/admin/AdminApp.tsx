@@ -84,7 +84,8 @@ export function AdminApp({ path }: { path: string }) {
   // A switch remounts the page (its data belongs to the old scope); a refetch of the menu alone does not.
   const key = `${auth.session.organizationId}:${auth.session.brandId}`;
   const page = path.replace(/\/$/, "") || "/admin";
-  const route = ROUTES.find((r) => r.path === page);
+  // A page's own addresses below it (an order: /admin/orders/<id>, issue 36) render that page.
+  const route = ROUTES.find((r) => r.path === page) ?? ROUTES.find((r) => r.path !== "/admin" && page.startsWith(`${r.path}/`));
 
   return (
     <div className="admin">
@@ -112,7 +113,7 @@ export function AdminApp({ path }: { path: string }) {
             <label><input type="radio" name="mode" value="test" checked={livemode === false} onChange={() => chooseMode(false)} /> Test</label>
           </fieldset>
           {ROUTES.map(({ path: to, title }) => (
-            <a key={to} href={to} aria-current={page === to ? "page" : undefined} onClick={(e) => go(e, to)}>{title}</a>
+            <a key={to} href={to} aria-current={route?.path === to ? "page" : undefined} onClick={(e) => go(e, to)}>{title}</a>
           ))}
           <p><button type="button" className="secondary" onClick={logout}>Log out</button></p>
         </div>

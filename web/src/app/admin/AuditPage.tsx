@@ -8,7 +8,12 @@ type AuditLog = AuditLogListReply["logs"][number];
 /** Who acted, by name when the API knows it; the id otherwise (a removed user, the system). */
 const actorOf = (l: AuditLog) => l.actorName ?? (l.actorId ? `${l.actorType} ${l.actorId}` : l.actorType);
 /** What was acted on, by name when it still exists; the type and id otherwise. */
-const resourceOf = (l: AuditLog) => (l.resourceName ? `${l.resourceType.replaceAll("_", " ")} ${l.resourceName}` : `${l.resourceType.replaceAll("_", " ")}${l.resourceId ? ` ${l.resourceId}` : ""}`);
+/** "order e2e-1", not "order order e2e-1" (issue 36): a name that already says its kind is shown as it is. */
+const resourceOf = (l: AuditLog) => {
+  const kind = l.resourceType.replaceAll("_", " ");
+  if (l.resourceName) return l.resourceName.toLowerCase().startsWith(`${kind.toLowerCase()} `) ? l.resourceName : `${kind} ${l.resourceName}`;
+  return `${kind}${l.resourceId ? ` ${l.resourceId}` : ""}`;
+};
 
 export function AuditPage() {
   const [query, setQuery] = useState(new URLSearchParams({ page: "1", limit: "25" }));

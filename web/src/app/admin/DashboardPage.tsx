@@ -98,7 +98,7 @@ export function DashboardPage() {
             <tbody>
               {sales.data.offers.map((o) => (
                 <tr key={`${o.offerId}:${o.currency}`}>
-                  <td>{o.offerId}</td><td>{o.currency}</td><td>{o.shown}</td><td>{o.accepted}</td><td>{o.declined}</td><td>{o.takeRate}%</td><td>{formatMoney(o.revenueCents, o.currency)}</td>
+                  <td>{o.offerName ?? o.offerId}</td><td>{o.currency}</td><td>{o.shown}</td><td>{o.accepted}</td><td>{o.declined}</td><td>{o.takeRate}%</td><td>{formatMoney(o.revenueCents, o.currency)}</td>
                 </tr>
               ))}
             </tbody>

@@ -34,7 +34,7 @@ export function DomainsPage() {
       <h1>Domains</h1>
       <p className="muted">Serve this brand's checkout on its own host name.</p>
       {errorCode === "HOSTING_NOT_CONFIGURED" ? (
-        <p className="notice" data-testid="hosting-not-configured">
+        <p className="info" data-testid="hosting-not-configured">
           Custom domains are not available yet: the operator of this service has to connect it to a hosting platform first. Operators find the
           steps in the operator guide, <code>docs/domains.md</code> ("Hosting platform calls").
         </p>

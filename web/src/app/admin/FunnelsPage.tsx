@@ -153,7 +153,7 @@ export function FunnelsPage() {
         </tbody>
       </table>
       {funnels.data && funnels.data.funnels.length === 0 && <p>No funnels yet.</p>}
-      {statsOf && <FunnelStats id={statsOf} onPromoted={() => funnels.reload()} />}
+      {statsOf && <FunnelStats id={statsOf} funnel={funnels.data?.funnels.find((f) => f.id === statsOf)} onPromoted={() => funnels.reload()} />}
       {!editing && <p><button type="button" onClick={() => setEditing({ id: null, draft: emptyDraft(), kept: [] })}>New funnel</button></p>}
       {editing && <FunnelForm editing={editing} busy={action.busy} onChange={(draft) => setEditing({ ...editing, draft })} onSubmit={save} onCancel={() => setEditing(null)} />}
     </>
@@ -220,17 +220,26 @@ function FunnelForm({ editing, busy, onChange, onSubmit, onCancel }: { editing: 
   );
 }
 
-function FunnelStats({ id, onPromoted }: { id: string; onPromoted: () => void }) {
+/** A variant's name for the stats (issue 36): its offer's name, with the variant's number when a step has several. */
+function variantNames(funnel: Funnel | undefined): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const step of funnel?.steps ?? []) step.variants.forEach((v, i) => names.set(v.id, step.variants.length > 1 ? `${v.offer.name} (variant ${i + 1})` : v.offer.name));
+  return names;
+}
+
+function FunnelStats({ id, funnel, onPromoted }: { id: string; funnel: Funnel | undefined; onPromoted: () => void }) {
+  const names = variantNames(funnel);
+  const nameOf = (variantId: string) => names.get(variantId) ?? variantId;
   const stats = useApi<Stats>(`/api/admin/funnels/${id}/stats`);
   const action = useAction();
   const money = (minor: number) => (stats.data?.currency ? formatMoney(minor, stats.data.currency) : String(minor));
   const percent = (x: number) => `${(x * 100).toFixed(1)} %`;
   const promote = (stepIndex: number, variantId: string) =>
-    action.run(() => api(`/api/admin/funnels/${id}/promote`, { body: { stepIndex, variantId } }), () => (stats.reload(), onPromoted(), `Promoted ${variantId}: step ${stepIndex + 1} now shows only it.`));
+    action.run(() => api(`/api/admin/funnels/${id}/promote`, { body: { stepIndex, variantId } }), () => (stats.reload(), onPromoted(), `Promoted ${nameOf(variantId)}: step ${stepIndex + 1} now shows only it.`));
   if (!stats.data) return <Failure error={stats.error} />;
   const s = stats.data;
   return (
-    <section aria-labelledby="funnel-stats-heading" style={{ marginTop: "1rem" }}>
+    <section aria-labelledby="funnel-stats-heading" className="funnel-stats">
       <h2 id="funnel-stats-heading">Stats {s.from} to {s.to}</h2>
       <Message message={action.message} />
       <p>
@@ -239,26 +248,24 @@ function FunnelStats({ id, onPromoted }: { id: string; onPromoted: () => void })
       <table>
         <caption className="sr-only">Figures per step and variant</caption>
         <thead>
-          <tr><th>Step</th><th>Variant</th><th>Impressions</th><th>Accepts</th><th>Declines</th><th>Downsell accepts</th><th>Take rate</th><th>Net revenue</th><th>Refunded</th><th>Per impression</th><th>Chance best</th><th><span className="sr-only">Actions</span></th></tr>
+          <tr><th>Step</th><th>Variant</th><th>Shown</th><th>Accepted / declined</th><th>Downsell accepts</th><th>Take rate</th><th>Net revenue (refunded)</th><th>Per impression</th><th>Chance best (revenue)</th><th><span className="sr-only">Actions</span></th></tr>
         </thead>
         <tbody>
           {s.steps.flatMap((step) =>
             step.variants.map((v) => (
               <tr key={`${step.stepIndex}-${v.variantId}`}>
                 <td>{step.stepIndex + 1}</td>
-                <td>{v.variantId}{v.winner && <strong> Winner</strong>}</td>
+                <td data-testid="variant-name">{nameOf(v.variantId)}{v.winner && <strong> Winner</strong>}</td>
                 <td>{v.impressions}</td>
-                <td>{v.accepts}</td>
-                <td>{v.declines}</td>
+                <td>{v.accepts} / {v.declines}</td>
                 <td>{v.downsellAccepts}</td>
                 <td>{percent(v.takeRate)}</td>
-                <td>{money(v.netRevenue)}</td>
-                <td>{money(v.refunded)}</td>
+                <td>{money(v.netRevenue)}{v.refunded > 0 && <> ({money(v.refunded)})</>}</td>
                 <td>{money(Math.round(v.revenuePerImpression))}</td>
-                <td>{step.variants.length > 1 ? `${percent(v.probabilityBestTakeRate)} (revenue ${percent(v.probabilityBestRevenue)})` : "—"}</td>
+                <td>{step.variants.length > 1 ? `${percent(v.probabilityBestTakeRate)} (${percent(v.probabilityBestRevenue)})` : "—"}</td>
                 <td className="actions">
                   {step.variants.length > 1 && (
-                    <button type="button" className={v.winner ? "" : "secondary"} disabled={action.busy} aria-label={`Promote ${v.variantId}`} onClick={() => void promote(step.stepIndex, v.variantId)}>Promote</button>
+                    <button type="button" className={v.winner ? "" : "secondary"} disabled={action.busy} aria-label={`Promote ${nameOf(v.variantId)}`} onClick={() => void promote(step.stepIndex, v.variantId)}>Promote</button>
                   )}
                 </td>
               </tr>

@@ -44,7 +44,7 @@ function Lists({ source, name }: { source: string; name: string }) {
   return (
     <>
       {errorCode === "INTEGRATION_NOT_CONFIGURED" ? (
-        <p className="notice" data-testid="integration-not-configured">
+        <p className="info" data-testid="integration-not-configured">
           {name} is not connected for this brand yet: store its API key under <a href="/admin/settings">Provider settings</a>, then come back here to name its lists.
         </p>
       ) : (

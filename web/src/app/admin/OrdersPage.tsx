@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import type { DisputeReply, OrderDetail, OrderListReply, RefundReply } from "../../shared/api-types";
 import { api } from "../../shared/api";
 import { formatMoney, parseMoney } from "../../shared/money";
@@ -6,6 +6,35 @@ import { PAYMENT_PROVIDERS } from "../../shared/providers";
 import { date, formValues, useAction, useApi } from "./hooks";
 import { useMode } from "./mode";
 import { Failure, Field, Message, Select } from "./ui";
+import { navigate, usePath } from "../router";
+
+const ORDERS_PATH = "/admin/orders";
+/** The order open at /admin/orders/<id> (its own address: shareable, survives a reload; issue 36). */
+const openOrderOf = (path: string): string | null => {
+  const rest = path.startsWith(`${ORDERS_PATH}/`) ? path.slice(ORDERS_PATH.length + 1).replace(/\/$/, "") : "";
+  if (!rest) return null;
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return null;
+  }
+};
+
+/** An address as the buyer gave it, one line per part; the keys the providers use (line1/address1, …). */
+function AddressText({ address }: { address: unknown }) {
+  if (!address || typeof address !== "object") return <>none given</>;
+  const a = address as Record<string, unknown>;
+  const text = (...keys: string[]) => keys.map((k) => a[k]).find((v): v is string => typeof v === "string" && v.trim() !== "") ?? "";
+  const lines = [
+    [text("firstName", "first_name"), text("lastName", "last_name")].filter(Boolean).join(" ") || text("name"),
+    text("line1", "address1", "street"),
+    text("line2", "address2"),
+    [text("postalCode", "postal_code", "zip"), text("city")].filter(Boolean).join(" "),
+    [text("state", "region"), text("country")].filter(Boolean).join(", "),
+  ].filter(Boolean);
+  if (lines.length === 0) return <>none given</>;
+  return <>{lines.map((line, i) => <span key={i} className="address-line">{line}</span>)}</>;
+}
 
 const PAGE_SIZE = "25";
 const STATUSES = ["paid", "partially_refunded", "refunded", "disputed", "failed"] as const;
@@ -21,7 +50,9 @@ export function OrdersPage() {
   const [query, setQuery] = useState(new URLSearchParams({ limit: PAGE_SIZE }));
   // The cursors of the pages before this one, so "Previous" needs no backward cursor from the API.
   const [previous, setPrevious] = useState<string[]>([]);
-  const [openId, setOpenId] = useState<string | null>(null);
+  const { path } = usePath();
+  const openId = openOrderOf(path);
+  const setOpenId = (id: string | null) => navigate(id === null ? ORDERS_PATH : `${ORDERS_PATH}/${encodeURIComponent(id)}`);
   const { data, error } = useApi<OrderListReply>(`/api/admin/orders?${query}`);
   const mode = useMode();
 
@@ -92,15 +123,21 @@ export function OrdersPage() {
         <button type="button" className="secondary" onClick={next} disabled={!data?.nextCursor}>Next</button>
         <a className="button secondary" href={`/api/admin/orders/export.csv?${exportQuery}`} download>Export CSV</a>
       </p>
-      {openId && <OrderPanel id={openId} onClose={() => setOpenId(null)} />}
+      {openId && <OrderPanel key={openId} id={openId} onClose={() => setOpenId(null)} />}
     </>
   );
 }
 
 function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
   const { data: order, error, reload } = useApi<OrderDetail>(`/api/admin/orders/${encodeURIComponent(id)}`);
+  // Opened from its address (a shared link, a reload), the detail below the list is brought into view.
+  const section = useRef<HTMLElement>(null);
+  const shown = order !== null;
+  useEffect(() => {
+    if (shown) section.current?.scrollIntoView({ block: "start" });
+  }, [shown]);
   return (
-    <section aria-label="Order detail">
+    <section aria-label="Order detail" ref={section}>
       <button type="button" onClick={onClose}>Close</button>
       <Failure error={error} />
       {order && (
@@ -110,6 +147,8 @@ function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
             <dt>Status</dt><dd>{order.status.replace("_", " ")}</dd>
             <dt>Customer</dt><dd>{order.customerName} ({order.customerEmail})</dd>
             <dt>Payment</dt><dd>{formatMoney(order.amount, order.currency)} via {order.provider}, transaction {order.transactionId}{order.test ? " (test)" : ""}</dd>
+            <dt>Billing address</dt><dd data-testid="billing-address"><AddressText address={order.billingAddress} /></dd>
+            <dt>Shipping address</dt><dd data-testid="shipping-address"><AddressText address={order.shippingAddress} /></dd>
             {order.crm && <><dt>CRM</dt><dd>{order.crm.provider}: {order.crm.status ?? "pending"}{order.crm.orderId ? `, ${order.crm.orderId}` : ""}</dd></>}
             {order.checkoutId && <><dt>Checkout</dt><dd>{order.checkoutId}</dd></>}
             {Object.keys(order.metadata).length > 0 && (
@@ -215,34 +254,68 @@ function Timeline({ order, onResent }: { order: OrderDetail; onResent: () => voi
   );
 }
 
-/** Refund all or part of one charge: the order's own payment or one upsell's (admin or owner; the API refuses others). */
+/**
+ * Refund all or part of one charge: the order's own payment or one upsell's (admin or owner; the API refuses others).
+ * Issue 36: the form asks first, naming the amount and the charge; only "Confirm refund" sends. One
+ * confirmation is one Idempotency-Key and one request at most (a second click while it runs, or a
+ * repeat of the same confirmation, refunds nothing more); the amount is cleared after a success.
+ */
 function RefundForm({ order, onRefunded }: { order: OrderDetail; onRefunded: () => void }) {
   const action = useAction();
   const [invalid, setInvalid] = useState<string | null>(null);
+  const [pending, setPending] = useState<{ charge: string; amount?: number; shown: string; reason: string; note?: string; key: string } | null>(null);
+  const sending = useRef(false);
+  const formRef = useRef<HTMLFormElement>(null);
   // A disputed charge is answered through its dispute, not refunded (the API refuses it).
   const charges = [order, ...order.upsells].filter((c) => c.refunded < c.amount && c.status !== "disputed");
   if (charges.length === 0) return <p>Nothing on this order is left to refund.</p>;
-  function submit(event: FormEvent<HTMLFormElement>) {
+  function ask(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const v = formValues(event.currentTarget);
     const charge = charges.find((c) => c.id === v.charge) ?? charges[0]!;
     const amount = v.amount ? parseMoney(v.amount, charge.currency) : undefined;
     if (amount === null) return setInvalid("Enter an amount such as 12.50, or leave it empty to refund what is left.");
     setInvalid(null);
-    void action.run(
-      () => api<RefundReply>(`/api/admin/orders/${encodeURIComponent(order.id)}/refunds`, { body: { charge: charge.id, reason: v.reason, ...(amount ? { amount } : {}), ...(v.note ? { note: v.note } : {}) }, idempotencyKey: crypto.randomUUID() }),
-      (r) => (onRefunded(), `Refunded ${formatMoney(r.refund.amount, r.refund.currency)}.`),
-    );
+    const shown = `${formatMoney(amount ?? charge.amount - charge.refunded, charge.currency)} of charge ${charge.orderId}`;
+    setPending({ charge: charge.id, ...(amount ? { amount } : {}), shown, reason: v.reason ?? "requested_by_customer", ...(v.note ? { note: v.note } : {}), key: crypto.randomUUID() });
+  }
+  function confirm() {
+    if (!pending || sending.current) return;
+    sending.current = true;
+    const { key, shown: _shown, ...body } = pending;
+    void action
+      .run(
+        () => api<RefundReply>(`/api/admin/orders/${encodeURIComponent(order.id)}/refunds`, { body, idempotencyKey: key }),
+        (r) => {
+          setPending(null);
+          formRef.current?.reset();
+          onRefunded();
+          return `Refunded ${formatMoney(r.refund.amount, r.refund.currency)}.`;
+        },
+      )
+      .finally(() => {
+        sending.current = false;
+      });
   }
   return (
-    <form onSubmit={submit} aria-label="Refund">
+    <form ref={formRef} onSubmit={ask} aria-label="Refund">
       <h3>Refund</h3>
-      <Select id="charge" label="Charge" options={charges.map((c): [string, string] => [c.id, `${c.orderId}: ${formatMoney(c.amount - c.refunded, c.currency)} left`])} />
-      <Field id="amount" label="Amount (empty: all that is left)" inputMode="decimal" aria-invalid={invalid ? true : undefined} />
-      <Select id="reason" label="Reason" options={REFUND_REASONS} />
-      <Field id="note" label="Note (optional)" maxLength={1000} />
+      <Select id="charge" label="Charge" options={charges.map((c): [string, string] => [c.id, `${c.orderId}: ${formatMoney(c.amount - c.refunded, c.currency)} left`])} disabled={pending !== null} />
+      <Field id="amount" label="Amount (empty: all that is left)" inputMode="decimal" aria-invalid={invalid ? true : undefined} disabled={pending !== null} />
+      <Select id="reason" label="Reason" options={REFUND_REASONS} disabled={pending !== null} />
+      <Field id="note" label="Note (optional)" maxLength={1000} disabled={pending !== null} />
       {invalid && <p role="alert">{invalid}</p>}
-      <button type="submit" disabled={action.busy}>Refund</button>
+      {pending ? (
+        <div className="confirm" role="group" aria-label="Confirm the refund">
+          <p data-testid="refund-question">Refund {pending.shown} to the buyer? This cannot be undone.</p>
+          <p className="actions">
+            <button type="button" onClick={confirm} disabled={action.busy}>Confirm refund</button>
+            <button type="button" className="secondary" onClick={() => setPending(null)} disabled={action.busy}>Cancel</button>
+          </p>
+        </div>
+      ) : (
+        <button type="submit" disabled={action.busy}>Refund</button>
+      )}
       <Message message={action.message} />
     </form>
   );
@@ -293,7 +366,7 @@ function DisputePanel({ orderRef, dispute: d, onChange }: { orderRef: string; di
             <button type="submit" disabled={action.busy}>Submit evidence</button>
           </form>
           <form onSubmit={accept} aria-label="Accept dispute">
-            <label><input type="checkbox" required /> Give up {formatMoney(d.amount, d.currency)} to the buyer</label>
+            <label className="check"><input type="checkbox" required /> Give up {formatMoney(d.amount, d.currency)} to the buyer</label>
             <button type="submit" className="secondary" disabled={action.busy}>Accept dispute</button>
           </form>
         </>

@@ -118,7 +118,7 @@ function PaymentLinks() {
             <tr key={l.id}>
               <td>{l.productName}</td>
               <td>{l.quantity > 1 ? `${l.quantity} × ${formatMoney(l.price, l.currency)} = ` : ""}{formatMoney(l.total, l.currency)}</td>
-              <td><a href={l.url} target="_blank" rel="noreferrer">{l.url}</a></td>
+              <td><a href={l.url} target="_blank" rel="noreferrer">{l.url}</a> <CopyButton text={l.url} label={`Copy the link for ${l.productName}`} /></td>
               <td>{l.salespersonName ?? "—"}</td>
               <td>{modeName(l.livemode)}</td>
               <td>{l.status}</td>
@@ -149,7 +149,7 @@ function PaymentLinks() {
         <Message message={action.message} />
         {made && (
           <p>
-            <a href={made.url} data-testid="payment-link">{made.url}</a>
+            <a href={made.url} data-testid="payment-link">{made.url}</a> <CopyButton text={made.url} label="Copy the new link" />
             <br />
             <span className="muted">Valid until {date(made.expiresAt)}; each buyer who opens it gets a fresh checkout.</span>
           </p>
@@ -205,5 +205,21 @@ function QuickLink() {
         </p>
       )}
     </form>
+  );
+}
+
+/** Copies `text` to the clipboard and says so (issue 36: a link is handed to buyers, not retyped). */
+function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState<boolean | null>(null);
+  const copy = () =>
+    navigator.clipboard.writeText(text).then(
+      () => setCopied(true),
+      () => setCopied(false),
+    );
+  return (
+    <>
+      <button type="button" className="secondary copy" onClick={() => void copy()} aria-label={label}>Copy</button>
+      <span role="status" className="muted">{copied === null ? "" : copied ? " Copied." : " Could not copy: select the link and copy it."}</span>
+    </>
   );
 }

@@ -10,6 +10,14 @@ type Fields = SettingsReply["fields"][string];
 type Mode = "live" | "test";
 const MODE_LABEL: Record<Mode, string> = { live: "Live", test: "Test (sandbox)" };
 
+/** Words a merchant reads for a settings key (issue 36): `securityKey` → "Security key", `baseUrl` → "Base URL". */
+const ACRONYMS: Record<string, string> = { api: "API", url: "URL", id: "ID", sms: "SMS", crm: "CRM", ip: "IP", smtp: "SMTP", cvv: "CVV", "3ds": "3-D Secure" };
+export function wordsOf(key: string): string {
+  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").split(/[\s_-]+/).filter(Boolean).map((w) => ACRONYMS[w.toLowerCase()] ?? w.toLowerCase());
+  const text = words.join(" ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /**
  * Provider settings of the session's brand: status, masked secrets, one form per provider (keys from
  * the GET's `fields`). A payment provider has a Live / Test (sandbox) choice: test credentials (the
@@ -121,7 +129,7 @@ export function SettingsPage() {
               </div>
               {[...fields.required, ...fields.optional].map((key) => {
                 const required = fields.required.includes(key);
-                const label = `${key}${required ? " (required)" : ""}`;
+                const label = `${wordsOf(key)}${required ? " (required)" : ""}`;
                 if (fields.booleans.includes(key))
                   return (
                     <div className="check" key={key}>
@@ -138,7 +146,7 @@ export function SettingsPage() {
                     {secret && stored && (
                       <div className="check">
                         <input id={id(`${key}-remove`)} name={`${key}:remove`} type="checkbox" />
-                        <label htmlFor={id(`${key}-remove`)}>Remove the stored {key} ({stored})</label>
+                        <label htmlFor={id(`${key}-remove`)}>Remove the stored {wordsOf(key).toLowerCase()} ({stored})</label>
                       </div>
                     )}
                   </div>

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { api } from "../../shared/api";
 import type { CreateEndpointReply, DeliveriesReply, EndpointsReply, SendReply } from "../../shared/api-types";
 import { date, formValues, useAction, useApi } from "./hooks";
@@ -30,7 +30,13 @@ export function WebhooksPage() {
   const test = (e: Endpoint) =>
     action.run(
       () => api<SendReply>(`/api/admin/webhooks/${e.id}/test`, { method: "POST" }),
-      (r) => (reload(), setShown({ id: e.id, page: 1, tick: Date.now() }), r.delivered ? `Test delivered to ${e.url} (HTTP ${r.delivery.lastStatusCode}).` : `Test not delivered to ${e.url}: ${r.delivery.lastError ?? `HTTP ${r.delivery.lastStatusCode}`}.`),
+      (r) => {
+        reload();
+        setShown({ id: e.id, page: 1, tick: Date.now() });
+        // A receiver's refusal (a 500, a timeout) is shown as the failure it is, not in the success style.
+        if (!r.delivered) throw new Error(`Test not delivered to ${e.url}: ${r.delivery.lastError ?? `HTTP ${r.delivery.lastStatusCode}`}.`);
+        return `Test delivered to ${e.url} (HTTP ${r.delivery.lastStatusCode}).`;
+      },
     );
   const remove = (e: Endpoint) =>
     action.run(() => api(`/api/admin/webhooks/${e.id}`, { method: "DELETE" }), () => (reload(), shown?.id === e.id && setShown(null), `Deleted ${e.url}.`));
@@ -86,33 +92,89 @@ export function WebhooksPage() {
   );
 }
 
+/** How often an open deliveries list asks again while the page is visible (issue 36: retries show up by themselves). */
+const DELIVERIES_REFRESH_MS = 4000;
+
+/** GET again every `ms` while the tab is visible, and at once when it becomes visible again. */
+function useRefreshWhileVisible(reload: () => void, ms: number) {
+  useEffect(() => {
+    const timer = setInterval(() => document.visibilityState === "visible" && reload(), ms);
+    const onVisible = () => document.visibilityState === "visible" && reload();
+    document.addEventListener("visibilitychange", onVisible);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", onVisible);
+    };
+  }, [reload, ms]);
+}
+
+/** The JSON body indented for reading; any other text as it is. */
+function readable(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
 function Deliveries({ id, endpoint }: { id: string; endpoint: Endpoint | undefined }) {
   const [page, setPage] = useState(1);
-  const { data, error } = useApi<DeliveriesReply>(`/api/admin/webhooks/${id}/deliveries?page=${page}&limit=20`);
+  const { data, error, reload } = useApi<DeliveriesReply>(`/api/admin/webhooks/${id}/deliveries?page=${page}&limit=20`);
+  useRefreshWhileVisible(reload, DELIVERIES_REFRESH_MS);
+  const action = useAction();
+  const resend = (d: DeliveriesReply["deliveries"][number]) =>
+    void action.run(
+      () => api<SendReply>(`/api/admin/webhooks/deliveries/${encodeURIComponent(d.id)}/resend`, { method: "POST" }),
+      (r) => {
+        reload();
+        if (!r.delivered) throw new Error(`Sent again; not delivered: ${r.delivery.lastError ?? `HTTP ${r.delivery.lastStatusCode}`}.`);
+        return `Sent again: delivered (HTTP ${r.delivery.lastStatusCode}).`;
+      },
+    );
   return (
-    <section className="card" style={{ marginTop: "1rem" }} aria-labelledby="deliveries-heading">
+    <section className="card deliveries" aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Deliveries to {endpoint?.url ?? id}</h2>
+      <p className="muted">Refreshed every few seconds while this page is open.</p>
       <Failure error={error} />
+      <Message message={action.message} />
       {data && data.deliveries.length === 0 && <p>No deliveries yet.</p>}
       {data?.deliveries.map((d) => (
-        <div key={d.id} className="stack" style={{ marginBottom: "1rem" }}>
-          <h3>{d.eventType} <span className="muted">— {d.status}, {d.attempts} attempt{d.attempts === 1 ? "" : "s"}, {date(d.createdAt)}{d.nextAttemptAt ? `, next try ${date(d.nextAttemptAt)}` : ""}</span></h3>
-          <table>
+        <article key={d.id} className="stack delivery" aria-label={`Delivery ${d.eventType} ${d.id}`}>
+          <h3>
+            {d.eventType}{" "}
+            <span className={d.status === "failed" ? "failed-text" : "muted"} data-testid="delivery-status">— {d.status}, {d.attempts} attempt{d.attempts === 1 ? "" : "s"}, {date(d.createdAt)}{d.nextAttemptAt ? `, next try ${date(d.nextAttemptAt)}` : ""}</span>
+          </h3>
+          {d.status !== "pending" && (
+            <button type="button" className="secondary" disabled={action.busy} onClick={() => resend(d)} aria-label={`Resend ${d.eventType} delivery ${d.id}`}>Resend</button>
+          )}
+          <details>
+            <summary>Request body</summary>
+            <pre className="body" data-testid="request-body">{readable(d.requestBody)}</pre>
+          </details>
+          <table className="attempts">
             <caption className="sr-only">Attempts of delivery {d.id}</caption>
             <thead><tr><th>Attempt</th><th>When</th><th>HTTP status</th><th>Duration</th><th>Outcome</th></tr></thead>
             <tbody>
               {d.attemptLog.map((a) => (
-                <tr key={a.attempt}>
+                <tr key={`${a.attempt}:${a.createdAt}`} className={a.success ? undefined : "failed"} data-outcome={a.success ? "succeeded" : "failed"}>
                   <td>{a.attempt}</td>
                   <td>{date(a.createdAt)}</td>
                   <td>{a.statusCode ?? "—"}</td>
                   <td>{a.durationMs} ms</td>
-                  <td>{a.success ? "succeeded" : `failed${a.error ? `: ${a.error}` : ""}`}</td>
+                  <td>
+                    <span className={a.success ? "ok-text" : "failed-text"}>{a.success ? "succeeded" : `failed${a.error ? `: ${a.error}` : ""}`}</span>
+                    {a.responseBody !== null && (
+                      <details>
+                        <summary>Response body</summary>
+                        <pre className="body" data-testid="response-body">{readable(a.responseBody)}</pre>
+                      </details>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
-        </div>
+        </article>
       ))}
       {data && <Pager page={data.pagination.page} totalPages={data.pagination.totalPages} onPage={setPage} />}
     </section>
