@@ -4,6 +4,7 @@ import type { Config } from "./config/index.js";
 import type { Database, Db } from "./db/client.js";
 import type { Clock } from "./lib/clock.js";
 import type { ProviderRegistry } from "./providers/registry.js";
+import type { Orchestration } from "./payments/routing/orchestration.js";
 
 /** Who is acting: resolved by the caller resolvers of src/http/auth.ts, checked inside verbs by its assertRole; audit records name it. */
 export interface Actor {
@@ -23,6 +24,8 @@ export interface Deps {
   clock: Clock;
   log: Logger;
   providers: ProviderRegistry;
+  /** Provider health and success rates (issue 34): routing and cascades read them, every attempt feeds them. */
+  orchestration: Orchestration;
   /** The shared Redis client when REDIS_URL is set (rate limits, login brute-force limits). */
   redis?: Redis | null;
 }
@@ -37,6 +40,7 @@ export interface Ctx {
   log: Logger;
   config: Config;
   providers: ProviderRegistry;
+  orchestration: Orchestration;
   actor: Actor;
   /** The client's address (rate limits, card-testing defence, audit). */
   clientAddress?: string;

@@ -8,6 +8,7 @@ import type { Clock } from "./lib/clock.js";
 import { demoCrmProviders, demoPaymentProviders } from "./providers/demo/index.js";
 import { realCrmProviders, realPaymentProviders } from "./providers/real.js";
 import { createProviderRegistry } from "./providers/registry.js";
+import { createOrchestration } from "./payments/routing/orchestration.js";
 import { createDemoLedger } from "./payments/demo-ledger.js";
 
 // With the offline queue off, a command sent before the connection is up fails at once and the
@@ -67,7 +68,7 @@ export async function createRuntime(config: Config, clock: Clock, log: Logger, o
   }
 
   const providers = createProviderRegistry({ config, db: database.db, clock, log, demoPayment: demoPaymentProviders, demoCrm: demoCrmProviders, demoLedger: createDemoLedger, realPayment: realPaymentProviders, realCrm: realCrmProviders });
-  const deps: Deps = { config, database, clock, log, providers, redis };
+  const deps: Deps = { config, database, clock, log, providers, orchestration: createOrchestration(), redis };
   return {
     deps,
     rateLimitStore,

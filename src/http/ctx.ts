@@ -12,6 +12,7 @@ export function ctxOf(deps: Deps, request: FastifyRequest, actor: Actor = ANONYM
     log: request.log as Ctx["log"],
     config: deps.config,
     providers: deps.providers,
+    orchestration: deps.orchestration,
     actor,
     clientAddress: request.ip,
     userAgent: request.headers["user-agent"],

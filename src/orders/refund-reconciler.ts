@@ -40,9 +40,9 @@ async function reconcileOne(ctx: Ctx, refund: RefundRow, now: number): Promise<v
 }
 
 /** One pass: claims due pending refunds and settles each from the provider's answer. True when more may be due. */
-export async function reconcilePendingRefunds(deps: Pick<Deps, "config" | "providers">, ctx: Pick<Ctx, "db"> & JobContext): Promise<boolean> {
+export async function reconcilePendingRefunds(deps: Pick<Deps, "config" | "providers" | "orchestration">, ctx: Pick<Ctx, "db"> & JobContext): Promise<boolean> {
   const due = await claimDue(ctx.db, refunds, { now: ctx.clock.now(), leaseMs: LEASE_MS, limit: BATCH });
-  const system: Ctx = { db: ctx.db, clock: ctx.clock, log: ctx.log, config: deps.config, providers: deps.providers, actor: { type: "system" } };
+  const system: Ctx = { db: ctx.db, clock: ctx.clock, log: ctx.log, config: deps.config, providers: deps.providers, orchestration: deps.orchestration, actor: { type: "system" } };
   for (const refund of due) {
     if (ctx.signal.aborted) break;
     try {

@@ -25,7 +25,8 @@ export async function providerFetch(provider: string, url: string, init: { metho
     answer = await sendOutgoing({ url, method: init.method, headers: init.headers, body: init.body, allowPrivate: init.allowPrivate ?? false, timeoutMs: PROVIDER_TIMEOUT_MS, maxAnswerBytes: MAX_PROVIDER_ANSWER_BYTES });
   } catch (error) {
     const reason = error instanceof OutgoingFailure ? error.reason : "unreachable";
-    throw new ProviderError(provider, `${host} ${reason}`, reason !== "refused");
+    // Refused: the connection never opened, so the provider saw nothing (notCharged).
+    throw new ProviderError(provider, `${host} ${reason}`, reason !== "refused", reason === "refused");
   }
   if (answer.truncated) throw new ProviderError(provider, `${host} answered more than ${MAX_PROVIDER_ANSWER_BYTES} bytes`, false);
   return { status: answer.status, text: answer.text };

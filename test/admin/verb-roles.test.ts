@@ -52,6 +52,7 @@ const ctxAs = (actor: Actor): Ctx => ({
   log: t.deps.log,
   config: t.deps.config,
   providers: t.deps.providers,
+  orchestration: t.deps.orchestration,
   actor,
 });
 
