@@ -59,6 +59,6 @@ export async function reconcilePendingRefunds(deps: Pick<Deps, "config" | "provi
 }
 
 /** The runner's `refund-reconciler` job: a pass every 30 s in each process (claims keep them apart). */
-export function refundReconcilerJob(deps: Pick<Deps, "config" | "providers" | "database">): Job {
+export function refundReconcilerJob(deps: Pick<Deps, "config" | "providers" | "orchestration" | "database">): Job {
   return { name: "refund-reconciler", everyMs: 30_000, run: (ctx) => reconcilePendingRefunds(deps, { ...ctx, db: deps.database.db }) };
 }
