@@ -10,6 +10,7 @@ import { generateToken } from "./generate-token.js";
 import { getPaymentToken } from "./get-payment-token.js";
 import { initializeCheckout } from "./initialize.js";
 import { payCheckout } from "./pay.js";
+import { checkoutProviders } from "./providers.js";
 import { resolveShortLink } from "./resolve-short-link.js";
 import { htmlErrorsForBrowsers } from "../pages/error-pages.js";
 import {
@@ -21,6 +22,8 @@ import {
   GetPaymentTokenResponse,
   InitializeBody,
   InitializeResponse,
+  CheckoutProvidersBody,
+  CheckoutProvidersResponse,
   PayBody,
   PayResponse,
   ShortLinkParams,
@@ -82,6 +85,19 @@ export function registerCheckoutRoutes(app: App, deps: Deps): void {
       if (result.clientSecret) reply.header("cache-control", "no-store");
       return result;
     },
+  );
+
+  app.post(
+    "/api/checkout/providers",
+    {
+      schema: {
+        tags: ["checkout"],
+        summary: "The payment providers a checkout token allows (CONTRACT §4), card-taking ones first: the page initializes with the first",
+        body: CheckoutProvidersBody,
+        response: { 200: CheckoutProvidersResponse, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => checkoutProviders({ ctx: ctxOf(deps, request), input: request.body }),
   );
 
   app.post(

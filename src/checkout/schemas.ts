@@ -273,3 +273,14 @@ export const PayResponse = Type.Object({
   ),
 });
 export type PayResponse = Static<typeof PayResponse>;
+
+// ---- POST /api/checkout/providers (not in SPEC: issue 34)
+
+export const CheckoutProvidersBody = Type.Object({ token: Type.String({ minLength: 1 }) });
+export type CheckoutProvidersBody = Static<typeof CheckoutProvidersBody>;
+
+export const CheckoutProvidersResponse = Type.Object({
+  /** The providers the token allows: card-taking ones first (the brand's order), then the others (hosted_store). */
+  providers: Type.Array(PaymentProviderType),
+});
+export type CheckoutProvidersResponse = Static<typeof CheckoutProvidersResponse>;
