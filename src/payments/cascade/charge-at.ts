@@ -140,3 +140,10 @@ export const cardTaking = (provider: string): provider is keyof typeof CHARGE_AT
 export function chargeAt(provider: keyof typeof CHARGE_AT, adapter: PaymentAdapters[keyof typeof CHARGE_AT], order: CascadeOrder, card: CardInput, call: ProviderCall): Promise<CascadeOutcome> {
   return (CHARGE_AT[provider] as ChargeAt<typeof provider>)(adapter as never, order, card, call);
 }
+
+/**
+ * Whether asking the provider's charge again with the same idempotency key answers the first charge
+ * instead of making a second: the demo ledger and the gateways that take a key do; the vault
+ * gateways' direct-post API takes none, so a failure that may have charged there is not asked again.
+ */
+export const honoursIdempotencyKey = (provider: string, demo: boolean) => demo || (provider !== "vault_gateway_a" && provider !== "vault_gateway_b");

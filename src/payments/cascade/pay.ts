@@ -14,7 +14,7 @@ import { assertCountsUnderDeclineLimit, declineWindowStart, paymentFailed, recor
 import { providerNotAllowed } from "../errors.js";
 import { cardFactsOf, type CardFacts } from "../routing/route.js";
 import { claimOrderCharge, countDeclines, findOrderCharge, releaseOrderCharge, takeOverOrderCharge, type OrderChargeKey } from "../store.js";
-import { cardTaking, chargeAt, type CascadeOrder, type CascadeOutcome } from "./charge-at.js";
+import { cardTaking, chargeAt, honoursIdempotencyKey, type CascadeOrder, type CascadeOutcome } from "./charge-at.js";
 import { finishPaid, insertAttempt, moveCheckout, openCascade, savePlan, type AttemptRow, type CascadePlan, type PayCheckout } from "./store.js";
 
 export type { CascadePlan, PayCheckout } from "./store.js";
@@ -245,7 +245,8 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
       demo = resolved.adapter.demo;
       const call = { ...resolved.call, log: ctx.log, idempotencyKey: cascadeKey(held.providerKey, provider) };
       faultPoint(ctx.config, "charge.before-provider");
-      outcome = await askTwice(ctx, provider, () => chargeAt(provider, resolved.within(ctx.db) as never, order, request.card, call));
+      const ask = () => chargeAt(provider, resolved.within(ctx.db) as never, order, request.card, call);
+      outcome = honoursIdempotencyKey(provider, demo) ? await askTwice(ctx, provider, ask) : await ask();
       faultPoint(ctx.config, "charge.after-provider");
     } catch (error) {
       if (error instanceof ProviderError) {
