@@ -19,6 +19,12 @@ export interface CascadeOrder {
   initializedAt: { provider: string | null; providerOrderId: string | null };
   /** intent_gateway's 3-D Secure return path (the checkout page). */
   returnUrl?: string;
+  /**
+   * Keeps a provider order made at `provider` by the cascade before it is charged (the checkout then
+   * points at it): a takeover after a crash charges that same order, whose charge the provider knows,
+   * instead of making a new one (the demo intent gateway would charge a new intent again).
+   */
+  keepProviderOrder(provider: PaymentProviderType, providerOrderId: string): Promise<void>;
 }
 
 /** One provider's answer to the cascade: a ChargeOutcome whose success names the provider order complete verifies with. */
@@ -57,7 +63,9 @@ function initializeInputOf(order: CascadeOrder): InitializeInput {
  */
 async function providerOrderAt(adapter: { initialize(input: InitializeInput, call: ProviderCall): Promise<{ providerOrderId: string }> }, provider: PaymentProviderType, order: CascadeOrder, call: ProviderCall): Promise<string> {
   if (order.initializedAt.provider === provider && order.initializedAt.providerOrderId) return order.initializedAt.providerOrderId;
-  return (await adapter.initialize(initializeInputOf(order), call)).providerOrderId;
+  const { providerOrderId } = await adapter.initialize(initializeInputOf(order), call);
+  await order.keepProviderOrder(provider, providerOrderId);
+  return providerOrderId;
 }
 
 function fromCharge(outcome: ChargeOutcome, providerOrderId: string | null): CascadeOutcome {

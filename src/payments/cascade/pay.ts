@@ -169,6 +169,10 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
     shippingAddress: request.shippingAddress ?? null,
     initializedAt: { provider: checkout.provider, providerOrderId: checkout.providerOrderId },
     returnUrl: request.returnUrl,
+    keepProviderOrder: async (provider, providerOrderId) => {
+      await moveCheckout(ctx.db, checkout.checkoutId, provider, providerOrderId, new Date(ctx.clock.now()));
+      order.initializedAt = { provider, providerOrderId };
+    },
   };
   const attempts: AttemptSummary[] = [];
   let lastDecline: { provider: PaymentProviderType; reason: string } | null = null;
