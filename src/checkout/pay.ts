@@ -6,7 +6,7 @@ import { providerNotAllowed } from "../payments/errors.js";
 import { route, type CardFacts } from "../payments/routing/route.js";
 import { loadRoutingRules } from "../payments/routing/rules-store.js";
 import { PROVIDER_MANIFEST, type PaymentProviderType } from "../providers/manifest.js";
-import { allowedProviders } from "./allowed-providers.js";
+import { payOrder } from "./allowed-providers.js";
 import { checkoutNotFound } from "./errors.js";
 import type { PayBody, PayResponse } from "./schemas.js";
 
@@ -41,7 +41,7 @@ async function planPay(ctx: Ctx, orderId: string, checkout: PayCheckout, card: C
     if (!cardTaking(checkout.claimProvider)) throw providerNotAllowed();
     return { providers: [checkout.claimProvider], ruleId: null, ruleName: "checkout", reason: "the checkout names its provider" };
   }
-  const allowed = allowedProviders(undefined, checkout.enabledProviders).filter((provider) => PROVIDER_MANIFEST[provider].cardForm && cardTaking(provider));
+  const allowed = payOrder(undefined, checkout.enabledProviders).filter((provider) => PROVIDER_MANIFEST[provider].cardForm && cardTaking(provider));
   const usable: PaymentProviderType[] = [];
   for (const provider of allowed) if (await usableFor(ctx, checkout, provider, livemode)) usable.push(provider);
   if (usable.length === 0) throw providerNotAllowed();

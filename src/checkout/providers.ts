@@ -1,7 +1,6 @@
 import type { Ctx } from "../ctx.js";
 import { DEFAULT_BRAND_ID } from "../db/schema/index.js";
-import { PROVIDER_MANIFEST } from "../providers/manifest.js";
-import { allowedProviders } from "./allowed-providers.js";
+import { payOrder } from "./allowed-providers.js";
 import { invalidToken } from "./errors.js";
 import type { CheckoutProvidersBody, CheckoutProvidersResponse } from "./schemas.js";
 import { findBrandForCheckout } from "./store.js";
@@ -16,7 +15,5 @@ export async function checkoutProviders({ ctx, input }: { ctx: Ctx; input: Check
   const claims = await verifyCheckoutToken(ctx, input.token);
   const brand = await findBrandForCheckout(ctx.db, claims.brandId ?? DEFAULT_BRAND_ID, claims.orderId, { paymentLinkId: claims.metadata?.paymentLinkId, demoOnly: claims.demoOnly === true });
   if (!brand) throw invalidToken();
-  const allowed = allowedProviders(claims.provider, brand.enabledProviders ?? []);
-  const card = allowed.filter((provider) => PROVIDER_MANIFEST[provider].cardForm);
-  return { providers: [...card, ...allowed.filter((provider) => !PROVIDER_MANIFEST[provider].cardForm)] };
+  return { providers: payOrder(claims.provider, brand.enabledProviders ?? []) };
 }
