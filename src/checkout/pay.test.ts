@@ -240,3 +240,21 @@ describe("the intent gateway first", () => {
     }
   });
 });
+
+describe("POST /api/checkout/providers", () => {
+  it("lists what the token allows, card-taking providers first; the page initializes with the first", async () => {
+    const { brandId } = await createBrand(t, { providers: [{ provider: "hosted_store" }, { provider: "order_crm_b" }, { provider: "vault_gateway_a", enabled: false }] });
+    const listed = await post(t, "/api/checkout/providers", { token: await signToken(t, orderClaims({ brandId })) });
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.json()).toEqual({ providers: ["order_crm_b", "hosted_store"] });
+    // A brand that enabled none allows all seven (CONTRACT §4): vault_gateway_b first, as the page always started.
+    const all = await post(t, "/api/checkout/providers", { token: await signToken(t, orderClaims()) });
+    expect(all.json().providers[0]).toBe("vault_gateway_b");
+    expect(all.json().providers.at(-1)).toBe("hosted_store");
+    const named = await post(t, "/api/checkout/providers", { token: await signToken(t, orderClaims({ brandId, provider: "cart_gateway" })) });
+    expect(named.json()).toEqual({ providers: ["cart_gateway"] });
+    const forged = await post(t, "/api/checkout/providers", { token: "not-a-token" });
+    expect(forged.statusCode).toBe(401);
+    expect(forged.json()).toMatchObject({ code: "INVALID_TOKEN" });
+  });
+});
