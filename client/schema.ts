@@ -2296,7 +2296,7 @@ export interface operations {
                      * @description When the event happened (ISO 8601, UTC)
                      */
                     timestamp: string;
-                    /** @description A card was declined at a provider endpoint, or a one-click upsell charge was refused (then with the upsell's ids) */
+                    /** @description A card was declined at a provider endpoint or by every provider a checkout pay tried (then with its attempts), or a one-click upsell charge was refused (then with the upsell's ids) */
                     data: {
                         orderId: string;
                         provider: string;
@@ -2306,6 +2306,13 @@ export interface operations {
                         originalOrderId?: string;
                         sessionId?: string;
                         offerId?: string;
+                        /** @description A checkout pay (POST /api/checkout/pay): every provider it tried, in order (a cascade after a soft decline) */
+                        attempts?: {
+                            provider: string;
+                            /** @enum {unknown} */
+                            result: "approved" | "declined" | "failed" | "requires_action";
+                            declineCode: string | null;
+                        }[];
                         /** @description true: real money (a live credential); false: test */
                         livemode: boolean;
                         /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */

@@ -56,7 +56,14 @@ interface EventData {
   "checkout.completed": ChargeFields & { checkoutId: string; customerEmail: string };
   "payment.succeeded": ChargeFields & { providerOrderId: string | null };
   /** A declined card at a provider endpoint, or a refused one-click charge (then with the upsell's ids). */
-  "payment.failed": Omit<ChargeFields, "transactionId"> & { reason: string; originalOrderId?: string; sessionId?: string; offerId?: string };
+  "payment.failed": Omit<ChargeFields, "transactionId"> & {
+    reason: string;
+    originalOrderId?: string;
+    sessionId?: string;
+    offerId?: string;
+    /** A checkout pay (issue 34): every provider it tried, in order. */
+    attempts?: { provider: string; result: "approved" | "declined" | "failed" | "requires_action"; declineCode: string | null }[];
+  };
   "order.confirmed": ChargeFields & {
     customerEmail: string;
     customerName: string;
