@@ -149,7 +149,9 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
     assertCardAcceptable(request.card, ctx.clock.now());
     plan = held.plan ?? (await hooks.plan(checkout, facts));
     if (plan.providers.length === 0) throw providerNotAllowed();
-    if (!held.plan && !(plan.providers.length === 1 && plan.providers[0] === claimProvider)) await savePlan(ctx.db, id, held.providerKey, plan);
+    // Stored before the first provider call when its first is not the claim's provider; else before the
+    // cascade's second provider (a takeover meanwhile asks the claim's provider alone, the only one asked).
+    if (!held.plan && plan.providers[0] !== claimProvider) await savePlan(ctx.db, id, held.providerKey, plan);
   } catch (error) {
     // Before any provider call of this request; a taken-over claim keeps its key for whoever comes next.
     await release(ctx.db, id, held, held.takenOver ? "abandon" : "delete");
@@ -173,6 +175,13 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
       await moveCheckout(ctx.db, checkout.checkoutId, provider, providerOrderId, new Date(ctx.clock.now()));
       order.initializedAt = { provider, providerOrderId };
     },
+  };
+  let planSaved = held.plan !== null || plan.providers[0] !== claimProvider;
+  /** Before a second provider is asked, the plan is on the claim (in the transaction of the attempt that moves on). */
+  const keepPlan = async (tx: Db) => {
+    if (planSaved) return;
+    await savePlan(tx, id, held.providerKey, plan);
+    planSaved = true;
   };
   const attempts: AttemptSummary[] = [];
   let lastDecline: { provider: PaymentProviderType; reason: string } | null = null;
@@ -257,7 +266,7 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
         const failure = normaliseFailure(provider, error);
         attempts.push({ provider, result: "failed", declineCode: failure.code });
         if (error.notCharged && !isLast) {
-          await recordAttempt(attemptRow(provider, index, "failed", failure, null), "failed");
+          await recordAttempt(attemptRow(provider, index, "failed", failure, null), "failed", keepPlan);
           continue;
         }
         // Charged or not, nobody knows (a timeout twice): the claim stays for a same-key retry (502).
@@ -329,7 +338,7 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
     const row = attemptRow(provider, index, "declined", decline, null);
     if (decline.class === "soft" && !isLast) {
       softDeclined = true;
-      await recordAttempt(row, "declined");
+      await recordAttempt(row, "declined", keepPlan);
       faultPoint(ctx.config, "cascade.between-providers");
       continue;
     }
