@@ -1871,6 +1871,8 @@ export interface operations {
                             lastError: string | null;
                             createdAt: number;
                             completedAt: number | null;
+                            /** @description the exact body every attempt sent: { type, timestamp, data } (CONTRACT §14) */
+                            requestBody: string;
                             attemptLog: {
                                 attempt: number;
                                 statusCode: number | null;
@@ -1879,6 +1881,8 @@ export interface operations {
                                 success: boolean;
                                 /** @description Unix ms */
                                 createdAt: number;
+                                /** @description the receiver's answer, its first 2 KB (cut: ends with …); null when it sent none, or for attempts made before this was kept */
+                                responseBody: string | null;
                             }[];
                         };
                     };
@@ -2296,7 +2300,7 @@ export interface operations {
                      * @description When the event happened (ISO 8601, UTC)
                      */
                     timestamp: string;
-                    /** @description A card was declined at a provider endpoint, or a one-click upsell charge was refused (then with the upsell's ids) */
+                    /** @description A card was declined at a provider endpoint or by every provider a checkout pay tried (then with its attempts), or a one-click upsell charge was refused (then with the upsell's ids) */
                     data: {
                         orderId: string;
                         provider: string;
@@ -2312,6 +2316,13 @@ export interface operations {
                         originalOrderId?: string;
                         sessionId?: string;
                         offerId?: string;
+                        /** @description A checkout pay (POST /api/checkout/pay): every provider it tried, in order (a cascade after a soft decline) */
+                        attempts?: {
+                            provider: string;
+                            /** @enum {unknown} */
+                            result: "approved" | "declined" | "failed" | "requires_action";
+                            declineCode: string | null;
+                        }[];
                         /** @description true: real money (a live credential); false: test */
                         livemode: boolean;
                         /** @description the event's own object's metadata: the session's (upsell.*), the refund's (refund.*), else the checkout's */

@@ -8,8 +8,8 @@ import type { Clock } from "./lib/clock.js";
 import { demoCrmProviders, demoPaymentProviders } from "./providers/demo/index.js";
 import { realCrmProviders, realPaymentProviders } from "./providers/real.js";
 import { createProviderRegistry } from "./providers/registry.js";
-import { createDemoLedger } from "./payments/demo-ledger.js";
 import { createOrchestration } from "./payments/routing/orchestration.js";
+import { createDemoLedger } from "./payments/demo-ledger.js";
 
 // With the offline queue off, a command sent before the connection is up fails at once and the
 // process counts alone: wait a moment at start-up so the first requests already share counters.

@@ -9,6 +9,8 @@ import { completeCheckout } from "./complete.js";
 import { generateToken } from "./generate-token.js";
 import { getPaymentToken } from "./get-payment-token.js";
 import { initializeCheckout } from "./initialize.js";
+import { payCheckout } from "./pay.js";
+import { checkoutProviders } from "./providers.js";
 import { resolveShortLink } from "./resolve-short-link.js";
 import { htmlErrorsForBrowsers } from "../pages/error-pages.js";
 import {
@@ -20,6 +22,10 @@ import {
   GetPaymentTokenResponse,
   InitializeBody,
   InitializeResponse,
+  CheckoutProvidersBody,
+  CheckoutProvidersResponse,
+  PayBody,
+  PayResponse,
   ShortLinkParams,
 } from "./schemas.js";
 
@@ -79,6 +85,35 @@ export function registerCheckoutRoutes(app: App, deps: Deps): void {
       if (result.clientSecret) reply.header("cache-control", "no-store");
       return result;
     },
+  );
+
+  app.post(
+    "/api/checkout/providers",
+    {
+      schema: {
+        tags: ["checkout"],
+        summary: "The payment providers a checkout token allows (CONTRACT §4), card-taking ones first: the page initializes with the first",
+        body: CheckoutProvidersBody,
+        response: { 200: CheckoutProvidersResponse, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => checkoutProviders({ ctx: ctxOf(deps, request), input: request.body }),
+  );
+
+  app.post(
+    "/api/checkout/pay",
+    {
+      config: { idempotent: true },
+      onRequest: noStore,
+      schema: {
+        tags: ["checkout"],
+        summary:
+          "Pay an initialized checkout by card: the checkout's provider, or the brand's routed providers with a cascade to the next after a soft decline (docs/orchestration.md); a 3-D Secure step answers requires_action",
+        body: PayBody,
+        response: { 200: PayResponse, ...errorResponses(400, 402, 404, 409, 422, 429, 502, 503) },
+      },
+    },
+    async (request) => payCheckout({ ctx: ctxOf(deps, request), input: request.body }),
   );
 
   app.post(

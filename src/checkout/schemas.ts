@@ -1,6 +1,7 @@
 import { Type, type Static } from "typebox";
 import { Metadata } from "../lib/metadata.js";
 import { CRM_PROVIDERS, PAYMENT_PROVIDERS } from "../providers/types.js";
+import { Address as ProviderAddress, CardFields, CHECKOUT_RETURN_PATH, Customer as ProviderCustomer } from "../providers/schemas.js";
 
 // The wire contract of SPEC.md "Checkout" and the resources it uses. Member names are exact.
 
@@ -239,3 +240,47 @@ export const GetPaymentTokenResponse = Type.Object({
 export type GetPaymentTokenResponse = Static<typeof GetPaymentTokenResponse>;
 
 export const ShortLinkParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) });
+
+// ---- POST /api/checkout/pay (not in SPEC: issue 34, docs/orchestration.md "Cascades")
+
+export const PayBody = Type.Object({
+  orderId: Type.String({ minLength: 1, maxLength: 200 }),
+  ...CardFields,
+  customer: ProviderCustomer,
+  billingAddress: ProviderAddress,
+  shippingAddress: Type.Optional(ProviderAddress),
+  /** intent_gateway's 3-D Secure step sends the buyer back to this checkout page path. */
+  returnUrl: Type.Optional(Type.String({ maxLength: 4096, pattern: CHECKOUT_RETURN_PATH.source })),
+});
+export type PayBody = Static<typeof PayBody>;
+
+export const PayResponse = Type.Object({
+  status: Type.Enum(["succeeded", "requires_action"]),
+  /** The provider that charged (or asks for 3-D Secure): complete names it. */
+  provider: PaymentProviderType,
+  transactionId: Type.String(),
+  providerOrderId: Type.String(),
+  orderId: Type.String(),
+  demo: Type.Boolean(),
+  nextAction: Type.Optional(Type.Object({ url: Type.String() })),
+  /** Every provider tried, in order (a cascade after a soft decline). */
+  attempts: Type.Array(
+    Type.Object({
+      provider: PaymentProviderType,
+      result: Type.Enum(["approved", "declined", "failed", "requires_action"]),
+      declineCode: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
+});
+export type PayResponse = Static<typeof PayResponse>;
+
+// ---- POST /api/checkout/providers (not in SPEC: issue 34)
+
+export const CheckoutProvidersBody = Type.Object({ token: Type.String({ minLength: 1 }) });
+export type CheckoutProvidersBody = Static<typeof CheckoutProvidersBody>;
+
+export const CheckoutProvidersResponse = Type.Object({
+  /** The providers the token allows: card-taking ones first (the brand's order), then the others (hosted_store). */
+  providers: Type.Array(PaymentProviderType),
+});
+export type CheckoutProvidersResponse = Static<typeof CheckoutProvidersResponse>;

@@ -382,3 +382,16 @@ export async function findShortLinkToken(db: Db, code: string, now: Date): Promi
     .where(and(eq(shortLinks.code, code), gt(shortLinks.expiresAt, now)));
   return row?.token ?? null;
 }
+
+/**
+ * Whether the e-mail has paid an order of the brand in this mode before: routing's "returning buyer"
+ * (issue 34), read only when a rule asks. Uses the orders search index (brand, lower(e-mail)).
+ */
+export async function hasPaidBefore(db: Db, buyer: { brandId: string; livemode: boolean; email: string }): Promise<boolean> {
+  const rows = await db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(eq(orders.brandId, buyer.brandId), eq(orders.livemode, buyer.livemode), sql`lower(${orders.customerEmail}) = ${buyer.email.toLowerCase()}`))
+    .limit(1);
+  return rows.length > 0;
+}

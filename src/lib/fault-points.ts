@@ -5,12 +5,14 @@
  * production (refused with PAYMENT_MODE=live); unset, a call is one comparison.
  */
 export const FAULT_POINTS = [
-  /** Upsell accept (and pay-with-card): the offer's claim is committed, the provider not yet called. */
+  /** Upsell accept (and pay-with-card), checkout pay (before each provider): the claim is committed, the provider not yet called. */
   "charge.before-provider",
-  /** Upsell accept (and pay-with-card): the provider charged, the answer not yet saved. */
+  /** Upsell accept (and pay-with-card), checkout pay (after each provider): the provider answered, the answer not yet saved. */
   "charge.after-provider",
   /** Upsell accept (and pay-with-card): the answer committed, the response not yet sent. */
   "charge.after-commit",
+  /** Checkout pay (issue 34): a soft decline recorded, the next provider of the cascade not yet called. */
+  "cascade.between-providers",
   /** Checkout complete: committed, the response not yet sent. */
   "complete.after-commit",
   /** Refund: the provider answered, the refund not yet settled in our tables (the reconciler settles it). */

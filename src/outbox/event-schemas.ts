@@ -56,7 +56,7 @@ export const EVENT_DATA_SCHEMAS = {
   }),
   "checkout.completed": data("The checkout's payment was verified and the order created", { ...charge, checkoutId: Type.String(), customerEmail: Type.String() }),
   "payment.succeeded": data("A charge succeeded", { ...charge, providerOrderId: Nullable(Type.String()) }),
-  "payment.failed": data("A card was declined at a provider endpoint, or a one-click upsell charge was refused (then with the upsell's ids)", {
+  "payment.failed": data("A card was declined at a provider endpoint or by every provider a checkout pay tried (then with its attempts), or a one-click upsell charge was refused (then with the upsell's ids)", {
     orderId: Type.String(),
     provider: Type.String(),
     amount: Type.Integer(),
@@ -70,6 +70,16 @@ export const EVENT_DATA_SCHEMAS = {
     originalOrderId: Type.Optional(Type.String()),
     sessionId: Type.Optional(Type.String()),
     offerId: Type.Optional(Type.String()),
+    attempts: Type.Optional(
+      Type.Array(
+        Type.Object({
+          provider: Type.String(),
+          result: Type.Enum(["approved", "declined", "failed", "requires_action"]),
+          declineCode: Nullable(Type.String({ description: "the normalised decline code (docs/orchestration.md)" })),
+        }),
+        { description: "A checkout pay (POST /api/checkout/pay): every provider it tried, in order (a cascade after a soft decline)" },
+      ),
+    ),
   }),
   "order.confirmed": data("The order is paid and recorded", {
     ...charge,

@@ -65,6 +65,8 @@ interface EventData {
     originalOrderId?: string;
     sessionId?: string;
     offerId?: string;
+    /** A checkout pay (issue 34): every provider it tried, in order. */
+    attempts?: { provider: string; result: "approved" | "declined" | "failed" | "requires_action"; declineCode: string | null }[];
   };
   "order.confirmed": ChargeFields & {
     customerEmail: string;

@@ -25,8 +25,10 @@ export async function providerFetch(provider: string, url: string, init: { metho
     answer = await sendOutgoing({ url, method: init.method, headers: init.headers, body: init.body, allowPrivate: init.allowPrivate ?? false, timeoutMs: PROVIDER_TIMEOUT_MS, maxAnswerBytes: MAX_PROVIDER_ANSWER_BYTES });
   } catch (error) {
     const reason = error instanceof OutgoingFailure ? error.reason : "unreachable";
-    // Refused: the connection never opened, so nothing was charged.
-    throw new ProviderError(provider, `${host} ${reason}`, reason !== "refused", reason === "refused");
+    // Refused by the URL guard, or the connection never opened (refused, unknown host): the provider
+    // saw nothing, so it certainly charged nothing (notCharged: a cascade may move on, issue 34).
+    const neverSent = reason === "refused" || (reason === "unreachable" && /\b(ECONNREFUSED|ENOTFOUND)\b/.test((error as Error).message));
+    throw new ProviderError(provider, `${host} ${reason}`, reason !== "refused", neverSent);
   }
   if (answer.truncated) throw new ProviderError(provider, `${host} answered more than ${MAX_PROVIDER_ANSWER_BYTES} bytes`, false);
   return { status: answer.status, text: answer.text };

@@ -190,6 +190,10 @@ export class ProviderError extends Error {
     readonly provider: string,
     message: string,
     readonly retryable: boolean,
+    /**
+     * The provider certainly did not process the request (the connection was refused, or it answered
+     * that it did not take it: 429): nothing was charged, so a cascade may try the next provider (issue 34).
+     */
     readonly notCharged = false,
   ) {
     super(message);

@@ -257,7 +257,7 @@ describe.skipIf(NO_CHROMIUM)("checkout and upsell pages in Chromium", () => {
     const page = await stack.browser.newPage();
     const attemptKeys: string[] = [];
     page.on("request", (request) => {
-      if (request.url().includes("/api/providers/")) attemptKeys.push(request.headers()["idempotency-key"] ?? "");
+      if (request.url().includes("/api/providers/") || request.url().includes("/api/checkout/pay")) attemptKeys.push(request.headers()["idempotency-key"] ?? "");
     });
     try {
       await page.goto(`${stack.base}/checkout/${await checkoutToken(claims(`e2e-decline-${Date.now()}`))}`);
@@ -290,7 +290,7 @@ describe.skipIf(NO_CHROMIUM)("checkout and upsell pages in Chromium", () => {
     const page = await stack.browser.newPage();
     const paymentCalls: string[] = [];
     page.on("request", (request) => {
-      if (request.url().includes("/api/providers/")) paymentCalls.push(request.url());
+      if (request.url().includes("/api/providers/") || request.url().includes("/api/checkout/pay")) paymentCalls.push(request.url());
     });
     try {
       await page.goto(`${stack.base}/checkout/${await checkoutToken(claims(`e2e-fields-${Date.now()}`))}`);

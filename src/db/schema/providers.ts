@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, varchar } from "drizzle-orm/pg-core";
 import { at, cents } from "./columns.js";
 
 /**
@@ -68,6 +68,48 @@ export const orderCharges = pgTable(
     reply: jsonb("reply").$type<Record<string, unknown>>(),
     createdAt: at("created_at").notNull(),
     paidAt: at("paid_at"),
+    /**
+     * The pay verb's route decision (issue 34), written before its first provider call when it is more
+     * than the claim's `provider` alone: a takeover after a crash asks the same providers in the same
+     * order (each with the same key), whatever routing would decide now. Null: `provider` alone.
+     */
+    plan: jsonb("plan").$type<{ providers: string[]; ruleId: string | null; ruleName: string; reason: string }>(),
   },
   (t) => [primaryKey({ columns: [t.brandId, t.orderId] }), index("order_charges_reply_idx").on(t.paidAt).where(sql`reply is not null`)],
+);
+
+/**
+ * One row per provider a pay request tried (issue 34, docs/orchestration.md "Cascades"): the route
+ * decision (rule, why), the result and its normalised decline code. Never card data: the card's
+ * brand, its first six digits and the BIN's country at most. The id is made of the claim's provider
+ * key and the provider, so a takeover that asks a provider again records its attempt once.
+ */
+export const paymentAttempts = pgTable(
+  "payment_attempts",
+  {
+    id: text("id").primaryKey(),
+    brandId: text("brand_id").notNull(),
+    livemode: boolean("livemode").notNull(),
+    orderId: text("order_id").notNull(),
+    checkoutId: text("checkout_id"),
+    provider: text("provider").notNull(),
+    /** 0: the first provider of the route; 1: the first cascade; … */
+    cascadeIndex: integer("cascade_index").notNull(),
+    ruleId: text("rule_id"),
+    ruleName: text("rule_name").notNull(),
+    routeReason: text("route_reason").notNull(),
+    result: text("result").$type<"approved" | "declined" | "failed" | "requires_action">().notNull(),
+    declineCode: text("decline_code"),
+    declineClass: text("decline_class").$type<"soft" | "hard">(),
+    providerCode: text("provider_code"),
+    amountCents: cents("amount_cents").notNull(),
+    currency: text("currency").notNull(),
+    cardBrand: text("card_brand"),
+    /** At most the first 6 digits. */
+    cardBin: varchar("card_bin", { length: 6 }),
+    binCountry: text("bin_country"),
+    transactionId: text("transaction_id"),
+    createdAt: at("created_at").notNull(),
+  },
+  (t) => [index("payment_attempts_order_idx").on(t.brandId, t.orderId), index("payment_attempts_brand_time_idx").on(t.brandId, t.livemode, t.createdAt)],
 );

@@ -23,7 +23,7 @@ interface WireTransaction {
   currency: string;
 }
 
-const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
+const failure = (message: string, retryable = false, notCharged = false) => new ProviderError(PROVIDER, message, retryable, notCharged);
 
 type Reply = { status: "ok"; body: Record<string, unknown> } | { status: "not_found" } | { status: "declined"; reason: string; providerCode?: string } | { status: "conflict"; code: string };
 
@@ -33,7 +33,8 @@ async function request(call: ProviderCall, method: "GET" | "POST", path: string,
   if (body) headers["content-type"] = "application/json";
   if (body && call.idempotencyKey) headers["idempotency-key"] = call.idempotencyKey;
   const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, CART_GATEWAY_BASE_URL)}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined, allowPrivate: call.allowPrivateUrls });
-  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
+  // 429: the API says it did not take the request (rate limited), so nothing was charged; a 5xx may have charged.
+  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true, response.status === 429);
   let parsed: Record<string, unknown>;
   try {
     parsed = JSON.parse(response.text) as Record<string, unknown>;

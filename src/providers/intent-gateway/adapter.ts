@@ -26,7 +26,7 @@ interface WireError {
 }
 
 const idOf = (value: string | { id: string } | null | undefined) => (typeof value === "string" ? value : (value?.id ?? null));
-const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
+const failure = (message: string, retryable = false, notCharged = false) => new ProviderError(PROVIDER, message, retryable, notCharged);
 
 function isIntent(value: unknown): value is WireIntent {
   const v = value as WireIntent | null;
@@ -80,7 +80,8 @@ async function callGateway(call: ProviderCall, method: "GET" | "POST", path: str
   const key = idempotencyKey ?? call.idempotencyKey;
   if (key && method === "POST") headers["idempotency-key"] = key;
   const response = await providerFetch(PROVIDER, `${baseUrlOf(call.credentials, INTENT_GATEWAY_BASE_URL)}${path}`, { method, headers, body: form ? formEncode(form) : undefined, allowPrivate: call.allowPrivateUrls });
-  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
+  // 429: the API says it did not take the request (rate limited), so nothing was charged; a 5xx may have charged.
+  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true, response.status === 429);
   try {
     return { status: response.status, body: JSON.parse(response.text) as unknown };
   } catch {

@@ -20,7 +20,7 @@ import { PROVIDER, type OrderCrmAAdapter } from "./provider.js";
 /** The CRM's public address (accounts usually have their own host: set `baseUrl`). */
 export const ORDER_CRM_A_BASE_URL = "https://api.sticky.io";
 
-const failure = (message: string, retryable = false) => new ProviderError(PROVIDER, message, retryable);
+const failure = (message: string, retryable = false, notCharged = false) => new ProviderError(PROVIDER, message, retryable, notCharged);
 
 /** The CRM's `response_code`s we read as answers (docs/providers.md); any other is a failure. */
 const CODE = { ok: "100", noOrders: "333", unknownOrder: "350", refundTooLarge: "600", declined: "800" } as const;
@@ -40,7 +40,8 @@ async function send(call: ProviderCall, path: string, body: Record<string, unkno
     body: JSON.stringify(body),
     allowPrivate: call.allowPrivateUrls,
   });
-  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true);
+  // 429: the API says it did not take the request (rate limited), so nothing was charged; a 5xx may have charged.
+  if (response.status >= 500 || response.status === 429) throw failure(`HTTP ${response.status}`, true, response.status === 429);
   if (response.status !== 200) throw failure(`HTTP ${response.status}`);
   let reply: Record<string, unknown>;
   try {

@@ -21,6 +21,8 @@ export interface FakeVaultGateway {
   failNext: FakeFailure;
   /** Answers every call this many ms late (a slow gateway); 0: at once. */
   delayMs: number;
+  /** Card numbers this gateway declines (a cascade test's first gateway declines a card the second takes). */
+  declineCards: Set<string>;
   /** The nightly settlement of one sale: `pendingsettlement` → `complete`. */
   settle(transactionId: string): void;
   close(): Promise<void>;
@@ -49,6 +51,7 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
     transactions: new Map(),
     failNext: null,
     delayMs: 0,
+    declineCards: new Set(["4000000000000002", "4000000000009995"]),
     settle(transactionId) {
       fake.transactions.get(transactionId)!.condition = "complete";
     },
@@ -105,7 +108,7 @@ export async function startFakeVaultGateway(securityKey = "fake-security-key-000
       }
       // 4000000000009995 declines with the wire's insufficient-funds code (202), the others with 200 (declined).
       const declineCode = card === "4000000000009995" ? "202" : "200";
-      const declined = card === "4000000000000002" || card === "4000000000009995" || (Boolean(form.customer_vault_id) && card === "4000000000000341");
+      const declined = fake.declineCards.has(card) || (Boolean(form.customer_vault_id) && card === "4000000000000341");
       if (!declined && form.customer_vault === "add_customer") {
         vaultId = `cv${counter}`;
         vaultCards.set(vaultId, card);

@@ -8,9 +8,8 @@ import { brandOf, cardNumberProblem, cvcProblem, digitsOf, expiryProblem, format
 import { countryList } from "./countries";
 import { explainPaymentError, waitText } from "./messages";
 import { OrderSummary } from "./OrderSummary";
-import { CARD_PROVIDERS, completeCheckout, intentOutcome, payWithCard, storeOutcome, successLocation, type CardForm, type CustomerForm, type Initialized } from "./pay";
+import { CARD_PROVIDERS, checkoutProvider, completeCheckout, intentOutcome, payWithCard, storeOutcome, successLocation, type CardForm, type CustomerForm, type Initialized } from "./pay";
 
-const DEFAULT_PROVIDER = "vault_gateway_b";
 
 type InitState = { kind: "loading" } | { kind: "ready"; init: Initialized } | { kind: "failed"; error: unknown };
 type FieldName = keyof CustomerForm | keyof CardForm;
@@ -62,12 +61,16 @@ const forget = (orderId: string) => {
   }
 };
 
-/** Back from the bank's 3-D Secure page (`payment_intent`) or the store's checkout (`storeOrderId`, or remembered for the real store). */
-function returnOf(provider: string, orderId: string): { kind: "3ds" | "store"; id: string } | null {
+/**
+ * Back from the bank's 3-D Secure page (`payment_intent`: the intent gateway's, whichever provider the
+ * checkout started with, since the pay's route may have charged there) or the store's checkout
+ * (`storeOrderId`, or remembered for the real store).
+ */
+function returnOf(claimProvider: string | undefined, orderId: string): { kind: "3ds" | "store"; id: string } | null {
   const query = new URLSearchParams(location.search);
   const intent = query.get("payment_intent");
-  if (provider === "intent_gateway" && intent) return { kind: "3ds", id: intent };
-  if (provider !== "hosted_store") return null;
+  if ((claimProvider === undefined || claimProvider === "intent_gateway") && intent) return { kind: "3ds", id: intent };
+  if (claimProvider !== undefined && claimProvider !== "hosted_store") return null;
   const fromStore = query.get("storeOrderId");
   if (fromStore) return { kind: "store", id: fromStore };
   // The real store does not send the buyer back with its id: the one they left for, unless it was the demo store (which always does).
@@ -171,10 +174,11 @@ function initProblem(error: unknown): string {
 }
 
 function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) {
-  const provider = claims.provider ?? DEFAULT_PROVIDER;
-  const cardProvider = CARD_PROVIDERS.includes(provider);
-  const [returned] = useState(() => returnOf(provider, claims.orderId));
+  const [returned] = useState(() => returnOf(claims.provider, claims.orderId));
   const [state, setState] = useState<InitState>({ kind: "loading" });
+  // The token's provider; else the first the token allows, known once initialized (CONTRACT §4).
+  const provider = state.kind === "ready" ? state.init.provider : (claims.provider ?? null);
+  const cardProvider = provider === null || CARD_PROVIDERS.includes(provider);
   const [attempt, setAttempt] = useState(0);
   const branding = useBranding();
   const [form, setForm] = useState<CustomerForm>(() => initialForm(claims));
@@ -193,7 +197,8 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
   useEffect(() => {
     let live = true;
     const initialize = () =>
-      api<Initialized>("/api/checkout/initialize", { body: { token, provider } })
+      checkoutProvider(token, claims)
+        .then((chosen) => api<Initialized>("/api/checkout/initialize", { body: { token, provider: chosen } }))
         .then((init) => live && setState({ kind: "ready", init }))
         .catch((e: unknown) => live && setState({ kind: "failed", error: e }));
     if (returned && attempt === 0) {
@@ -201,7 +206,7 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
       history.replaceState(null, "", location.pathname);
       (async () => {
         const transactionId = returned.kind === "3ds" ? await intentOutcome(returned.id) : await storeOutcome(claims, returned.id);
-        const done = await completeCheckout(provider, claims, returned.id, form, transactionId);
+        const done = await completeCheckout(returned.kind === "3ds" ? "intent_gateway" : "hosted_store", claims, returned.id, form, transactionId);
         forget(claims.orderId);
         location.assign(successLocation(claims, done));
       })().catch((e: unknown) => {
@@ -221,7 +226,7 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
       live = false;
     };
     // `form` is read once, at the return: typing does not restart this.
-  }, [token, provider, attempt]);
+  }, [token, attempt]);
 
   useEffect(() => {
     if (payError) errorRef.current?.focus();
@@ -274,14 +279,15 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
       return;
     }
     try {
-      const paid = await payWithCard(provider, claims, init, form, shownCard);
+      // The pay may cascade to another provider after a soft decline: complete names the one that charged.
+      const paid = await payWithCard(claims, form, shownCard);
       if ("redirect" in paid) {
         // 3-D Secure: the bank's page returns here with the intent (docs/web.md).
         store(formKey(claims.orderId), form);
         location.assign(paid.redirect);
         return;
       }
-      const done = await completeCheckout(provider, claims, init.providerOrderId, form, paid.transactionId);
+      const done = await completeCheckout(paid.provider, claims, paid.providerOrderId, form, paid.transactionId);
       location.assign(successLocation(claims, done));
     } catch (e) {
       setPayError(explainPaymentError(e));

@@ -1,14 +1,4 @@
-import type {
-  CartPaymentReply,
-  CompleteHostedCheckoutReply,
-  CompleteResponse,
-  ConfirmIntentReply,
-  CreateCartReply,
-  CrmAPaymentReply,
-  CrmBPaymentReply,
-  InitializeResponse,
-  VaultPaymentReply,
-} from "../shared/api-types";
+import type { CheckoutProvidersResponse, CompleteHostedCheckoutReply, CompleteResponse, ConfirmIntentReply, InitializeResponse, PayResponse } from "../shared/api-types";
 import { api, ApiError } from "../shared/api";
 import type { CheckoutClaims } from "../shared/jwt";
 import { safeNavigationTarget } from "../shared/navigation";
@@ -42,8 +32,8 @@ export type Initialized = InitializeResponse;
 /** Providers whose card form this page shows (the provider manifest); hosted_store takes the card on the store's own page. */
 export const CARD_PROVIDERS: readonly string[] = PAYMENT_PROVIDERS.filter((p) => PROVIDER_MANIFEST[p].cardForm);
 
-/** A payment either made (its transaction id) or waiting for the buyer on the bank's 3-D Secure page. */
-export type PayOutcome = { transactionId: string } | { redirect: string };
+/** A payment either made (its transaction id, at the provider that charged) or waiting for the buyer on the bank's 3-D Secure page. */
+export type PayOutcome = { transactionId: string; provider: string; providerOrderId: string } | { redirect: string; provider: string };
 
 const customerOf = (f: CustomerForm) => ({ email: f.email, firstName: f.firstName, lastName: f.lastName, ...(f.phone ? { phone: f.phone } : {}) });
 export const addressOf = (f: CustomerForm) => ({
@@ -61,75 +51,38 @@ function cardFieldsOf(card: CardForm) {
   return { cardNumber: digitsOf(card.cardNumber), cardExpMonth: expiry?.month ?? "", cardExpYear: expiry?.year ?? "", cardCvv: card.cardCvv };
 }
 
-/** The token's line items when they add up to the amount, else one line for the whole order. */
-function productLines(claims: CheckoutClaims) {
-  const items = claims.lineItems ?? [];
-  const sum = items.reduce((total, item) => total + item.unitPrice * item.quantity, 0);
-  return items.length > 0 && sum === claims.amount ? items.map((i) => ({ productId: i.id, quantity: i.quantity, price: i.unitPrice })) : [{ productId: claims.orderId, quantity: 1, price: claims.amount }];
+/**
+ * Charges the card through POST /api/checkout/pay (docs/orchestration.md "Cascades"): the checkout's
+ * provider, or the brand's routed providers, where a soft decline at the first is tried at the next
+ * within the same request (the buyer sees a longer spinner). A decline throws the API's 402 error;
+ * the intent gateway's 3-D Secure answers where to send the buyer. `provider` and `providerOrderId`
+ * are the charging provider's: complete names them.
+ */
+export async function payWithCard(claims: CheckoutClaims, form: CustomerForm, shown: CardForm): Promise<PayOutcome> {
+  // One key per pay attempt (CONTRACT §17): a double submit or a retried request charges once.
+  const paid = await api<PayResponse>("/api/checkout/pay", {
+    body: {
+      orderId: claims.orderId,
+      ...cardFieldsOf(shown),
+      customer: customerOf(form),
+      billingAddress: addressOf(form),
+      shippingAddress: addressOf(form),
+      // The bank's 3-D Secure page sends the buyer back here (docs/providers.md "3-D Secure").
+      returnUrl: location.pathname,
+    },
+    idempotencyKey: crypto.randomUUID(),
+  });
+  if (paid.status === "succeeded") return { transactionId: paid.transactionId, provider: paid.provider, providerOrderId: paid.providerOrderId };
+  const redirect = safeNavigationTarget(paid.nextAction?.url, "");
+  if (redirect) return { redirect, provider: paid.provider };
+  throw new ApiError(402, "Payment needs a step this page cannot show", "PAYMENT_FAILED", "authentication_required");
 }
 
-/**
- * Charges the card with the checkout's provider (docs/providers.md, one flow per provider). A
- * decline throws the API's 402 error; the intent gateway's 3-D Secure answers where to send the buyer.
- */
-export async function payWithCard(provider: string, claims: CheckoutClaims, init: Initialized, form: CustomerForm, shown: CardForm): Promise<PayOutcome> {
-  const card = cardFieldsOf(shown);
-  const base = { orderId: claims.orderId, ...card };
-  // One key per pay attempt (CONTRACT §17): a double submit or a retried request charges once.
-  const attempt = crypto.randomUUID();
-  const post = <T>(path: string, body: unknown) => api<T>(path, { body, idempotencyKey: `${attempt}:${path}` });
-  switch (provider) {
-    case "vault_gateway_a":
-    case "vault_gateway_b": {
-      const extra = provider === "vault_gateway_b" ? { shippingAddress: addressOf(form) } : {};
-      const paid = await post<VaultPaymentReply>(`/api/providers/${provider}/process-payment`, {
-        ...base,
-        amount: claims.amount,
-        currency: claims.currency,
-        customer: customerOf(form),
-        billingAddress: addressOf(form),
-        ...extra,
-      });
-      return { transactionId: paid.transactionId };
-    }
-    case "intent_gateway": {
-      // returnUrl: the bank's 3-D Secure page sends the buyer back here (docs/providers.md "3-D Secure").
-      const confirmed = await post<ConfirmIntentReply>("/api/providers/intent_gateway/confirm", { paymentIntentId: init.providerOrderId, ...card, returnUrl: location.pathname });
-      if (confirmed.status === "succeeded") return { transactionId: confirmed.paymentIntentId };
-      const redirect = confirmed.status === "requires_action" ? safeNavigationTarget(confirmed.nextAction?.url, "") : "";
-      if (redirect) return { redirect };
-      throw new ApiError(402, "Payment needs a step this page cannot show", "PAYMENT_FAILED", "authentication_required");
-    }
-    case "order_crm_a": {
-      const paid = await post<CrmAPaymentReply>("/api/providers/order_crm_a/process-payment", { ...base, crmAOrderId: init.providerOrderId });
-      return { transactionId: paid.transactionId };
-    }
-    case "order_crm_b": {
-      // No campaignId: the server takes the brand's order_crm_b campaign (docs/providers.md).
-      const paid = await post<CrmBPaymentReply>("/api/providers/order_crm_b/process-payment", {
-        ...base,
-        customer: customerOf(form),
-        billingAddress: addressOf(form),
-        shippingAddress: addressOf(form),
-        lineItems: productLines(claims),
-        currency: claims.currency,
-      });
-      return { transactionId: paid.transactionId };
-    }
-    case "cart_gateway": {
-      const cart = await post<CreateCartReply>("/api/providers/cart_gateway/create-cart", {
-        orderId: claims.orderId,
-        customer: customerOf(form),
-        shippingAddress: addressOf(form),
-        lineItems: [{ itemId: claims.orderId, quantity: 1, price: claims.amount }],
-        currency: claims.currency,
-      });
-      const paid = await post<CartPaymentReply>("/api/providers/cart_gateway/process-payment", { ...base, cartOrderId: cart.cartOrderId });
-      return { transactionId: paid.transactionId };
-    }
-    default:
-      throw new ApiError(400, `This page cannot take card payments for ${provider}.`);
-  }
+/** The provider the page initializes with: the token's; else the first the token allows (card-taking first, CONTRACT §4). */
+export async function checkoutProvider(token: string, claims: CheckoutClaims): Promise<string> {
+  if (claims.provider) return claims.provider;
+  const { providers } = await api<CheckoutProvidersResponse>("/api/checkout/providers", { body: { token } });
+  return providers[0] ?? "vault_gateway_b";
 }
 
 /** After the 3-D Secure page: the intent's outcome (succeeded, else the decline's 402). */

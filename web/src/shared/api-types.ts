@@ -5,7 +5,12 @@
 import type { Static } from "typebox";
 import type { AuditLogListReply as AuditLogListReplySchema } from "../../../src/audit/schemas";
 import type { CommissionBulkReply as CommissionBulkReplySchema, CommissionListReply as CommissionListReplySchema } from "../../../src/commissions/schemas";
-import type { CompleteResponse as CompleteResponseSchema, InitializeResponse as InitializeResponseSchema } from "../../../src/checkout/schemas";
+import type {
+  CheckoutProvidersResponse as CheckoutProvidersResponseSchema,
+  CompleteResponse as CompleteResponseSchema,
+  InitializeResponse as InitializeResponseSchema,
+  PayResponse as PayResponseSchema,
+} from "../../../src/checkout/schemas";
 import type { DashboardReply as DashboardReplySchema } from "../../../src/admin/dashboard/schemas";
 import type { ApprovalsReply as ApprovalsReplySchema } from "../../../src/orchestration/analytics-schemas";
 import type { BrandsReply as BrandsReplySchema, OrganizationsReply as OrganizationsReplySchema, UsersReply as UsersReplySchema } from "../../../src/admin/directory-schemas";
@@ -107,6 +112,8 @@ export type AuditLogListReply = Static<typeof AuditLogListReplySchema>;
 // Checkout and upsell pages
 export type InitializeResponse = Static<typeof InitializeResponseSchema>;
 export type CompleteResponse = Static<typeof CompleteResponseSchema>;
+export type PayResponse = Static<typeof PayResponseSchema>;
+export type CheckoutProvidersResponse = Static<typeof CheckoutProvidersResponseSchema>;
 export type CurrentOfferResponse = Static<typeof CurrentOfferResponseSchema>;
 export type AcceptOfferResponse = Static<typeof AcceptOfferResponseSchema>;
 export type DeclineOfferResponse = Static<typeof DeclineOfferResponseSchema>;
