@@ -4,6 +4,7 @@ import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import type { Deps } from "../ctx.js";
 import { ctxOf } from "../http/ctx.js";
+import { PAGES_STYLESHEET } from "../lib/html.js";
 import { errorResponses, htmlResponse } from "../http/schemas.js";
 import type { App } from "../http/types.js";
 import { getOrderConfirmation } from "./order-confirmation.js";
@@ -42,6 +43,12 @@ export async function registerWebRoutes(app: App, deps: Deps): Promise<void> {
       return reply.sendFile("favicon.svg", WEB_DIST, { maxAge: FAVICON_MAX_AGE_MS, immutable: false });
     });
   }
+
+  // The server-written pages' stylesheet (web/public/pages.css; src/lib/html.ts htmlPage): not hashed, cached for a day.
+  app.get(PAGES_STYLESHEET, { config: { rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
+    reply.type("text/css; charset=utf-8");
+    return reply.sendFile("pages.css", WEB_DIST, { maxAge: FAVICON_MAX_AGE_MS, immutable: false });
+  });
 
   // The success page's data (docs/web.md "Success page"): answered only with the buyer's proof.
   app.get(
