@@ -1,0 +1,66 @@
+// Browser (issue 36, buyers): what a buyer walking the checkout, the upsell and the success pages in
+// Chromium tripped over — address rules by country, coming back after paying, the upsell's word on the
+// first order and its card form, the receipt's address, and the phone layout.
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkoutToken, NO_CHROMIUM, seriousViolations, startStack, type Stack } from "./support.js";
+
+let stack: Stack;
+beforeAll(async () => {
+  if (NO_CHROMIUM) return;
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+const claims = (orderId: string, extra: Record<string, unknown> = {}) => ({
+  orderId,
+  amount: 2500,
+  currency: "USD",
+  productName: "Pour-over kettle",
+  customer: { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" },
+  ...extra,
+});
+
+/** An element's box in the page (the test's TypeScript has no DOM types: a string runs in the page). */
+const box = (page: Page, selector: string) =>
+  page.evaluate(`(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { top: r.top, bottom: r.bottom, height: r.height }; })()`) as Promise<{ top: number; bottom: number; height: number }>;
+
+describe.skipIf(NO_CHROMIUM)("buyer pages (issue 36)", () => {
+  it("on a 390 px phone: expiry and security code stay on one line (also with a problem under one); an empty alert leaves no gap", async () => {
+    const page = await stack.browser.newPage({ viewport: { width: 390, height: 844 }, locale: "en-US" });
+    try {
+      await page.goto(`${stack.base}/checkout/${await checkoutToken(claims(`phone-${Date.now()}`))}`);
+      await page.getByRole("button", { name: "Pay $25.00" }).waitFor();
+      // The expiry's label takes two lines here, the security code's one.
+      expect((await box(page, 'label[for="cardExp"]')).height).toBeGreaterThan((await box(page, 'label[for="cardCvv"]')).height + 5);
+      const [expiry, cvc] = [await box(page, "#cardExp"), await box(page, "#cardCvv")];
+      expect(Math.abs(expiry.top - cvc.top)).toBeLessThan(1);
+      expect(Math.abs(expiry.height - cvc.height)).toBeLessThan(1);
+      // A problem under the expiry only: the security code's input stays beside it.
+      await page.getByLabel("Expiry date (MM / YY)").fill("13 / 20");
+      await page.getByLabel("Security code").focus();
+      await page.locator("#cardExp-error").waitFor();
+      expect(Math.abs((await box(page, "#cardExp")).top - (await box(page, "#cardCvv")).top)).toBeLessThan(1);
+
+      // The empty alert takes no room: the heading is followed by the Email field as by any other.
+      const alert = await box(page, '[data-testid="checkout-error"]');
+      expect(alert.height).toBe(0);
+      const gap = (await box(page, 'label[for="email"]')).top - (await box(page, "#pay-heading")).bottom;
+      expect(gap).toBeLessThan(20);
+      // Where there is something to say, it shows.
+      await page.getByLabel("Card number").fill("4000 0000 0000 0002");
+      await page.getByLabel("Expiry date (MM / YY)").fill("12 / 31");
+      await page.getByLabel("Security code").fill("123");
+      for (const [label, value] of [["Address", "1 Main St"], ["City", "Springfield"], ["State / region", "IL"], ["Postal code", "62701"]]) await page.getByLabel(label, { exact: true }).fill(value);
+      await page.getByLabel("Country", { exact: true }).selectOption("US");
+      await page.getByRole("button", { name: "Pay $25.00" }).click();
+      await page.getByTestId("checkout-error").filter({ hasText: /declined/ }).waitFor();
+      expect((await box(page, '[data-testid="checkout-error"]')).height).toBeGreaterThan(20);
+      expect(await seriousViolations(page)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
