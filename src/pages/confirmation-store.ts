@@ -15,9 +15,10 @@ const originalColumns = {
   itemOrder: sql<string[] | null>`jsonb_path_query_array(${checkouts.claims}, '$.lineItems[*].id')`,
   brandName: brands.name,
   receiptsEnabled: brands.receiptsEnabled,
+  customerEmail: orders.customerEmail,
 };
 
-export type ConfirmedOrder = { id: string; brandId: string; orderId: string; amountCents: number; currency: string; productName: string | null; itemOrder: string[] | null; brandName: string; receiptsEnabled: boolean };
+export type ConfirmedOrder = { id: string; brandId: string; orderId: string; amountCents: number; currency: string; productName: string | null; itemOrder: string[] | null; brandName: string; receiptsEnabled: boolean; customerEmail: string };
 
 const originalOrders = (db: Db) =>
   db.select(originalColumns).from(orders).innerJoin(brands, eq(brands.id, orders.brandId)).leftJoin(checkouts, eq(checkouts.id, orders.checkoutId));

@@ -11,7 +11,8 @@ export const orderNotFound = () => notFound("Order not found");
  * accepted upsell, in its currency), and whether a receipt email is coming. Order ids are the
  * merchant's and guessable, so an orderId alone answers nothing: the request must also carry a proof
  * only the buyer holds — the checkout's transactionId or the upsell session id — and a wrong proof is
- * the same 404 as an unknown order. No email, address or card data: only what the buyer just saw.
+ * the same 404 as an unknown order. No address or card data, and the e-mail only masked (issue 36):
+ * only what the buyer just typed.
  */
 export async function getOrderConfirmation({ ctx, input }: { ctx: Ctx; input: ConfirmationQuery }): Promise<ConfirmationReply> {
   if (!input.transactionId && !input.sessionId) throw validationError("Invalid request: transactionId or sessionId is required", "transactionId");
@@ -44,7 +45,15 @@ export async function getOrderConfirmation({ ctx, input }: { ctx: Ctx; input: Co
     orderId: order.orderId,
     brandName: order.brandName,
     receiptEmail: order.receiptsEnabled,
+    ...(order.receiptsEnabled && maskEmail(order.customerEmail) ? { receiptTo: maskEmail(order.customerEmail)! } : {}),
     charges,
     totals: [...totals].map(([currency, amount]) => ({ amount, currency })),
   };
+}
+
+/** "jane@example.com" → "j•••@example.com": the first character and the domain; null for no address. */
+export function maskEmail(email: string): string | null {
+  const at = email.lastIndexOf("@");
+  if (at < 1 || at === email.length - 1) return null;
+  return `${email.slice(0, 1)}•••${email.slice(at)}`;
 }

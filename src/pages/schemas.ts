@@ -27,6 +27,11 @@ export const ConfirmationReply = Type.Object({
   brandName: Type.String(),
   /** Whether the brand sends receipts (docs/receipts.md): the page promises an email only then. */
   receiptEmail: Type.Boolean(),
+  /**
+   * Issue 36: where the receipt goes, masked ("j•••@example.com": the first letter and the domain), so
+   * the buyer sees a typo; only with `receiptEmail` and an address on the order.
+   */
+  receiptTo: Type.Optional(Type.String()),
   /** The original order first, then each accepted upsell in the order they were charged. */
   charges: Type.Array(Charge),
   /** One total per currency (amounts in different currencies are never added). */

@@ -3,7 +3,7 @@
 // first order and its card form, the receipt's address, and the phone layout.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkoutToken, NO_CHROMIUM, seriousViolations, startStack, type Stack } from "./support.js";
+import { checkoutToken, NO_CHROMIUM, paidUpsellSession, seriousViolations, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
 beforeAll(async () => {
@@ -58,6 +58,21 @@ describe.skipIf(NO_CHROMIUM)("buyer pages (issue 36)", () => {
       await page.getByRole("button", { name: "Pay $25.00" }).click();
       await page.getByTestId("checkout-error").filter({ hasText: /declined/ }).waitFor();
       expect((await box(page, '[data-testid="checkout-error"]')).height).toBeGreaterThan(20);
+      expect(await seriousViolations(page)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("the success page says which address the receipt went to, masked (item 4)", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
+    try {
+      const orderId = `receipt-${Date.now()}`;
+      const sessionId = await paidUpsellSession(stack.base, { claims: { orderId, amount: 3000, currency: "USD", productName: "Kettle" }, offers: [{ id: "scale", name: "Coffee scale", price: 2500 }] });
+      await page.goto(`${stack.base}/success?orderId=${orderId}&sessionId=${sessionId}`);
+      await page.getByTestId("charges").waitFor();
+      expect(await page.getByTestId("receipt-note").textContent()).toBe("A receipt for each charge is on its way to a•••@example.com.");
+      expect(await page.content()).not.toContain("ada@example.com");
       expect(await seriousViolations(page)).toEqual([]);
     } finally {
       await page.close();

@@ -22,7 +22,7 @@ const lineItems = [
 ];
 
 describe("GET /api/checkout/confirmation", () => {
-  it("with the checkout's transactionId: the order, its items and amount, the receipt promise; nothing personal", async () => {
+  it("with the checkout's transactionId: the order, its items and amount, the receipt promise with the address masked; nothing else personal", async () => {
     const paid = await completeCheckoutViaApi(t, { claims: { lineItems } });
     const res = await confirmation({ orderId: paid.orderId, transactionId: paid.transactionId });
     expect(res.statusCode, res.body).toBe(200);
@@ -32,6 +32,7 @@ describe("GET /api/checkout/confirmation", () => {
       orderId: paid.orderId,
       brandName: expect.any(String),
       receiptEmail: true,
+      receiptTo: "a•••@example.com",
       charges: [{ kind: "order", items: [{ name: "Lamp", quantity: 2, amount: 600 }, { name: "Bulb", quantity: 1, amount: 400 }], amount: 1000, currency: "USD" }],
       totals: [{ amount: 1000, currency: "USD" }],
     });
@@ -94,5 +95,7 @@ describe("GET /api/checkout/confirmation", () => {
     expect(mine.brandName).not.toBe("Other shop");
     const theirs = json(await confirmation({ orderId: first.orderId, transactionId: second.transactionId }));
     expect(theirs).toMatchObject({ brandName: "Other shop", receiptEmail: false, charges: [{ items: [{ name: "Their product", quantity: 1, amount: 1000 }] }] });
+    // No receipt, no address (not even masked).
+    expect(theirs).not.toHaveProperty("receiptTo");
   });
 });

@@ -48,7 +48,17 @@ export function SuccessPage({ search }: { search: URLSearchParams }) {
           {details.kind === "loading" && <p className="muted" aria-busy="true">Loading what was charged…</p>}
           {details.kind === "unavailable" && <p className="muted">The details of the charges cannot be shown here; your order reference is above.</p>}
           {data && <Charges data={data} />}
-          {data?.receiptEmail && <p className="muted" data-testid="receipt-note">A receipt for each charge is on its way to your email.</p>}
+          {data?.receiptEmail && (
+            <p className="muted" data-testid="receipt-note">
+              {data.receiptTo ? (
+                <>
+                  A receipt for each charge is on its way to <strong data-testid="receipt-to">{data.receiptTo}</strong>.
+                </>
+              ) : (
+                "A receipt for each charge is on its way to your email."
+              )}
+            </p>
+          )}
           <p className="muted">You can close this page.</p>
         </div>
       </main>
