@@ -40,3 +40,12 @@ export async function findOrderBySession(db: Db, orderId: string, sessionId: str
     .limit(1);
   return row ?? null;
 }
+
+/** The completed checkout order `orderId` of brand `brandId` (the checkout token's order: the page's way back after paying). */
+export async function findOrderOfBrand(db: Db, brandId: string, orderId: string): Promise<ConfirmedOrder | null> {
+  const [row] = await originalOrders(db)
+    .where(and(eq(orders.kind, "checkout"), eq(orders.brandId, brandId), eq(orders.orderId, orderId)))
+    .orderBy(desc(orders.createdAt))
+    .limit(1);
+  return row ?? null;
+}

@@ -1,8 +1,10 @@
 import type { Ctx } from "../ctx.js";
 import { notFound, validationError } from "../lib/errors.js";
 import { findLineItemsOf, findUpsellsOf } from "../orders/store.js";
-import { findOrderBySession, findOrderByTransaction } from "./confirmation-store.js";
-import type { ConfirmationQuery, ConfirmationReply } from "./schemas.js";
+import { verifyCheckoutToken } from "../checkout/token.js";
+import { DEFAULT_BRAND_ID } from "../db/schema/index.js";
+import { findOrderBySession, findOrderByTransaction, findOrderOfBrand, type ConfirmedOrder } from "./confirmation-store.js";
+import type { ConfirmationByTokenBody, ConfirmationQuery, ConfirmationReply } from "./schemas.js";
 
 export const orderNotFound = () => notFound("Order not found");
 
@@ -20,7 +22,22 @@ export async function getOrderConfirmation({ ctx, input }: { ctx: Ctx; input: Co
     ? await findOrderBySession(ctx.db, input.orderId, input.sessionId)
     : await findOrderByTransaction(ctx.db, input.orderId, input.transactionId!);
   if (!order) throw orderNotFound();
+  return confirmationOf(ctx, order);
+}
 
+/**
+ * Issue 36 item 2: the buyer back on the checkout page of an order already paid sees that order's
+ * confirmation (its charges), not a page that invites paying again. The checkout token is the proof:
+ * it is verified as initialize verifies it (401 INVALID_TOKEN), and names the brand and the order.
+ */
+export async function getOrderConfirmationByToken({ ctx, input }: { ctx: Ctx; input: ConfirmationByTokenBody }): Promise<ConfirmationReply> {
+  const claims = await verifyCheckoutToken(ctx, input.token);
+  const order = await findOrderOfBrand(ctx.db, claims.brandId ?? DEFAULT_BRAND_ID, claims.orderId);
+  if (!order) throw orderNotFound();
+  return confirmationOf(ctx, order);
+}
+
+async function confirmationOf(ctx: Ctx, order: ConfirmedOrder): Promise<ConfirmationReply> {
   const upsells = await findUpsellsOf(ctx.db, order.brandId, [order.id]);
   const lines = await findLineItemsOf(ctx.db, [order.id, ...upsells.map((u) => u.id)]);
   const itemsOf = (ref: string) => lines.filter((l) => l.orderRef === ref).map((l) => ({ name: l.name ?? l.itemId, quantity: l.quantity, amount: l.unitPriceCents * l.quantity }));

@@ -7,8 +7,8 @@ import { ctxOf } from "../http/ctx.js";
 import { PAGES_STYLESHEET } from "../lib/html.js";
 import { errorResponses, htmlResponse } from "../http/schemas.js";
 import type { App } from "../http/types.js";
-import { getOrderConfirmation } from "./order-confirmation.js";
-import { ConfirmationQuery, ConfirmationReply } from "./schemas.js";
+import { getOrderConfirmation, getOrderConfirmationByToken } from "./order-confirmation.js";
+import { ConfirmationByTokenBody, ConfirmationQuery, ConfirmationReply } from "./schemas.js";
 import { loadShells, WEB_DIST } from "./shells.js";
 
 const tags = ["pages"];
@@ -64,6 +64,23 @@ export async function registerWebRoutes(app: App, deps: Deps): Promise<void> {
     async (request, reply) => {
       reply.header("cache-control", "no-store");
       return getOrderConfirmation({ ctx: ctxOf(deps, request), input: request.query });
+    },
+  );
+
+  // Issue 36: the checkout page's way back after paying (the checkout token is the proof, in the body).
+  app.post(
+    "/api/checkout/confirmation",
+    {
+      schema: {
+        tags: ["checkout"],
+        summary: "The confirmation of a paid checkout, for its checkout token: what the checkout page shows when the buyer comes back after paying (not in SPEC)",
+        body: ConfirmationByTokenBody,
+        response: { 200: ConfirmationReply, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      return getOrderConfirmationByToken({ ctx: ctxOf(deps, request), input: request.body });
     },
   );
 

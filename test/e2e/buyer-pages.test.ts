@@ -78,4 +78,41 @@ describe.skipIf(NO_CHROMIUM)("buyer pages (issue 36)", () => {
       await page.close();
     }
   });
+
+  it("back after paying: the branded confirmation of that order with its charges, no way to pay again (item 2)", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
+    try {
+      const orderId = `back-${Date.now()}`;
+      const path = `/checkout/${await checkoutToken(claims(orderId, { lineItems: [{ id: "kettle", name: "Pour-over kettle", quantity: 1, unitPrice: 2500 }] }))}`;
+      await page.goto(`${stack.base}${path}`);
+      await fillAddress(page);
+      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+      await page.getByLabel("Expiry date (MM / YY)").fill("12 / 31");
+      await page.getByLabel("Security code").fill("123");
+      await page.getByRole("button", { name: "Pay $25.00" }).click();
+      await page.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
+
+      await page.goBack();
+      await page.getByRole("heading", { name: "This order is paid" }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(path);
+      await page.getByTestId("charges").waitFor();
+      expect(await page.getByTestId("charge-order").textContent()).toBe("Pour-over kettle$25.00");
+      expect(await page.getByTestId("order-id").textContent()).toBe(orderId);
+      expect(await page.getByRole("button").count()).toBe(0);
+      expect(await page.getByText(/start the checkout again/).count()).toBe(0);
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // The proof is the token: a forged one reads nothing.
+      const forged = await fetch(`${stack.base}/api/checkout/confirmation`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: `${path.slice(10)}x` }) });
+      expect(forged.status).toBe(401);
+    } finally {
+      await page.close();
+    }
+  });
 });
+
+/** The shipping address of a US buyer (the labels are the ones before a country is chosen). */
+async function fillAddress(page: Page): Promise<void> {
+  for (const [label, value] of [["Address", "1 Main St"], ["City", "Springfield"], ["State / region", "IL"], ["Postal code", "62701"]]) await page.getByLabel(label, { exact: true }).fill(value);
+  await page.getByLabel("Country", { exact: true }).selectOption("US");
+}

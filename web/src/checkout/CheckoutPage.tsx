@@ -8,6 +8,7 @@ import { brandOf, cardNumberProblem, cvcProblem, digitsOf, expiryProblem, format
 import { countryList } from "./countries";
 import { explainPaymentError, waitText } from "./messages";
 import { OrderSummary } from "./OrderSummary";
+import { PaidCheckout } from "./PaidCheckout";
 import { CARD_PROVIDERS, completeCheckout, intentOutcome, payWithCard, storeOutcome, successLocation, type CardForm, type CustomerForm, type Initialized } from "./pay";
 
 const DEFAULT_PROVIDER = "vault_gateway_b";
@@ -230,7 +231,8 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
   if (state.kind === "failed") {
     const e = state.error;
     if (e instanceof ApiError && e.code === "INVALID_TOKEN") return <Problem title="This checkout link is not valid or has expired" text="The shop's link could not be verified. No payment was taken." />;
-    if (e instanceof ApiError && e.code === "CHECKOUT_COMPLETED") return <Problem title="This order is already paid" text="The checkout was completed earlier; nothing more is charged." />;
+    // Back after paying (issue 36): the order's confirmation, not a page inviting a second payment.
+    if (e instanceof ApiError && e.code === "CHECKOUT_COMPLETED") return <PaidCheckout token={token} orderId={claims.orderId} branding={branding} />;
     if (e instanceof ApiError && e.code === "CHECKOUT_EXPIRED") return <Problem title="This checkout has expired" text="No payment was taken." />;
   }
 
