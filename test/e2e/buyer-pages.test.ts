@@ -109,6 +109,40 @@ describe.skipIf(NO_CHROMIUM)("buyer pages (issue 36)", () => {
       await page.close();
     }
   });
+
+  it("the upsell page says the first order went through, with its amount; after a refused one-click charge its card form is the checkout's (item 3)", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
+    try {
+      const orderId = `upsell-card-${Date.now()}`;
+      // 4000000000000341 pays the checkout; every later charge of its saved method is declined.
+      const sessionId = await paidUpsellSession(stack.base, { claims: { orderId, amount: 3000, currency: "USD", productName: "Kettle" }, cardNumber: "4000000000000341", offers: [{ id: "scale", name: "Coffee scale", price: 2500 }] });
+      await page.goto(`${stack.base}/upsell/${sessionId}`);
+      expect(await page.getByTestId("order-confirmed").textContent()).toBe(`Your order ${orderId} of $30.00 went through: it is paid and confirmed, whatever you choose below.`);
+      await page.getByRole("button", { name: /Yes, add it/ }).click();
+      await page.getByRole("heading", { name: "Pay for this offer with another card" }).waitFor();
+      // Grouped as typed, the brand beside the label, problems under the field once it is left.
+      const number = page.getByLabel("Card number");
+      await number.pressSequentially("4242424242424241");
+      expect(await number.inputValue()).toBe("4242 4242 4242 4241");
+      expect(await page.getByTestId("card-brand").textContent()).toBe("Visa");
+      await page.getByLabel("Expiry date (MM / YY)").pressSequentially("1231");
+      expect(await page.getByLabel("Expiry date (MM / YY)").inputValue()).toBe("12 / 31");
+      expect(await number.getAttribute("aria-invalid")).toBe("true");
+      expect(await page.locator("#upsell-cardNumber-error").textContent()).toMatch(/card number/i);
+      // Nothing is sent while a field has a problem: the first one gets the focus.
+      await page.getByRole("button", { name: "Pay $25.00" }).click();
+      expect(await page.evaluate("document.activeElement.id")).toBe("upsell-cardNumber");
+      expect(await page.locator("#upsell-cardCvv-error").count()).toBe(1);
+      expect(await seriousViolations(page)).toEqual([]);
+      await number.fill("4242 4242 4242 4242");
+      await page.getByLabel("Security code").fill("123");
+      await page.getByRole("button", { name: "Pay $25.00" }).click();
+      await page.getByRole("heading", { name: "Thank you, your order is confirmed" }).waitFor();
+      await page.getByTestId("charge-upsell").waitFor();
+    } finally {
+      await page.close();
+    }
+  });
 });
 
 /** The shipping address of a US buyer (the labels are the ones before a country is chosen). */

@@ -1,10 +1,12 @@
-import { useEffect, useMemo, useRef, useState, type ChangeEvent, type FormEvent, type InputHTMLAttributes, type ReactNode } from "react";
+import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { api, ApiError } from "../shared/api";
 import { decodeClaims, type CheckoutClaims } from "../shared/jwt";
 import { BrandBar, useBranding, type Branding } from "../shared/branding";
 import { safeNavigationTarget } from "../shared/navigation";
 import { formatMoney } from "../shared/money";
-import { brandOf, cardNumberProblem, cvcProblem, digitsOf, expiryProblem, formatExpiry, groupCardNumber } from "./card";
+import { cardNumberProblem, cvcProblem, expiryProblem } from "../shared/card";
+import { CardFields } from "../shared/CardFields";
+import { Field, type FieldProps } from "../shared/Field";
 import { countryList } from "./countries";
 import { explainPaymentError, waitText } from "./messages";
 import { OrderSummary } from "./OrderSummary";
@@ -114,31 +116,6 @@ function BackLink({ cancelUrl, branding }: { cancelUrl?: string; branding: Brand
         ← Back to {host || branding?.companyName || "the shop"}
       </a>
     </p>
-  );
-}
-
-interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, "name"> {
-  name: FieldName;
-  label: string;
-  error?: string;
-  aside?: ReactNode;
-}
-
-/** A labelled input with its problem below it (aria-invalid, aria-describedby). */
-function Field({ name, label, error, aside, ...input }: FieldProps) {
-  return (
-    <div className="field">
-      <div className="label-row">
-        <label htmlFor={name}>{label}</label>
-        {aside}
-      </div>
-      <input id={name} name={name} aria-invalid={error ? true : undefined} aria-describedby={error ? `${name}-error` : undefined} {...input} />
-      {error && (
-        <p id={`${name}-error`} className="field-error">
-          {error}
-        </p>
-      )}
-    </div>
   );
 }
 
@@ -296,25 +273,6 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
     <Field name={name} label={label} value={form[name]} error={shown(name)} onBlur={blur(name)} onChange={(e) => setForm({ ...form, [name]: e.target.value })} {...props} />
   );
 
-  function onCardNumber(e: ChangeEvent<HTMLInputElement>) {
-    const input = e.target;
-    const caret = input.selectionStart ?? input.value.length;
-    const digitsBefore = digitsOf(input.value.slice(0, caret)).length;
-    const digits = digitsOf(input.value);
-    const max = brandOf(digits).groups.reduce((a, b) => a + b, 0);
-    const grouped = groupCardNumber(digits.slice(0, max));
-    setCard({ ...card, cardNumber: grouped });
-    // Keep the caret after the same digit when the grouping moved it.
-    if (caret < input.value.length) {
-      requestAnimationFrame(() => {
-        let at = 0;
-        for (let seen = 0; at < grouped.length && seen < digitsBefore; at++) if (/\d/.test(grouped[at]!)) seen++;
-        input.setSelectionRange(at, at);
-      });
-    }
-  }
-
-  const brand = brandOf(digitsOf(card.cardNumber)).name;
   const demo = ready && state.init.demo === true;
   const initFailed = state.kind === "failed";
 
@@ -396,50 +354,7 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
                     setCard({ ...card, cardName: e.target.value });
                   }}
                 />
-                <Field
-                  name="cardNumber"
-                  label="Card number"
-                  autoComplete="cc-number"
-                  inputMode="numeric"
-                  required
-                  placeholder="1234 1234 1234 1234"
-                  value={card.cardNumber}
-                  error={shown("cardNumber")}
-                  onBlur={blur("cardNumber")}
-                  onChange={onCardNumber}
-                  aside={
-                    <span className="card-brand" data-testid="card-brand" aria-live="polite">
-                      {brand}
-                    </span>
-                  }
-                />
-                <div className="row">
-                  <Field
-                    name="cardExp"
-                    label="Expiry date (MM / YY)"
-                    autoComplete="cc-exp"
-                    inputMode="numeric"
-                    required
-                    placeholder="MM / YY"
-                    maxLength={7}
-                    value={card.cardExp}
-                    error={shown("cardExp")}
-                    onBlur={blur("cardExp")}
-                    onChange={(e) => setCard({ ...card, cardExp: formatExpiry(e.target.value, card.cardExp) })}
-                  />
-                  <Field
-                    name="cardCvv"
-                    label="Security code"
-                    autoComplete="cc-csc"
-                    inputMode="numeric"
-                    required
-                    maxLength={4}
-                    value={card.cardCvv}
-                    error={shown("cardCvv")}
-                    onBlur={blur("cardCvv")}
-                    onChange={(e) => setCard({ ...card, cardCvv: digitsOf(e.target.value).slice(0, 4) })}
-                  />
-                </div>
+                <CardFields card={card} onChange={(next) => setCard({ ...card, ...next })} errors={{ cardNumber: shown("cardNumber"), cardExp: shown("cardExp"), cardCvv: shown("cardCvv") }} onBlur={(name) => blur(name)()} />
                 {demo && (
                   <p className="muted demo-hint" data-testid="demo-hint">
                     Demo mode: card 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined{provider === "intent_gateway" ? "; 4000 0000 0000 3220 asks for 3-D Secure" : ""}.
