@@ -1,6 +1,7 @@
 import { calculateCommission } from "../commissions/calculate.js";
 import type { Ctx } from "../ctx.js";
 import { isUniqueViolation } from "../db/errors.js";
+import { addressProblems } from "../lib/address-rules.js";
 import { validationError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { completionRows, type CompletionPlan } from "./completion-rows.js";
@@ -35,6 +36,7 @@ export async function completeCheckout({ ctx, input }: { ctx: Ctx; input: Comple
 
 async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<{ result: CompleteResponse; brandHasLiveFunnel: boolean; funnelId?: string }> {
   checkCommissionRate(input.salesAttribution);
+  checkAddresses(input);
   const crmProvider = chooseCrm(input);
   const candidates = await findCompletionCandidates(ctx.db, input.orderId, crmProvider);
   if (candidates.length === 0) throw checkoutNotFound();
@@ -121,4 +123,20 @@ function checkCommissionRate(attribution: SalesAttribution | undefined): void {
 function replayOrConflict(order: { transactionId: string; provider: string; amountCents: number; result: Record<string, unknown> }, input: CompleteBody): CompleteResponse {
   if (order.transactionId !== input.transactionId || order.provider !== input.provider || order.amountCents !== input.amount) throw idempotencyConflict();
   return order.result as CompleteResponse;
+}
+
+/**
+ * Issue 36: the addresses stored with the order follow their country's rules, as the checkout page
+ * checks them (src/lib/address-rules.ts, one table): state/region and postal code where the country
+ * requires them, postal codes in its format. 400 VALIDATION_ERROR naming the member, e.g.
+ * `shippingAddress.postalCode`. Whether an address is sent at all stays the caller's (SPEC: optional).
+ */
+function checkAddresses(input: Pick<CompleteBody, "shippingAddress" | "billingAddress">): void {
+  for (const member of ["shippingAddress", "billingAddress"] as const) {
+    const address = input[member];
+    if (!address) continue;
+    const problems = addressProblems(address);
+    const field = problems.state ? "state" : problems.postalCode ? "postalCode" : null;
+    if (field) throw validationError(`${member}: ${problems[field]}`, `${member}.${field}`);
+  }
 }

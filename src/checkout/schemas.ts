@@ -71,6 +71,12 @@ export const CheckoutClaims = Type.Object({
   productImage: Type.Optional(Type.String()),
   customer: Type.Optional(ClaimCustomer),
   shippingAddress: Type.Optional(ClaimAddress),
+  /**
+   * Issue 36 (not in SPEC, optional): false when the order ships nothing: the checkout page asks no
+   * shipping address (unless the provider's API needs one: docs/merchant-guide.md "Shipping address").
+   * Default true, as before.
+   */
+  shippingAddressRequired: Type.Optional(Type.Boolean()),
   provider: Type.Optional(PaymentProviderType),
   brandId: Type.Optional(Type.String({ minLength: 1 })),
   successUrl: Type.Optional(Type.String()),

@@ -143,6 +143,55 @@ describe.skipIf(NO_CHROMIUM)("buyer pages (issue 36)", () => {
       await page.close();
     }
   });
+
+  it("address rules by country: a UK buyer's county is optional and the postcode checked; ZIP code, no state in Germany; no address when the checkout ships nothing (item 1)", async () => {
+    const page = await stack.browser.newPage({ locale: "en-GB" });
+    try {
+      const uk = claims(`uk-${Date.now()}`, { currency: "GBP", shippingAddress: { address1: "12 Analytical St", city: "London", state: "", postalCode: "N1 9GU", country: "GB" } });
+      await page.goto(`${stack.base}/checkout/${await checkoutToken(uk)}`);
+      const address = page.getByTestId("shipping-address");
+      expect(await address.getByLabel("County (optional)").getAttribute("required")).toBeNull();
+      const postcode = address.getByLabel("Postcode", { exact: true });
+      await postcode.fill("12345");
+      await address.getByLabel("City").focus();
+      expect(await page.locator("#postalCode-error").textContent()).toBe("Enter a postcode like SW1A 1AA.");
+      await postcode.fill("N1 9GU");
+      expect(await page.locator("#postalCode-error").count()).toBe(0);
+      // The United States: State and ZIP code, required and checked.
+      await address.getByLabel("Country").selectOption("US");
+      expect(await address.getByLabel("ZIP code").getAttribute("aria-invalid")).toBe("true");
+      await address.getByLabel("State", { exact: true }).focus();
+      await address.getByLabel("City").focus();
+      expect(await page.locator("#state-error").textContent()).toBe("Enter your state.");
+      // Germany: no state at all.
+      await address.getByLabel("Country").selectOption("DE");
+      expect(await address.locator("#state").count()).toBe(0);
+      await postcode.fill("10115");
+      await address.getByLabel("Country").selectOption("GB");
+      await postcode.fill("N1 9GU");
+      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+      await page.getByLabel("Expiry date (MM / YY)").fill("12 / 31");
+      await page.getByLabel("Security code").fill("123");
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.getByRole("button", { name: "Pay £25.00" }).click();
+      await page.getByRole("heading", { name: "Thank you, your order is confirmed" }).or(page.getByTestId("checkout-error").filter({ hasText: /\w/ })).waitFor();
+      expect(await page.getByTestId("checkout-error").count() ? await page.getByTestId("checkout-error").textContent() : "").toBe("");
+
+      // A download: no shipping address asked, none needed to pay.
+      await page.goto(`${stack.base}/checkout/${await checkoutToken(claims(`ebook-${Date.now()}`, { productName: "E-book", shippingAddressRequired: false }))}`);
+      await page.getByRole("heading", { name: "E-book" }).waitFor();
+      expect(await page.getByTestId("shipping-address").count()).toBe(0);
+      expect(await page.getByLabel("Country").count()).toBe(0);
+      await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+      await page.getByLabel("Expiry date (MM / YY)").fill("12 / 31");
+      await page.getByLabel("Security code").fill("123");
+      await page.getByRole("button", { name: /^Pay .*25\.00$/ }).click();
+      await page.getByRole("heading", { name: "Thank you, your order is confirmed" }).or(page.getByTestId("checkout-error").filter({ hasText: /\w/ })).waitFor();
+      expect(await page.getByTestId("checkout-error").count() ? await page.getByTestId("checkout-error").textContent() : "").toBe("");
+    } finally {
+      await page.close();
+    }
+  });
 });
 
 /** The shipping address of a US buyer (the labels are the ones before a country is chosen). */

@@ -9,11 +9,15 @@ import { CardFields } from "../shared/CardFields";
 import { Field, type FieldProps } from "../shared/Field";
 import { countryList } from "./countries";
 import { explainPaymentError, waitText } from "./messages";
+import { addressProblems } from "../shared/address-rules";
+import { AddressFields } from "./AddressFields";
 import { OrderSummary } from "./OrderSummary";
 import { PaidCheckout } from "./PaidCheckout";
 import { CARD_PROVIDERS, completeCheckout, intentOutcome, payWithCard, storeOutcome, successLocation, type CardForm, type CustomerForm, type Initialized } from "./pay";
 
 const DEFAULT_PROVIDER = "vault_gateway_b";
+/** Providers whose API needs an address (docs/providers.md): the page asks for it whatever the token says. */
+const ADDRESS_PROVIDERS: readonly string[] = ["order_crm_a", "order_crm_b", "cart_gateway"];
 
 type InitState = { kind: "loading" } | { kind: "ready"; init: Initialized } | { kind: "failed"; error: unknown };
 type FieldName = keyof CustomerForm | keyof CardForm;
@@ -82,20 +86,23 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const REQUIRED: Partial<Record<keyof CustomerForm, string>> = {
   firstName: "Enter your first name.",
   lastName: "Enter your last name.",
+};
+/** The address's own; state/region and postal code follow the country's rules (src/lib/address-rules.ts). */
+const ADDRESS_REQUIRED: Partial<Record<keyof CustomerForm, string>> = {
   line1: "Enter your street address.",
   city: "Enter your town or city.",
-  state: "Enter your state or region.",
-  postalCode: "Enter your postal code.",
   country: "Choose your country.",
 };
 /** The order the fields appear in: the first one with a problem gets the focus. */
 const FIELD_ORDER: FieldName[] = ["email", "firstName", "lastName", "phone", "line1", "line2", "city", "state", "postalCode", "country", "cardName", "cardNumber", "cardExp", "cardCvv"];
 
-function problemsOf(form: CustomerForm, card: CardForm, withCard: boolean): Partial<Record<FieldName, string>> {
+function problemsOf(form: CustomerForm, card: CardForm, withCard: boolean, withAddress: boolean): Partial<Record<FieldName, string>> {
   const problems: Partial<Record<FieldName, string>> = {};
   if (!form.email.trim()) problems.email = "Enter your email address.";
   else if (!EMAIL.test(form.email.trim())) problems.email = "Enter an email address like name@example.com.";
-  for (const [name, text] of Object.entries(REQUIRED) as [keyof CustomerForm, string][]) if (!form[name].trim()) problems[name] = text;
+  const required = withAddress ? { ...REQUIRED, ...ADDRESS_REQUIRED } : REQUIRED;
+  for (const [name, text] of Object.entries(required) as [keyof CustomerForm, string][]) if (!form[name].trim()) problems[name] = text;
+  if (withAddress) Object.assign(problems, addressProblems(form));
   if (withCard) {
     if (!card.cardName.trim()) problems.cardName = "Enter the name on the card.";
     problems.cardNumber = cardNumberProblem(card.cardNumber);
@@ -151,6 +158,8 @@ function initProblem(error: unknown): string {
 function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) {
   const provider = claims.provider ?? DEFAULT_PROVIDER;
   const cardProvider = CARD_PROVIDERS.includes(provider);
+  /** Issue 36: the shipping address only when the checkout needs one (default) or the provider's API takes one. */
+  const withAddress = claims.shippingAddressRequired !== false || ADDRESS_PROVIDERS.includes(provider);
   const [returned] = useState(() => returnOf(provider, claims.orderId));
   const [state, setState] = useState<InitState>({ kind: "loading" });
   const [attempt, setAttempt] = useState(0);
@@ -215,7 +224,7 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
 
   const price = formatMoney(claims.amount, claims.currency);
   const ready = state.kind === "ready";
-  const problems = problemsOf(form, shownCard, cardProvider);
+  const problems = problemsOf(form, shownCard, cardProvider, withAddress);
   const shown = (name: FieldName) => (touched[name] ? problems[name] : undefined) ?? (payError?.field === name ? payError.text : undefined);
 
   function retry() {
@@ -300,44 +309,7 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
               {customerField("lastName", "Last name", { autoComplete: "family-name", required: true })}
             </div>
             {customerField("phone", "Phone (optional)", { type: "tel", autoComplete: "tel" })}
-            <fieldset className="stack">
-              <legend>Shipping address</legend>
-              {customerField("line1", "Address", { autoComplete: "address-line1", required: true })}
-              {customerField("line2", "Apartment, suite (optional)", { autoComplete: "address-line2" })}
-              <div className="row">
-                {customerField("city", "City", { autoComplete: "address-level2", required: true })}
-                {customerField("state", "State / region", { autoComplete: "address-level1", required: true })}
-              </div>
-              <div className="row">
-                {customerField("postalCode", "Postal code", { autoComplete: "postal-code", required: true })}
-                <div className="field">
-                  <label htmlFor="country">Country</label>
-                  <select
-                    id="country"
-                    name="country"
-                    autoComplete="country"
-                    required
-                    value={form.country}
-                    aria-invalid={shown("country") ? true : undefined}
-                    aria-describedby={shown("country") ? "country-error" : undefined}
-                    onBlur={blur("country")}
-                    onChange={(e) => setForm({ ...form, country: e.target.value })}
-                  >
-                    <option value="">Choose…</option>
-                    {countries.map((c) => (
-                      <option key={c.code} value={c.code}>
-                        {c.name}
-                      </option>
-                    ))}
-                  </select>
-                  {shown("country") && (
-                    <p id="country-error" className="field-error">
-                      {shown("country")}
-                    </p>
-                  )}
-                </div>
-              </div>
-            </fieldset>
+            {withAddress && <AddressFields form={form} setForm={setForm} field={customerField} shown={shown} blur={blur} countries={countries} />}
             {cardProvider && (
               <fieldset className="stack">
                 <legend>Card</legend>
