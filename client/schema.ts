@@ -486,6 +486,7 @@ export interface operations {
                         postalCode: string;
                         country: string;
                     };
+                    shippingAddressRequired?: boolean;
                     /** @enum {unknown} */
                     provider?: "intent_gateway" | "vault_gateway_a" | "order_crm_a" | "order_crm_b" | "hosted_store" | "cart_gateway" | "vault_gateway_b";
                     successUrl?: string;

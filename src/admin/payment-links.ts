@@ -13,6 +13,7 @@ import { newId, randomToken } from "../lib/ids.js";
 import { assertSafeRedirectFields } from "../lib/redirect-url.js";
 import { findSalespersonInOrganization } from "../salespeople/store.js";
 import { linkMode } from "./link-mode.js";
+import { htmlPage } from "../lib/html.js";
 import type { CreatePaymentLinkBody, PaymentLinkReply, PaymentLinksQuery, PaymentLinksReply, PaymentLinkView } from "./payment-link-schemas.js";
 
 /** A payment link lives at most a year (and by default exactly that): a product page, not a session. */
@@ -226,10 +227,6 @@ export function unavailableLinkPage(kind: "not_found" | "gone"): string {
     kind === "gone"
       ? ["This link is no longer available", "The shop has turned this payment link off or it has expired. Ask the shop for a new link."]
       : ["Link not found", "There is no payment link at this address. Check the link you were given."];
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex, nofollow"><title>${title}</title>
-<style>body{font-family:system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;background:#f9fafb;color:#111827}main{max-width:28rem;padding:2rem;text-align:center}</style></head>
-<body><main><h1>${title}</h1><p>${text}</p></main></body></html>
-`;
+  return htmlPage(title, `<h1>${title}</h1><p>${text}</p>`);
 }
 

@@ -1,6 +1,7 @@
 import { calculateCommission } from "../commissions/calculate.js";
 import type { Ctx } from "../ctx.js";
 import { isUniqueViolation } from "../db/errors.js";
+import { checkAddresses } from "./addresses.js";
 import { validationError } from "../lib/errors.js";
 import { faultPoint } from "../lib/fault-points.js";
 import { completionRows, type CompletionPlan } from "./completion-rows.js";
@@ -35,6 +36,7 @@ export async function completeCheckout({ ctx, input }: { ctx: Ctx; input: Comple
 
 async function completeOrder({ ctx, input }: { ctx: Ctx; input: CompleteBody }): Promise<{ result: CompleteResponse; brandHasLiveFunnel: boolean; funnelId?: string }> {
   checkCommissionRate(input.salesAttribution);
+  checkAddresses(input);
   const crmProvider = chooseCrm(input);
   const candidates = await findCompletionCandidates(ctx.db, input.orderId, crmProvider);
   if (candidates.length === 0) throw checkoutNotFound();

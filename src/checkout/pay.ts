@@ -1,6 +1,8 @@
 import type { Ctx } from "../ctx.js";
 import { dailyApprovedVolume } from "../payments/approval-stats.js";
-import { cardTaking } from "../payments/cascade/charge-at.js";
+import { cardTaking, needsAddress } from "../payments/cascade/charge-at.js";
+import { validationError } from "../lib/errors.js";
+import { checkAddresses } from "./addresses.js";
 import { payByCascade, type CascadePlan, type PayCheckout } from "../payments/cascade/pay.js";
 import { providerNotAllowed } from "../payments/errors.js";
 import { route, type CardFacts } from "../payments/routing/route.js";
@@ -19,10 +21,11 @@ import type { PayBody, PayResponse } from "./schemas.js";
  */
 export async function payCheckout({ ctx, input }: { ctx: Ctx; input: PayBody }): Promise<PayResponse> {
   const { orderId, cardNumber, cardExpMonth, cardExpYear, cardCvv, customer, billingAddress, shippingAddress, returnUrl } = input;
+  checkAddresses(input);
   const reply = await payByCascade(
     ctx,
     { orderId, card: { cardNumber, cardExpMonth, cardExpYear, cardCvv }, customer, billingAddress, shippingAddress, returnUrl },
-    { checkoutNotFound, plan: (checkout, card) => planPay(ctx, { orderId, email: customer.email, country: (billingAddress.country || shippingAddress?.country) ?? null }, checkout, card) },
+    { checkoutNotFound, plan: (checkout, card) => planPay(ctx, { orderId, email: customer.email, country: (billingAddress?.country || shippingAddress?.country) ?? null, hasAddress: Boolean(billingAddress ?? shippingAddress) }, checkout, card) },
   );
   return reply as PayResponse;
 }
@@ -33,14 +36,15 @@ export async function payCheckout({ ctx, input }: { ctx: Ctx; input: PayBody }):
  * mode (test: demo or sandbox; live: live credentials only), less open circuits, through route()
  * with the brand's rules; the first `maxProviders`.
  */
-async function planPay(ctx: Ctx, buyer: { orderId: string; email: string; country: string | null }, checkout: PayCheckout, card: CardFacts): Promise<CascadePlan> {
+async function planPay(ctx: Ctx, buyer: { orderId: string; email: string; country: string | null; hasAddress: boolean }, checkout: PayCheckout, card: CardFacts): Promise<CascadePlan> {
   const { orderId, country } = buyer;
   const livemode = checkout.livemode ?? ctx.config.paymentMode === "live";
   if (checkout.claimProvider) {
     if (!cardTaking(checkout.claimProvider)) throw providerNotAllowed();
+    if (!buyer.hasAddress && needsAddress(checkout.claimProvider)) throw validationError("Invalid request: billingAddress is required for this payment provider", "billingAddress");
     return { providers: [checkout.claimProvider], ruleId: null, ruleName: "checkout", reason: "the checkout names its provider" };
   }
-  const allowed = payOrder(undefined, checkout.enabledProviders).filter((provider) => PROVIDER_MANIFEST[provider].cardForm && cardTaking(provider));
+  const allowed = payOrder(undefined, checkout.enabledProviders).filter((provider) => PROVIDER_MANIFEST[provider].cardForm && cardTaking(provider) && (buyer.hasAddress || !needsAddress(provider)));
   const usable: PaymentProviderType[] = [];
   for (const provider of allowed) if (await usableFor(ctx, checkout, provider, livemode)) usable.push(provider);
   if (usable.length === 0) throw providerNotAllowed();
@@ -81,3 +85,4 @@ async function usableFor(ctx: Ctx, checkout: PayCheckout, provider: PaymentProvi
   if (checkout.demoOnly && !adapter.demo) return false;
   return provider !== "intent_gateway" || adapter.demo;
 }
+

@@ -72,6 +72,12 @@ export const CheckoutClaims = Type.Object({
   productImage: Type.Optional(Type.String()),
   customer: Type.Optional(ClaimCustomer),
   shippingAddress: Type.Optional(ClaimAddress),
+  /**
+   * Issue 36 (not in SPEC, optional): false when the order ships nothing: the checkout page asks no
+   * shipping address (unless the provider's API needs one: docs/merchant-guide.md "Shipping address").
+   * Default true, as before.
+   */
+  shippingAddressRequired: Type.Optional(Type.Boolean()),
   provider: Type.Optional(PaymentProviderType),
   brandId: Type.Optional(Type.String({ minLength: 1 })),
   successUrl: Type.Optional(Type.String()),
@@ -247,7 +253,8 @@ export const PayBody = Type.Object({
   orderId: Type.String({ minLength: 1, maxLength: 200 }),
   ...CardFields,
   customer: ProviderCustomer,
-  billingAddress: ProviderAddress,
+  /** Optional when the checkout asks for no address (`shippingAddressRequired: false`): providers that need one are then not tried. */
+  billingAddress: Type.Optional(ProviderAddress),
   shippingAddress: Type.Optional(ProviderAddress),
   /** intent_gateway's 3-D Secure step sends the buyer back to this checkout page path. */
   returnUrl: Type.Optional(Type.String({ maxLength: 4096, pattern: CHECKOUT_RETURN_PATH.source })),

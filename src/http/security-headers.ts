@@ -39,6 +39,12 @@ export const DOCS_CSP = [
   "object-src 'none'",
 ].join("; ");
 
+/**
+ * A page with nothing but text and the server-written pages' stylesheet (src/lib/html.ts): an error
+ * page that replaced a JSON answer after this hook chose OTHER_CSP for it sets this one itself.
+ */
+export const STYLED_TEXT_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
 /** JSON, assets and every other answer: nothing may run in them or frame them. */
 export const OTHER_CSP = "default-src 'none'; frame-ancestors 'none'";
 

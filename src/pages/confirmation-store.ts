@@ -15,9 +15,10 @@ const originalColumns = {
   itemOrder: sql<string[] | null>`jsonb_path_query_array(${checkouts.claims}, '$.lineItems[*].id')`,
   brandName: brands.name,
   receiptsEnabled: brands.receiptsEnabled,
+  customerEmail: orders.customerEmail,
 };
 
-export type ConfirmedOrder = { id: string; brandId: string; orderId: string; amountCents: number; currency: string; productName: string | null; itemOrder: string[] | null; brandName: string; receiptsEnabled: boolean };
+export type ConfirmedOrder = { id: string; brandId: string; orderId: string; amountCents: number; currency: string; productName: string | null; itemOrder: string[] | null; brandName: string; receiptsEnabled: boolean; customerEmail: string };
 
 const originalOrders = (db: Db) =>
   db.select(originalColumns).from(orders).innerJoin(brands, eq(brands.id, orders.brandId)).leftJoin(checkouts, eq(checkouts.id, orders.checkoutId));
@@ -36,6 +37,15 @@ export async function findOrderBySession(db: Db, orderId: string, sessionId: str
   const [row] = await originalOrders(db)
     .innerJoin(upsellSessions, eq(upsellSessions.originalOrderRef, orders.id))
     .where(and(eq(upsellSessions.id, sessionId), sql`${orderId} in (${upsellSessions.originalOrderId}, ${upsellSessions.orderId})`))
+    .limit(1);
+  return row ?? null;
+}
+
+/** The completed checkout order `orderId` of brand `brandId` (the checkout token's order: the page's way back after paying). */
+export async function findOrderOfBrand(db: Db, brandId: string, orderId: string): Promise<ConfirmedOrder | null> {
+  const [row] = await originalOrders(db)
+    .where(and(eq(orders.kind, "checkout"), eq(orders.brandId, brandId), eq(orders.orderId, orderId)))
+    .orderBy(desc(orders.createdAt))
     .limit(1);
   return row ?? null;
 }

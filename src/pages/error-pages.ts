@@ -1,3 +1,5 @@
+import { STYLED_TEXT_CSP } from "../http/security-headers.js";
+import { htmlPage } from "../lib/html.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
 
 /**
@@ -33,10 +35,7 @@ const PAGES: Record<number, (retryAfter: number | null) => { title: string; text
 export function errorPage(status: number, retryAfter: number | null): string | null {
   const page = PAGES[status]?.(retryAfter);
   if (!page) return null;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>${page.title}</title>
-<style>body{font-family:system-ui,sans-serif;color:#111827;background:#f3f4f6;margin:0}main{max-width:32rem;margin:4rem auto;padding:2rem;background:#fff;border-radius:.5rem}h1{font-size:1.5rem;margin-top:0}</style>
-</head><body><main><h1>${page.title}</h1><p>${page.text}</p></main></body></html>`;
+  return htmlPage(page.title, `<h1>${page.title}</h1><p>${page.text}</p>`);
 }
 
 /**
@@ -49,7 +48,8 @@ export async function htmlErrorsForBrowsers(request: FastifyRequest, reply: Fast
   const retryAfter = Number(reply.getHeader("retry-after"));
   const page = errorPage(reply.statusCode, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
   if (!page) return payload;
-  reply.header("content-type", "text/html; charset=utf-8").header("cache-control", "no-store");
+  // The security headers' hook saw JSON and chose OTHER_CSP (no stylesheet): this page's own is set.
+  reply.header("content-type", "text/html; charset=utf-8").header("cache-control", "no-store").header("content-security-policy", STYLED_TEXT_CSP);
   reply.removeHeader("content-length");
   return page;
 }

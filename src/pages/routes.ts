@@ -4,10 +4,11 @@ import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import type { Deps } from "../ctx.js";
 import { ctxOf } from "../http/ctx.js";
+import { PAGES_STYLESHEET } from "../lib/html.js";
 import { errorResponses, htmlResponse } from "../http/schemas.js";
 import type { App } from "../http/types.js";
-import { getOrderConfirmation } from "./order-confirmation.js";
-import { ConfirmationQuery, ConfirmationReply } from "./schemas.js";
+import { getOrderConfirmation, getOrderConfirmationByToken } from "./order-confirmation.js";
+import { ConfirmationByTokenBody, ConfirmationQuery, ConfirmationReply } from "./schemas.js";
 import { loadShells, WEB_DIST } from "./shells.js";
 
 const tags = ["pages"];
@@ -43,6 +44,12 @@ export async function registerWebRoutes(app: App, deps: Deps): Promise<void> {
     });
   }
 
+  // The server-written pages' stylesheet (web/public/pages.css; src/lib/html.ts htmlPage): not hashed, cached for a day.
+  app.get(PAGES_STYLESHEET, { config: { rateLimit: false }, schema: { hide: true } }, async (_request, reply) => {
+    reply.type("text/css; charset=utf-8");
+    return reply.sendFile("pages.css", WEB_DIST, { maxAge: FAVICON_MAX_AGE_MS, immutable: false });
+  });
+
   // The success page's data (docs/web.md "Success page"): answered only with the buyer's proof.
   app.get(
     "/api/checkout/confirmation",
@@ -57,6 +64,23 @@ export async function registerWebRoutes(app: App, deps: Deps): Promise<void> {
     async (request, reply) => {
       reply.header("cache-control", "no-store");
       return getOrderConfirmation({ ctx: ctxOf(deps, request), input: request.query });
+    },
+  );
+
+  // Issue 36: the checkout page's way back after paying (the checkout token is the proof, in the body).
+  app.post(
+    "/api/checkout/confirmation",
+    {
+      schema: {
+        tags: ["checkout"],
+        summary: "The confirmation of a paid checkout, for its checkout token: what the checkout page shows when the buyer comes back after paying (not in SPEC)",
+        body: ConfirmationByTokenBody,
+        response: { 200: ConfirmationReply, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      reply.header("cache-control", "no-store");
+      return getOrderConfirmationByToken({ ctx: ctxOf(deps, request), input: request.body });
     },
   );
 

@@ -12,6 +12,13 @@ export const ConfirmationQuery = Type.Object({
 });
 export type ConfirmationQuery = Static<typeof ConfirmationQuery>;
 
+/**
+ * Issue 36: the checkout page's read when the buyer comes back to a paid checkout: the checkout token
+ * (a bearer credential signed for that order) is the proof. In a body, never in a URL.
+ */
+export const ConfirmationByTokenBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 16384 }) });
+export type ConfirmationByTokenBody = Static<typeof ConfirmationByTokenBody>;
+
 const Charge = Type.Object({
   kind: Type.Union([Type.Literal("order"), Type.Literal("upsell")]),
   /** What was bought: the line items' names (or the product name), or the upsell offer's name. */
@@ -27,6 +34,11 @@ export const ConfirmationReply = Type.Object({
   brandName: Type.String(),
   /** Whether the brand sends receipts (docs/receipts.md): the page promises an email only then. */
   receiptEmail: Type.Boolean(),
+  /**
+   * Issue 36: where the receipt goes, masked ("j•••@example.com": the first letter and the domain), so
+   * the buyer sees a typo; only with `receiptEmail` and an address on the order.
+   */
+  receiptTo: Type.Optional(Type.String()),
   /** The original order first, then each accepted upsell in the order they were charged. */
   charges: Type.Array(Charge),
   /** One total per currency (amounts in different currencies are never added). */

@@ -23,8 +23,10 @@ export const Address = Type.Object({
   line1: text(),
   line2: Type.Optional(Type.String({ maxLength: 255 })),
   city: text(),
-  state: text(),
-  postalCode: text(32),
+  // Issue 36: empty where the country has none or makes it optional (a UK county, Germany's state);
+  // the completion checks them by the country's rules (src/lib/address-rules.ts).
+  state: Type.String({ maxLength: 255 }),
+  postalCode: Type.String({ maxLength: 32 }),
   country: text(64),
 });
 

@@ -41,6 +41,8 @@ describe("current offer read", () => {
       successUrl: "https://shop.example/thanks",
       payWithCard: true,
       offer: { id: "kit", name: "Travel kit", description: "Fits the bag", price: 1900, originalPrice: 2900, image: "https://cdn.example/kit.png", isDownsell: false },
+      // Issue 36: the page says the first order went through, with its amount.
+      originalOrder: { amount: 1000, currency: "USD" },
     });
     expect((await post(t, "/api/upsell/decline", { sessionId, offerId: "kit", price: 1 })).statusCode).toBe(200);
     expect(json(await read(sessionId)).offer).toEqual({ id: "kit-lite", name: "Travel kit lite", price: 900, isDownsell: true });

@@ -4,7 +4,7 @@ import { sessionNotFound } from "./errors.js";
 import type { CurrentOfferResponse } from "./schemas.js";
 import { currentOfferOf, statusOf } from "./session.js";
 import { takesNewCard } from "./pay-offer-by-card.js";
-import { findSession } from "./store.js";
+import { findOrderAmount, findSession } from "./store.js";
 
 /**
  * GET /api/upsell/session/<id>/offer (docs/upsell.md "Hosted upsell page"): what the hosted page
@@ -17,6 +17,7 @@ export async function getCurrentOffer({ ctx, input }: { ctx: Ctx; input: { id: s
   if (!session) throw sessionNotFound();
   const status = statusOf(session, ctx.clock.now());
   const offer = status === "active" ? currentOfferOf(session) : null;
+  const original = offer ? await findOrderAmount(ctx.db, session.originalOrderRef) : null;
   return {
     success: true,
     status,
@@ -39,5 +40,6 @@ export async function getCurrentOffer({ ctx, input }: { ctx: Ctx; input: { id: s
           isDownsell: offer.downsellOf !== undefined,
         }
       : null,
+    ...(original ? { originalOrder: original } : {}),
   };
 }

@@ -138,5 +138,7 @@ export const CurrentOfferResponse = Type.Object({
   payWithCard: Type.Boolean(),
   /** The offer to show now; null when the session is finished or expired. */
   offer: Type.Union([CurrentOffer, Type.Null()]),
+  /** Issue 36: the original order the buyer just paid (the page says it went through, with the amount; minor units of its currency). */
+  originalOrder: Type.Optional(Type.Object({ amount: Type.Integer(), currency: Type.String() })),
 });
 export type CurrentOfferResponse = Static<typeof CurrentOfferResponse>;

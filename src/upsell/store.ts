@@ -42,6 +42,12 @@ export async function originalOrderOf(db: Db, where: { orderId: string; paymentM
   return row ?? null;
 }
 
+/** The amount and currency of an upsell session's original order (its row id: `originalOrderRef`). */
+export async function findOrderAmount(db: Db, orderRef: string): Promise<{ amount: number; currency: string } | null> {
+  const [row] = await db.select({ amount: orders.amountCents, currency: orders.currency }).from(orders).where(eq(orders.id, orderRef));
+  return row ?? null;
+}
+
 export async function findSession(db: Db, id: string): Promise<UpsellSessionRow | null> {
   const [row] = await db.select().from(upsellSessions).where(eq(upsellSessions.id, id));
   return row ?? null;

@@ -101,7 +101,7 @@ describe.skipIf(NO_CHROMIUM)("checkout and upsell pages in Chromium", () => {
       // Pre-filled from the token.
       expect(await page.getByLabel("Email").inputValue()).toBe("ada@example.com");
       expect(await page.getByLabel("Address", { exact: true }).inputValue()).toBe("12 Analytical St");
-      expect(await page.getByLabel("Postal code").inputValue()).toBe("N1 9GU");
+      expect(await page.getByLabel("Postcode", { exact: true }).inputValue()).toBe("N1 9GU");
       await fillCard(page, "4242 4242 4242 4242");
       await page.getByRole("button", { name: "Pay €49.99" }).click();
 

@@ -3,7 +3,7 @@
 // any `securitypolicyviolation` (or a CSP message in the console).
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkoutToken, NO_CHROMIUM, paidUpsellSession, PRODUCT_SVG, registerInBrowser, startMerchant, startStack, type Stack } from "./support.js";
+import { api, checkoutToken, NO_CHROMIUM, paidUpsellSession, PRODUCT_SVG, registerInBrowser, startMerchant, startStack, type Stack } from "./support.js";
 
 let stack: Stack;
 let merchant: Awaited<ReturnType<typeof startMerchant>>;
@@ -82,6 +82,46 @@ describe.skipIf(NO_CHROMIUM)("pages under their Content-Security-Policy in Chrom
       await page.goto(`${stack.base}/upsell/action/decline/${sessionId}`);
       await page.getByRole("button", { name: "No, thanks" }).click();
       await page.getByRole("heading", { name: "Thanks from the merchant" }).waitFor();
+      expect(violations).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("the demo store's page, the demo bank's 3-D Secure page and the link pages load their styles from /pages.css, without a violation (issue 36 item 6)", async () => {
+    const { page, violations } = await watchedPage();
+    /** The page's main box is styled (white card) only when the stylesheet loaded. */
+    const styled = () => page.evaluate(`getComputedStyle(document.querySelector("main")).backgroundColor`);
+    try {
+      const token = (orderId: string, provider: string) => checkoutToken({ orderId, amount: 1999, currency: "USD", productName: "Grinder", provider });
+      // The demo pages' URLs are absolute under PUBLIC_BASE_URL: their paths are opened on this server.
+      const store = await api(stack.base, "/api/checkout/initialize", { token: await token(`csp-store-${Date.now()}`, "hosted_store"), provider: "hosted_store" });
+      expect(store.status, JSON.stringify(store.body)).toBe(200);
+      await page.goto(`${stack.base}${new URL(store.body.checkoutUrl).pathname}`);
+      await page.getByRole("heading", { name: "Pay your order" }).waitFor();
+      expect(await styled()).toBe("rgb(255, 255, 255)");
+
+      const orderId = `csp-3ds-${Date.now()}`;
+      const intent = await api(stack.base, "/api/checkout/initialize", { token: await token(orderId, "intent_gateway"), provider: "intent_gateway" });
+      const confirmed = await api(stack.base, "/api/providers/intent_gateway/confirm", {
+        paymentIntentId: intent.body.providerOrderId,
+        cardNumber: "4000000000003220",
+        cardExpMonth: "12",
+        cardExpYear: "2031",
+        cardCvv: "123",
+        returnUrl: "/checkout/x",
+      });
+      expect(confirmed.body.status, JSON.stringify(confirmed.body)).toBe("requires_action");
+      await page.goto(`${stack.base}${new URL(confirmed.body.nextAction.url, stack.base).pathname}`);
+      await page.getByRole("heading", { name: "Confirm your payment" }).waitFor();
+      expect(await styled()).toBe("rgb(255, 255, 255)");
+
+      for (const path of ["/c/no-such-code", "/l/no-such-link"]) {
+        const response = await page.goto(`${stack.base}${path}`);
+        expect(response!.status()).toBe(404);
+        await page.getByRole("heading", { name: "Link not found" }).waitFor();
+        expect(await styled()).toBe("rgb(255, 255, 255)");
+      }
       expect(violations).toEqual([]);
     } finally {
       await page.close();

@@ -34,7 +34,7 @@ describe.skipIf(NO_CHROMIUM)("upsell page outcomes in Chromium", () => {
       expect(await seriousViolations(page)).toEqual([]);
       // A card the gateway declines: said in plain words, the form stays.
       await page.getByLabel("Card number").fill("4000 0000 0000 0002");
-      await page.getByLabel("Expiry (MM / YY)").fill("12 / 31");
+      await page.getByLabel("Expiry date (MM / YY)").fill("12 / 31");
       await page.getByLabel("Security code").fill("123");
       await page.getByRole("button", { name: "Pay $25.00" }).click();
       await page.getByRole("alert").filter({ hasText: "This card was declined too. Try another card." }).waitFor();

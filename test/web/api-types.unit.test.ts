@@ -1,6 +1,7 @@
 // The pages' API types come from the server's TypeBox schemas through one file,
 // web/src/shared/api-types.ts, and only as types: no server module may reach the browser bundle,
-// except the dependency-free provider manifest, through web/src/shared/providers.ts alone.
+// except the dependency-free provider manifest, through web/src/shared/providers.ts alone, and the
+// dependency-free address rules (src/lib/address-rules.ts), through web/src/shared/address-rules.ts alone.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -9,6 +10,9 @@ const WEB_SRC = join(import.meta.dirname, "../../web/src");
 const API_TYPES = "shared/api-types.ts";
 const PROVIDERS = "shared/providers.ts";
 const MANIFEST = /^(\.\.\/)+src\/providers\/manifest$/;
+/** Issue 36: the address rules by country, one dependency-free table for the page and the server. */
+const ADDRESS_RULES = "shared/address-rules.ts";
+const RULES_MODULE = /^(\.\.\/)+src\/lib\/address-rules$/;
 
 const sourcesOf = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourcesOf(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []));
@@ -26,7 +30,7 @@ describe("API types derived from the server schemas", () => {
     for (const file of sourcesOf(WEB_SRC)) {
       const name = relative(WEB_SRC, file);
       for (const { typeOnly, from } of importsOf(readFileSync(file, "utf8"))) {
-        const allowed = (name === API_TYPES && typeOnly) || (name === PROVIDERS && MANIFEST.test(from));
+        const allowed = (name === API_TYPES && typeOnly) || (name === PROVIDERS && MANIFEST.test(from)) || (name === ADDRESS_RULES && RULES_MODULE.test(from));
         if (reachesServer(from) && !allowed) offending.push(`${name}: ${from}`);
       }
     }

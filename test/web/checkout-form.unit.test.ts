@@ -1,6 +1,6 @@
-// The checkout page's card helpers and error sentences (web/src/checkout/card.ts, messages.ts).
+// The checkout's card helpers (web/src/shared/card.ts, shared with the upsell page) and error sentences (web/src/checkout/messages.ts).
 import { describe, expect, it } from "vitest";
-import { brandOf, cardNumberProblem, cvcProblem, expiryProblem, formatExpiry, groupCardNumber, parseExpiry } from "../../web/src/checkout/card.js";
+import { brandOf, cardNumberProblem, cvcProblem, expiryProblem, formatExpiry, groupCardNumber, parseExpiry } from "../../web/src/shared/card.js";
 import { countryList } from "../../web/src/checkout/countries.js";
 import { explainPaymentError, waitText } from "../../web/src/checkout/messages.js";
 import { ApiError } from "../../web/src/shared/api.js";

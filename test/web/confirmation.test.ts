@@ -5,7 +5,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildTestApp, json, type TestApp } from "../support/app.js";
-import { createBrand, post } from "../support/checkout.js";
+import { createBrand, orderClaims, post, signToken } from "../support/checkout.js";
 import { completeCheckoutViaApi, createUpsellSession } from "../support/completed-checkout.js";
 import { brands } from "../../src/db/schema/index.js";
 
@@ -22,7 +22,7 @@ const lineItems = [
 ];
 
 describe("GET /api/checkout/confirmation", () => {
-  it("with the checkout's transactionId: the order, its items and amount, the receipt promise; nothing personal", async () => {
+  it("with the checkout's transactionId: the order, its items and amount, the receipt promise with the address masked; nothing else personal", async () => {
     const paid = await completeCheckoutViaApi(t, { claims: { lineItems } });
     const res = await confirmation({ orderId: paid.orderId, transactionId: paid.transactionId });
     expect(res.statusCode, res.body).toBe(200);
@@ -32,6 +32,7 @@ describe("GET /api/checkout/confirmation", () => {
       orderId: paid.orderId,
       brandName: expect.any(String),
       receiptEmail: true,
+      receiptTo: "a•••@example.com",
       charges: [{ kind: "order", items: [{ name: "Lamp", quantity: 2, amount: 600 }, { name: "Bulb", quantity: 1, amount: 400 }], amount: 1000, currency: "USD" }],
       totals: [{ amount: 1000, currency: "USD" }],
     });
@@ -94,5 +95,29 @@ describe("GET /api/checkout/confirmation", () => {
     expect(mine.brandName).not.toBe("Other shop");
     const theirs = json(await confirmation({ orderId: first.orderId, transactionId: second.transactionId }));
     expect(theirs).toMatchObject({ brandName: "Other shop", receiptEmail: false, charges: [{ items: [{ name: "Their product", quantity: 1, amount: 1000 }] }] });
+    // No receipt, no address (not even masked).
+    expect(theirs).not.toHaveProperty("receiptTo");
+  });
+
+  it("POST with the checkout token (issue 36: back on the checkout page after paying): that order's confirmation; unpaid 404, forged 401", async () => {
+    const claims = orderClaims({ amount: 1000, currency: "USD", lineItems });
+    const token = await signToken(t, claims);
+    const byToken = (body: unknown) => t.app.inject({ method: "POST", url: "/api/checkout/confirmation", payload: body as Record<string, unknown> });
+    const before = await byToken({ token });
+    expect(before.statusCode).toBe(404);
+    expect(json(before)).toMatchObject({ error: "Order not found", code: "NOT_FOUND" });
+
+    const paid = await completeCheckoutViaApi(t, { claims });
+    const res = await byToken({ token });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers["cache-control"]).toBe("no-store");
+    expect(json(res)).toMatchObject({ orderId: paid.orderId, charges: [{ kind: "order", amount: 1000, currency: "USD" }], totals: [{ amount: 1000, currency: "USD" }] });
+
+    const forged = await byToken({ token: `${token}x` });
+    expect(forged.statusCode).toBe(401);
+    expect(json(forged)).toMatchObject({ code: "INVALID_TOKEN" });
+    const empty = await byToken({});
+    expect(empty.statusCode).toBe(400);
+    expect(json(empty)).toMatchObject({ code: "VALIDATION_ERROR" });
   });
 });

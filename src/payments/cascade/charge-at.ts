@@ -1,3 +1,4 @@
+import { validationError } from "../../lib/errors.js";
 import type { PaymentAdapters } from "../../providers/registry.js";
 import type { PaymentIntentView } from "../../providers/intent-gateway/provider.js";
 import type { AddressInput, CardInput, ChargeOutcome, InitializeInput, OrderCharge, PartyInput, PaymentProviderType, ProviderCall } from "../../providers/types.js";
@@ -13,7 +14,8 @@ export interface CascadeOrder {
   /** The token's line items (their ids are the product ids routing reads). */
   lineItems: { id: string; name?: string; quantity: number; unitPrice: number }[];
   customer: PartyInput & { email: string; firstName: string; lastName: string };
-  billingAddress: AddressInput;
+  /** None when the checkout asked for no address (issue 36): then only providers that take none are tried (needsAddress). */
+  billingAddress: AddressInput | null;
   shippingAddress: AddressInput | null;
   /** Where the checkout was initialized, and the provider order made there. */
   initializedAt: { provider: string | null; providerOrderId: string | null };
@@ -83,6 +85,17 @@ function fromIntent(intent: PaymentIntentView): CascadeOutcome {
   return { status: "declined", reason: intent.declineReason ?? "card_declined" };
 }
 
+/** Providers whose API needs the buyer's address (docs/providers.md); the checkout page asks for it for them. */
+const ADDRESS_PROVIDERS: ReadonlySet<string> = new Set(["order_crm_a", "order_crm_b", "cart_gateway"]);
+export const needsAddress = (provider: string) => ADDRESS_PROVIDERS.has(provider);
+
+/** The address of a provider that needs one: the pay leaves such providers out when it has none (checkout/pay.ts). */
+function addressFor(order: CascadeOrder): AddressInput {
+  const address = order.billingAddress ?? order.shippingAddress;
+  if (!address) throw validationError("Invalid request: billingAddress is required for this payment provider", "billingAddress");
+  return address;
+}
+
 type ChargeAt<P extends PaymentProviderType> = (adapter: PaymentAdapters[P], order: CascadeOrder, card: CardInput, call: ProviderCall) => Promise<CascadeOutcome>;
 
 const vaultCharge: ChargeAt<"vault_gateway_a" | "vault_gateway_b"> = async (adapter, order, card, call) =>
@@ -119,7 +132,7 @@ export const CHARGE_AT: { [P in Exclude<PaymentProviderType, "hosted_store">]: C
   order_crm_b: async (adapter, order, card, call) =>
     fromOrderCharge(
       await adapter.processPayment(
-        { orderId: order.orderId, customer: order.customer, billingAddress: order.billingAddress, shippingAddress: order.shippingAddress, lineItems: productLines(order), currency: order.currency, card },
+        { orderId: order.orderId, customer: order.customer, billingAddress: addressFor(order), shippingAddress: order.shippingAddress, lineItems: productLines(order), currency: order.currency, card },
         call,
       ),
     ),
@@ -128,7 +141,7 @@ export const CHARGE_AT: { [P in Exclude<PaymentProviderType, "hosted_store">]: C
       {
         orderId: order.orderId,
         customer: order.customer,
-        shippingAddress: order.shippingAddress ?? order.billingAddress,
+        shippingAddress: order.shippingAddress ?? addressFor(order),
         lineItems: productLines(order).map(({ productId, quantity, price }) => ({ itemId: productId, quantity, price })),
         currency: order.currency,
       },

@@ -24,7 +24,7 @@ export interface PayRequest {
   orderId: string;
   card: CardInput;
   customer: CascadeOrder["customer"];
-  billingAddress: CascadeOrder["billingAddress"];
+  billingAddress?: CascadeOrder["billingAddress"];
   shippingAddress?: CascadeOrder["shippingAddress"];
   returnUrl?: string;
 }
@@ -167,7 +167,7 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
     productName: checkout.productName ?? "",
     lineItems: checkout.lineItems ?? [],
     customer: request.customer,
-    billingAddress: request.billingAddress,
+    billingAddress: request.billingAddress ?? null,
     shippingAddress: request.shippingAddress ?? null,
     initializedAt: { provider: checkout.provider, providerOrderId: checkout.providerOrderId },
     returnUrl: request.returnUrl,

@@ -2,7 +2,7 @@ import { useEffect, useState } from "react";
 import { api } from "../shared/api";
 import type { ConfirmationReply } from "../shared/api-types";
 import { BrandBar, useBranding } from "../shared/branding";
-import { formatMoney } from "../shared/money";
+import { Charges, ReceiptNote } from "../shared/Charges";
 
 const ERRORS: Record<string, string> = {
   session_expired: "The offer had expired, so nothing more was charged.",
@@ -48,45 +48,10 @@ export function SuccessPage({ search }: { search: URLSearchParams }) {
           {details.kind === "loading" && <p className="muted" aria-busy="true">Loading what was charged…</p>}
           {details.kind === "unavailable" && <p className="muted">The details of the charges cannot be shown here; your order reference is above.</p>}
           {data && <Charges data={data} />}
-          {data?.receiptEmail && <p className="muted" data-testid="receipt-note">A receipt for each charge is on its way to your email.</p>}
+          {data && <ReceiptNote data={data} />}
           <p className="muted">You can close this page.</p>
         </div>
       </main>
     </>
-  );
-}
-
-function Charges({ data }: { data: ConfirmationReply }) {
-  return (
-    <table data-testid="charges">
-      <caption className="sr-only">What was charged</caption>
-      <thead>
-        <tr>
-          <th scope="col">Item</th>
-          <th scope="col">Amount</th>
-        </tr>
-      </thead>
-      <tbody>
-        {data.charges.map((charge, i) => (
-          <tr key={i} data-testid={`charge-${charge.kind}`}>
-            <td>
-              {charge.kind === "upsell" && <span className="muted">Added: </span>}
-              {charge.items.map((item) => `${item.quantity > 1 ? `${item.quantity} × ` : ""}${item.name}`).join(", ")}
-            </td>
-            <td>{formatMoney(charge.amount, charge.currency)}</td>
-          </tr>
-        ))}
-      </tbody>
-      <tfoot>
-        {data.totals.map((total) => (
-          <tr key={total.currency}>
-            <th scope="row">Total charged</th>
-            <td data-testid={`total-${total.currency}`}>
-              <strong>{formatMoney(total.amount, total.currency)}</strong>
-            </td>
-          </tr>
-        ))}
-      </tfoot>
-    </table>
   );
 }

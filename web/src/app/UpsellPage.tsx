@@ -4,6 +4,8 @@ import type { AcceptOfferResponse, CurrentOfferResponse, DeclineOfferResponse } 
 import { BrandBar, useBranding } from "../shared/branding";
 import { formatMoney } from "../shared/money";
 import { safeNavigationTarget } from "../shared/navigation";
+import { cardNumberProblem, cvcProblem, digitsOf, expiryProblem, parseExpiry } from "../shared/card";
+import { CardFields, type CardEntry } from "../shared/CardFields";
 
 type CurrentOffer = CurrentOfferResponse;
 type Offer = NonNullable<CurrentOffer["offer"]>;
@@ -23,12 +25,16 @@ function endOf(data: { successUrl: string | null; orderId?: string }, sessionId:
   return url.origin === location.origin ? `${url.pathname}${url.search}${url.hash}` : url.toString();
 }
 
-/** The card of "pay with another card": one MM / YY field, split for the API. */
-type CardEntry = { cardNumber: string; expiry: string; cardCvv: string };
-const EMPTY_CARD: CardEntry = { cardNumber: "", expiry: "", cardCvv: "" };
+/** The card of "pay with another card": the checkout's card fields (issue 36), split for the API. */
+const EMPTY_CARD: CardEntry = { cardNumber: "", cardExp: "", cardCvv: "" };
 function cardFields(card: CardEntry) {
-  const [month = "", year = ""] = card.expiry.split("/").map((part) => part.trim());
-  return { cardNumber: card.cardNumber.replace(/[\s-]/g, ""), cardExpMonth: month, cardExpYear: year, cardCvv: card.cardCvv.trim() };
+  const expiry = parseExpiry(card.cardExp);
+  return { cardNumber: digitsOf(card.cardNumber), cardExpMonth: expiry?.month ?? "", cardExpYear: expiry?.year ?? "", cardCvv: card.cardCvv };
+}
+const CARD_ORDER = ["cardNumber", "cardExp", "cardCvv"] as const;
+/** The card's problems as the checkout finds them (web/src/shared/card.ts). */
+function cardProblems(card: CardEntry): Partial<Record<keyof CardEntry, string>> {
+  return { cardNumber: cardNumberProblem(card.cardNumber), cardExp: expiryProblem(card.cardExp), cardCvv: cvcProblem(card.cardCvv, card.cardNumber) };
 }
 /** Plain sentences for the API's refusals of a card (field errors name the field). */
 function cardMessage(e: unknown): string {
@@ -54,6 +60,7 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
   /** The offer whose one-click charge was refused: the page then offers a card form for it. */
   const [refusedOffer, setRefusedOffer] = useState<string | null>(null);
   const [card, setCard] = useState<CardEntry>(EMPTY_CARD);
+  const [touched, setTouched] = useState<Partial<Record<keyof CardEntry, boolean>>>({});
   const cardHeading = useRef<HTMLHeadingElement>(null);
   const [now, setNow] = useState(() => Date.now());
   const heading = useRef<HTMLHeadingElement>(null);
@@ -119,6 +126,7 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
   async function moveOn(result: AcceptOfferResponse | DeclineOfferResponse) {
     if (result.hasMoreOffers) {
       setCard(EMPTY_CARD);
+      setTouched({});
       await load();
       setBusy(false);
     } else location.assign(endOf(data, sessionId));
@@ -140,8 +148,17 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
     }
   }
 
+  const problems = cardProblems(card);
+  const shownProblems = Object.fromEntries(CARD_ORDER.filter((f) => touched[f] && problems[f]).map((f) => [f, problems[f]]));
+
   async function payWithCard(event: FormEvent) {
     event.preventDefault();
+    const invalid = CARD_ORDER.filter((f) => problems[f]);
+    if (invalid.length > 0) {
+      setTouched({ cardNumber: true, cardExp: true, cardCvv: true });
+      document.getElementById(`upsell-${invalid[0]}`)?.focus();
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
@@ -156,6 +173,11 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
     <>
       <BrandBar branding={branding}>{offer.isDownsell ? "A better price, just for you" : "Wait! A special offer for your order"}</BrandBar>
       <main className="page">
+        {data.originalOrder && (
+          <p className="notice" data-testid="order-confirmed">
+            Your order {data.orderId} of <strong>{formatMoney(data.originalOrder.amount, data.originalOrder.currency)}</strong> went through: it is paid and confirmed, whatever you choose below.
+          </p>
+        )}
         <p className="muted">
           This offer ends in <span className="countdown" role="timer" aria-live="off">{remaining(data.expiresAt - now)}</span>
         </p>
@@ -174,23 +196,10 @@ export function UpsellPage({ sessionId }: { sessionId: string }) {
               )}
             </p>
             {cardFormShown ? (
-              <form className="stack" onSubmit={payWithCard} aria-labelledby="card-heading">
+              <form className="stack" onSubmit={payWithCard} aria-labelledby="card-heading" noValidate>
                 <h2 id="card-heading" ref={cardHeading} tabIndex={-1}>Pay for this offer with another card</h2>
                 <p>The card you used for your order was declined for this offer. Nothing was charged for it.</p>
-                <div>
-                  <label htmlFor="upsell-card-number">Card number</label>
-                  <input id="upsell-card-number" name="cardNumber" required inputMode="numeric" autoComplete="cc-number" maxLength={23} value={card.cardNumber} onChange={(e) => setCard({ ...card, cardNumber: e.target.value })} />
-                </div>
-                <div className="row">
-                  <div>
-                    <label htmlFor="upsell-card-expiry">Expiry (MM / YY)</label>
-                    <input id="upsell-card-expiry" name="expiry" required inputMode="numeric" autoComplete="cc-exp" placeholder="MM / YY" maxLength={7} value={card.expiry} onChange={(e) => setCard({ ...card, expiry: e.target.value })} />
-                  </div>
-                  <div>
-                    <label htmlFor="upsell-card-cvc">Security code</label>
-                    <input id="upsell-card-cvc" name="cardCvv" required inputMode="numeric" autoComplete="cc-csc" maxLength={4} value={card.cardCvv} onChange={(e) => setCard({ ...card, cardCvv: e.target.value })} />
-                  </div>
-                </div>
+                <CardFields card={card} onChange={setCard} errors={shownProblems} onBlur={(f) => setTouched((t) => ({ ...t, [f]: true }))} idPrefix="upsell-" />
                 <div role="alert" className={error ? "error" : ""}>{error ?? ""}</div>
                 <div className="actions">
                   <button type="submit" disabled={busy}>Pay {price}</button>

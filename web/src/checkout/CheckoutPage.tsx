@@ -1,15 +1,22 @@
-import { useEffect, useMemo, useRef, useState, type ChangeEvent, type FormEvent, type InputHTMLAttributes, type ReactNode } from "react";
+import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { api, ApiError } from "../shared/api";
 import { decodeClaims, type CheckoutClaims } from "../shared/jwt";
 import { BrandBar, useBranding, type Branding } from "../shared/branding";
 import { safeNavigationTarget } from "../shared/navigation";
 import { formatMoney } from "../shared/money";
-import { brandOf, cardNumberProblem, cvcProblem, digitsOf, expiryProblem, formatExpiry, groupCardNumber } from "./card";
+import { cardNumberProblem, cvcProblem, expiryProblem } from "../shared/card";
+import { CardFields } from "../shared/CardFields";
+import { Field, type FieldProps } from "../shared/Field";
 import { countryList } from "./countries";
 import { explainPaymentError, waitText } from "./messages";
+import { addressProblems } from "../shared/address-rules";
+import { AddressFields } from "./AddressFields";
 import { OrderSummary } from "./OrderSummary";
+import { PaidCheckout } from "./PaidCheckout";
 import { CARD_PROVIDERS, checkoutProvider, completeCheckout, intentOutcome, payWithCard, storeOutcome, successLocation, type CardForm, type CustomerForm, type Initialized } from "./pay";
 
+/** Providers whose API needs an address (docs/providers.md): the page asks for it whatever the token says. */
+const ADDRESS_PROVIDERS: readonly string[] = ["order_crm_a", "order_crm_b", "cart_gateway"];
 
 type InitState = { kind: "loading" } | { kind: "ready"; init: Initialized } | { kind: "failed"; error: unknown };
 type FieldName = keyof CustomerForm | keyof CardForm;
@@ -82,20 +89,23 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const REQUIRED: Partial<Record<keyof CustomerForm, string>> = {
   firstName: "Enter your first name.",
   lastName: "Enter your last name.",
+};
+/** The address's own; state/region and postal code follow the country's rules (src/lib/address-rules.ts). */
+const ADDRESS_REQUIRED: Partial<Record<keyof CustomerForm, string>> = {
   line1: "Enter your street address.",
   city: "Enter your town or city.",
-  state: "Enter your state or region.",
-  postalCode: "Enter your postal code.",
   country: "Choose your country.",
 };
 /** The order the fields appear in: the first one with a problem gets the focus. */
 const FIELD_ORDER: FieldName[] = ["email", "firstName", "lastName", "phone", "line1", "line2", "city", "state", "postalCode", "country", "cardName", "cardNumber", "cardExp", "cardCvv"];
 
-function problemsOf(form: CustomerForm, card: CardForm, withCard: boolean): Partial<Record<FieldName, string>> {
+function problemsOf(form: CustomerForm, card: CardForm, withCard: boolean, withAddress: boolean): Partial<Record<FieldName, string>> {
   const problems: Partial<Record<FieldName, string>> = {};
   if (!form.email.trim()) problems.email = "Enter your email address.";
   else if (!EMAIL.test(form.email.trim())) problems.email = "Enter an email address like name@example.com.";
-  for (const [name, text] of Object.entries(REQUIRED) as [keyof CustomerForm, string][]) if (!form[name].trim()) problems[name] = text;
+  const required = withAddress ? { ...REQUIRED, ...ADDRESS_REQUIRED } : REQUIRED;
+  for (const [name, text] of Object.entries(required) as [keyof CustomerForm, string][]) if (!form[name].trim()) problems[name] = text;
+  if (withAddress) Object.assign(problems, addressProblems(form));
   if (withCard) {
     if (!card.cardName.trim()) problems.cardName = "Enter the name on the card.";
     problems.cardNumber = cardNumberProblem(card.cardNumber);
@@ -116,31 +126,6 @@ function BackLink({ cancelUrl, branding }: { cancelUrl?: string; branding: Brand
         ← Back to {host || branding?.companyName || "the shop"}
       </a>
     </p>
-  );
-}
-
-interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, "name"> {
-  name: FieldName;
-  label: string;
-  error?: string;
-  aside?: ReactNode;
-}
-
-/** A labelled input with its problem below it (aria-invalid, aria-describedby). */
-function Field({ name, label, error, aside, ...input }: FieldProps) {
-  return (
-    <div className="field">
-      <div className="label-row">
-        <label htmlFor={name}>{label}</label>
-        {aside}
-      </div>
-      <input id={name} name={name} aria-invalid={error ? true : undefined} aria-describedby={error ? `${name}-error` : undefined} {...input} />
-      {error && (
-        <p id={`${name}-error`} className="field-error">
-          {error}
-        </p>
-      )}
-    </div>
   );
 }
 
@@ -179,6 +164,8 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
   // The token's provider; else the first the token allows, known once initialized (CONTRACT §4).
   const provider = state.kind === "ready" ? state.init.provider : (claims.provider ?? null);
   const cardProvider = provider === null || CARD_PROVIDERS.includes(provider);
+  /** Issue 36: the shipping address only when the checkout needs one (default) or the provider's API takes one. */
+  const withAddress = claims.shippingAddressRequired !== false || (provider !== null && ADDRESS_PROVIDERS.includes(provider));
   const [attempt, setAttempt] = useState(0);
   const branding = useBranding();
   const [form, setForm] = useState<CustomerForm>(() => initialForm(claims));
@@ -235,13 +222,14 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
   if (state.kind === "failed") {
     const e = state.error;
     if (e instanceof ApiError && e.code === "INVALID_TOKEN") return <Problem title="This checkout link is not valid or has expired" text="The shop's link could not be verified. No payment was taken." />;
-    if (e instanceof ApiError && e.code === "CHECKOUT_COMPLETED") return <Problem title="This order is already paid" text="The checkout was completed earlier; nothing more is charged." />;
+    // Back after paying (issue 36): the order's confirmation, not a page inviting a second payment.
+    if (e instanceof ApiError && e.code === "CHECKOUT_COMPLETED") return <PaidCheckout token={token} orderId={claims.orderId} branding={branding} />;
     if (e instanceof ApiError && e.code === "CHECKOUT_EXPIRED") return <Problem title="This checkout has expired" text="No payment was taken." />;
   }
 
   const price = formatMoney(claims.amount, claims.currency);
   const ready = state.kind === "ready";
-  const problems = problemsOf(form, shownCard, cardProvider);
+  const problems = problemsOf(form, shownCard, cardProvider, withAddress);
   const shown = (name: FieldName) => (touched[name] ? problems[name] : undefined) ?? (payError?.field === name ? payError.text : undefined);
 
   function retry() {
@@ -300,25 +288,6 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
     <Field name={name} label={label} value={form[name]} error={shown(name)} onBlur={blur(name)} onChange={(e) => setForm({ ...form, [name]: e.target.value })} {...props} />
   );
 
-  function onCardNumber(e: ChangeEvent<HTMLInputElement>) {
-    const input = e.target;
-    const caret = input.selectionStart ?? input.value.length;
-    const digitsBefore = digitsOf(input.value.slice(0, caret)).length;
-    const digits = digitsOf(input.value);
-    const max = brandOf(digits).groups.reduce((a, b) => a + b, 0);
-    const grouped = groupCardNumber(digits.slice(0, max));
-    setCard({ ...card, cardNumber: grouped });
-    // Keep the caret after the same digit when the grouping moved it.
-    if (caret < input.value.length) {
-      requestAnimationFrame(() => {
-        let at = 0;
-        for (let seen = 0; at < grouped.length && seen < digitsBefore; at++) if (/\d/.test(grouped[at]!)) seen++;
-        input.setSelectionRange(at, at);
-      });
-    }
-  }
-
-  const brand = brandOf(digitsOf(card.cardNumber)).name;
   const demo = ready && state.init.demo === true;
   const initFailed = state.kind === "failed";
 
@@ -346,44 +315,7 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
               {customerField("lastName", "Last name", { autoComplete: "family-name", required: true })}
             </div>
             {customerField("phone", "Phone (optional)", { type: "tel", autoComplete: "tel" })}
-            <fieldset className="stack">
-              <legend>Shipping address</legend>
-              {customerField("line1", "Address", { autoComplete: "address-line1", required: true })}
-              {customerField("line2", "Apartment, suite (optional)", { autoComplete: "address-line2" })}
-              <div className="row">
-                {customerField("city", "City", { autoComplete: "address-level2", required: true })}
-                {customerField("state", "State / region", { autoComplete: "address-level1", required: true })}
-              </div>
-              <div className="row">
-                {customerField("postalCode", "Postal code", { autoComplete: "postal-code", required: true })}
-                <div className="field">
-                  <label htmlFor="country">Country</label>
-                  <select
-                    id="country"
-                    name="country"
-                    autoComplete="country"
-                    required
-                    value={form.country}
-                    aria-invalid={shown("country") ? true : undefined}
-                    aria-describedby={shown("country") ? "country-error" : undefined}
-                    onBlur={blur("country")}
-                    onChange={(e) => setForm({ ...form, country: e.target.value })}
-                  >
-                    <option value="">Choose…</option>
-                    {countries.map((c) => (
-                      <option key={c.code} value={c.code}>
-                        {c.name}
-                      </option>
-                    ))}
-                  </select>
-                  {shown("country") && (
-                    <p id="country-error" className="field-error">
-                      {shown("country")}
-                    </p>
-                  )}
-                </div>
-              </div>
-            </fieldset>
+            {withAddress && <AddressFields form={form} setForm={setForm} field={customerField} shown={shown} blur={blur} countries={countries} />}
             {cardProvider && (
               <fieldset className="stack">
                 <legend>Card</legend>
@@ -400,50 +332,7 @@ function Checkout({ token, claims }: { token: string; claims: CheckoutClaims }) 
                     setCard({ ...card, cardName: e.target.value });
                   }}
                 />
-                <Field
-                  name="cardNumber"
-                  label="Card number"
-                  autoComplete="cc-number"
-                  inputMode="numeric"
-                  required
-                  placeholder="1234 1234 1234 1234"
-                  value={card.cardNumber}
-                  error={shown("cardNumber")}
-                  onBlur={blur("cardNumber")}
-                  onChange={onCardNumber}
-                  aside={
-                    <span className="card-brand" data-testid="card-brand" aria-live="polite">
-                      {brand}
-                    </span>
-                  }
-                />
-                <div className="row">
-                  <Field
-                    name="cardExp"
-                    label="Expiry date (MM / YY)"
-                    autoComplete="cc-exp"
-                    inputMode="numeric"
-                    required
-                    placeholder="MM / YY"
-                    maxLength={7}
-                    value={card.cardExp}
-                    error={shown("cardExp")}
-                    onBlur={blur("cardExp")}
-                    onChange={(e) => setCard({ ...card, cardExp: formatExpiry(e.target.value, card.cardExp) })}
-                  />
-                  <Field
-                    name="cardCvv"
-                    label="Security code"
-                    autoComplete="cc-csc"
-                    inputMode="numeric"
-                    required
-                    maxLength={4}
-                    value={card.cardCvv}
-                    error={shown("cardCvv")}
-                    onBlur={blur("cardCvv")}
-                    onChange={(e) => setCard({ ...card, cardCvv: digitsOf(e.target.value).slice(0, 4) })}
-                  />
-                </div>
+                <CardFields card={card} onChange={(next) => setCard({ ...card, ...next })} errors={{ cardNumber: shown("cardNumber"), cardExp: shown("cardExp"), cardCvv: shown("cardCvv") }} onBlur={(name) => blur(name)()} />
                 {demo && (
                   <p className="muted demo-hint" data-testid="demo-hint">
                     Demo mode: card 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined{provider === "intent_gateway" ? "; 4000 0000 0000 3220 asks for 3-D Secure" : ""}.

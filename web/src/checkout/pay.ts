@@ -36,14 +36,18 @@ export const CARD_PROVIDERS: readonly string[] = PAYMENT_PROVIDERS.filter((p) =>
 export type PayOutcome = { transactionId: string; provider: string; providerOrderId: string } | { redirect: string; provider: string };
 
 const customerOf = (f: CustomerForm) => ({ email: f.email, firstName: f.firstName, lastName: f.lastName, ...(f.phone ? { phone: f.phone } : {}) });
-export const addressOf = (f: CustomerForm) => ({
-  line1: f.line1,
-  ...(f.line2 ? { line2: f.line2 } : {}),
-  city: f.city,
-  state: f.state,
-  postalCode: f.postalCode,
-  country: f.country,
-});
+/** The form's address; none when the page asked for none (a checkout that ships nothing, issue 36). */
+export const addressOf = (f: CustomerForm) =>
+  f.line1
+    ? {
+        line1: f.line1,
+        ...(f.line2 ? { line2: f.line2 } : {}),
+        city: f.city,
+        state: f.state,
+        postalCode: f.postalCode,
+        country: f.country,
+      }
+    : undefined;
 
 /** The API's card fields from the shown ones (the cardholder's name is not sent: no endpoint takes it). */
 function cardFieldsOf(card: CardForm) {

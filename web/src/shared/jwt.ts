@@ -10,6 +10,8 @@ export interface CheckoutClaims {
   productDescription?: string;
   productImage?: string;
   customer?: { email?: string; firstName?: string; lastName?: string; phone?: string };
+  /** Issue 36: false when the order ships nothing (the page then asks no address); default true. */
+  shippingAddressRequired?: boolean;
   shippingAddress?: { address1?: string; address2?: string; city?: string; state?: string; postalCode?: string; country?: string };
   provider?: string;
   brandId?: string;
