@@ -107,6 +107,8 @@ export const paymentAttempts = pgTable(
     cardBrand: text("card_brand"),
     /** At most the first 6 digits. */
     cardBin: varchar("card_bin", { length: 6 }),
+    /** The last four digits, as a receipt or the order's page shows them (issue 36): never more of the number. */
+    cardLast4: varchar("card_last4", { length: 4 }),
     binCountry: text("bin_country"),
     transactionId: text("transaction_id"),
     createdAt: at("created_at").notNull(),

@@ -5,7 +5,7 @@ import { withTransaction } from "../../db/transaction.js";
 import { AppError } from "../../lib/errors.js";
 import { faultPoint } from "../../lib/fault-points.js";
 import { newId } from "../../lib/ids.js";
-import { assertCardAcceptable } from "../../providers/demo/cards.js";
+import { assertCardAcceptable, cardLast4 } from "../../providers/demo/cards.js";
 import { ProviderError, type CardInput, type PaymentProviderType } from "../../providers/types.js";
 import { recordApprovalStats } from "../approval-stats.js";
 import { ABANDONED_CLAIM_MS, alreadyPaid, chargeRequestHash, claimOrWait } from "../charge-once.js";
@@ -206,6 +206,7 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
     currency: checkout.currency,
     cardBrand: facts.brand,
     cardBin: facts.bin.slice(0, 6),
+    cardLast4: cardLast4(request.card.cardNumber),
     binCountry: facts.binCountry,
     transactionId,
     createdAt: new Date(ctx.clock.now()),

@@ -1,0 +1,1 @@
+ALTER TABLE "payment_attempts" ADD COLUMN "card_last4" varchar(4);
