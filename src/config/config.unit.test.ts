@@ -249,7 +249,7 @@ describe("unsafe settings (issue 21 item 3)", () => {
   it("reads provider health and success-rate settings (CIRCUIT_*, SUCCESS_RATE_*), and refuses values outside their domain", () => {
     expect(loadConfig(postgres).orchestration).toEqual({
       circuit: { failureThreshold: 5, failurePercent: 50, windowMs: 60_000, openMs: 30_000 },
-      successRates: { halfLife: 30, trafficHalfLife: 400, minAttempts: 20 },
+      successRates: { halfLife: 30, trafficHalfLife: 300, minAttempts: 20 },
     });
     const set = { CIRCUIT_FAILURE_THRESHOLD: "3", CIRCUIT_FAILURE_PERCENT: "100", CIRCUIT_WINDOW_SECONDS: "120", CIRCUIT_OPEN_SECONDS: "10", SUCCESS_RATE_HALF_LIFE: "50", SUCCESS_RATE_TRAFFIC_HALF_LIFE: "1000", SUCCESS_RATE_MIN_ATTEMPTS: "50" };
     expect(loadConfig({ ...postgres, ...set }).orchestration).toEqual({

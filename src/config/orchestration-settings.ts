@@ -32,11 +32,11 @@ export interface OrchestrationSettings {
 // after 5 calls (a few seconds of checkout traffic), while a busy provider whose 5 failures are 1 %
 // of its minute stays in use. 30 s open, then one probe: a provider back from an outage takes traffic
 // again within about half a minute of the first buyer after it. Success rates: an attempt counts half
-// after 30 more attempts of its segment and after 400 more payments in its card brand × currency, 20
+// after 30 more attempts of its segment and after 300 more payments in its card brand × currency, 20
 // attempts before a rate is trusted: in the simulation (docs/benchmarks-routing.md, 20 seeds) traffic
 // left a provider whose approvals dropped from 90 % to 60 % and came back after it recovered, each
 // within 500 payments in every seed (bench/routing-simulation.mjs has the values measured around them).
 export const ORCHESTRATION_DEFAULTS: OrchestrationSettings = {
   circuit: { failureThreshold: 5, failurePercent: 50, windowMs: 60_000, openMs: 30_000 },
-  successRates: { halfLife: 30, trafficHalfLife: 400, minAttempts: 20 },
+  successRates: { halfLife: 30, trafficHalfLife: 300, minAttempts: 20 },
 };

@@ -10,9 +10,10 @@ import type { RouteCounters } from "./route.js";
 /**
  * Best optimistic rate first (ties and providers without a rate keep the given order; those without
  * a rate come after those with one). With probability `explorationPercent` % (when `draw` < that
- * share) another one is put first: the first of the others without a rate, else the other with the
- * highest rate plus EXPLORATION_OPTIMISM standard errors; the rest keep their order. Without any
- * rate: the given order, no exploration. `draw` is a number in [0, 1).
+ * share) another one is put first: in the first half of the share the first of the others without a
+ * rate, else the other with the highest rate plus EXPLORATION_OPTIMISM standard errors; in the second
+ * half each of the others equally often, the draw picking which. The rest keep their order. Without
+ * any rate: the given order, no exploration. `draw` is a number in [0, 1).
  */
 export function chooseBest(
   providers: readonly PaymentProviderType[],
@@ -31,7 +32,13 @@ export function chooseBest(
   const share = Math.min(Math.max(explorationPercent, 0), 100) / 100;
   if (rated.length < 2 || !(draw >= 0 && draw < share)) return rated.map((r) => r.provider);
   let pick = 1;
-  for (let i = 2; i < rated.length; i++) if (rated[i]!.explore > rated[pick]!.explore) pick = i;
+  if (draw < share / 2) {
+    // The first half of the share: the most promising other (a deterministic choice alone could starve a third provider).
+    for (let i = 2; i < rated.length; i++) if (rated[i]!.explore > rated[pick]!.explore) pick = i;
+  } else {
+    // The second half, spread over the others: each is explored in at least share / 2 / (n - 1) of payments.
+    pick = 1 + Math.min(rated.length - 2, Math.floor(((draw - share / 2) / (share / 2)) * (rated.length - 1)));
+  }
   const [explored] = rated.splice(pick, 1);
   return [explored!.provider, ...rated.map((r) => r.provider)];
 }

@@ -6,8 +6,9 @@
 // on few recent attempts is uncertain, and the ranking gives it the benefit of the doubt: a provider
 // is ranked by its rate plus RANK_OPTIMISM standard errors. One that gets only the exploration share
 // (few recent attempts) is put first again when its recent attempts look good, gets many attempts,
-// and stays first only if its rate holds. The exploration share goes to the other provider with the
-// highest rate plus EXPLORATION_OPTIMISM standard errors: the least known and most promising one.
+// and stays first only if its rate holds. Half of the exploration share goes to the other provider
+// with the highest rate plus EXPLORATION_OPTIMISM standard errors (the least known and most promising
+// one), the other half to each of the others equally.
 
 /** A rate and the (aged) number of recent attempts it stands on. */
 export interface RateStat {

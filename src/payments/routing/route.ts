@@ -215,10 +215,13 @@ function orderBestOf(target: Extract<Target, { type: "best_of" }>, eligible: Set
   const percent = (rate: number) => `${Math.round(rate * 1000) / 10}%`;
   const recent = (attempts: number) => Math.round(attempts * 10) / 10;
   const exploration = target.explorationPercent ?? DEFAULT_EXPLORATION_PERCENT;
-  if (ranked.length > 1 && draw(input.orderId, "explore") * 100 < exploration) {
-    // The other one least known and most promising (one without data before any with data), as chooseBest.
+  const explore = draw(input.orderId, "explore") * 100;
+  if (ranked.length > 1 && explore < exploration) {
+    // As chooseBest: in the first half of the share the other one least known and most promising (one
+    // without data before any with data), in the second half each of the others equally often.
     const others = [...scored.slice(1), ...without.map((provider) => ({ provider, explore: Infinity }))];
-    const explored = others.reduce((a, b) => (b.explore > a.explore ? b : a)).provider;
+    const explored =
+      explore < exploration / 2 ? others.reduce((a, b) => (b.explore > a.explore ? b : a)).provider : ranked.slice(1)[Math.min(ranked.length - 2, Math.floor(draw(input.orderId, "explore-pick") * (ranked.length - 1)))]!;
     return {
       providers: [explored, ...ranked.filter((p) => p !== explored)],
       why: `${explored} first as exploration (${exploration}% of orders try another provider so a recovered one is noticed); best approval rate for ${segment}: ${best.provider} (${percent(best.rate)} of ${recent(best.attempts)} recent attempts)`,

@@ -264,13 +264,18 @@ describe("best_of: the best recent approval rate first, an exploration share to 
       successRate: (p) => ({ [A]: { rate: 0.88, attempts: 5 }, [B]: { rate: 0.9, attempts: 200 }, [C]: { rate: 0.8, attempts: 200 } })[p as typeof A] ?? null,
     };
     expect(route(order(), [rule(0)], few).providers).toEqual([A, B, C]);
-    // 60 % on 3 recent attempts ranks last, but it is the one every exploration tries.
+    // 60 % on 3 recent attempts ranks last, but half of the exploration share tries it (the other half is spread evenly):
+    // about three quarters of the explorations.
     const stale: RouteCounters = { dailyVolume: () => 0, successRate: (p) => ({ [A]: { rate: 0.6, attempts: 3 }, [B]: { rate: 0.9, attempts: 200 }, [C]: { rate: 0.8, attempts: 200 } })[p as typeof A] ?? null };
     expect(route(order(), [rule(0)], stale).providers).toEqual([B, C, A]);
-    for (let i = 0; i < 200; i++) {
+    const firsts = { [A]: 0, [B]: 0, [C]: 0 } as Record<PaymentProviderType, number>;
+    for (let i = 0; i < 10_000; i++) {
       const decision = route(order({ orderId: `ord_${i}` }), [rule(10)], stale);
-      if (decision.providers[0] !== B) expect(decision.providers).toEqual([A, B, C]);
+      firsts[decision.providers[0]!]++;
+      if (decision.providers[0] !== B) expect(decision.providers.slice(1)).toEqual([B, C, A].filter((p) => p !== decision.providers[0]));
     }
+    expect(Math.abs(firsts[A] - 750)).toBeLessThanOrEqual(100);
+    expect(Math.abs(firsts[C] - 250)).toBeLessThanOrEqual(60);
   });
 
   it("with no data there is no exploration", () => {

@@ -9,7 +9,7 @@
 //     more attempts of the same segment, so a provider most payments go to shows a drop within a few
 //     dozen payments;
 //   - with the traffic of its card brand × currency, all providers together (SUCCESS_RATE_TRAFFIC_HALF_LIFE,
-//     400): an attempt counts half after 400 more payments there, so a provider that only gets the
+//     300): an attempt counts half after 300 more payments there, so a provider that only gets the
 //     exploration share does not stay judged by its old outcomes (a recovered provider's old declines
 //     fade while its few new attempts count fully).
 // The weight left (the aged number of attempts) goes with the rate: optimism.ts ranks a rate on few

@@ -104,8 +104,11 @@ describe("chooseBest", () => {
   it.each([
     { draw: 0.5, first: "vault_gateway_b", why: "no exploration: the best first" },
     { draw: 0.1, first: "vault_gateway_b", why: "the exploration share is below 0.1" },
-    { draw: 0, first: "intent_gateway", why: "explored: the most promising other" },
-    { draw: 0.0999, first: "intent_gateway", why: "explored, whatever the draw within the share" },
+    { draw: 0, first: "intent_gateway", why: "explored, first half of the share: the most promising other" },
+    { draw: 0.0499, first: "intent_gateway", why: "explored, first half of the share: the most promising other" },
+    { draw: 0.05, first: "intent_gateway", why: "explored, second half: the draw's lower half picks the second" },
+    { draw: 0.08, first: "vault_gateway_a", why: "explored, second half: the upper half picks the third" },
+    { draw: 0.0999, first: "vault_gateway_a", why: "explored: the last of the share" },
   ])("draw $draw: $first first ($why)", ({ draw, first }) => {
     const order = chooseBest(three, lookup, "visa", "USD", draw);
     expect(order[0]).toBe(first);
@@ -128,7 +131,7 @@ describe("chooseBest", () => {
     const few: RouteCounters["successRate"] = (provider) =>
       ({ vault_gateway_a: { rate: 0.88, attempts: 5 }, vault_gateway_b: { rate: 0.9, attempts: 200 }, intent_gateway: { rate: 0.8, attempts: 100 } })[provider as "vault_gateway_a"] ?? null;
     expect(chooseBest(three, few, null, "USD", 0.5)).toEqual(["vault_gateway_a", "vault_gateway_b", "intent_gateway"]);
-    // 60 % on 3 recent attempts is not ranked above 80 % on 100, but it is the one explored.
+    // 60 % on 3 recent attempts is not ranked above 80 % on 100, but it is the one explored in the first half of the share.
     const stale: RouteCounters["successRate"] = (provider) => (provider === "vault_gateway_a" ? { rate: 0.6, attempts: 3 } : lookup(provider, null, "USD"));
     expect(chooseBest(three, stale, null, "USD", 0.5)).toEqual(["vault_gateway_b", "intent_gateway", "vault_gateway_a"]);
     expect(chooseBest(three, stale, null, "USD", 0.01)).toEqual(["vault_gateway_a", "vault_gateway_b", "intent_gateway"]);
@@ -136,9 +139,15 @@ describe("chooseBest", () => {
     expect(chooseBest(["cart_gateway", ...three], lookup, null, "USD", 0.01)[0]).toBe("cart_gateway");
   });
 
-  it("explores in the share of payments", () => {
-    let explored = 0;
-    for (let i = 0; i < 10_000; i++) if (chooseBest(three, lookup, null, "USD", i / 10_000)[0] !== "vault_gateway_b") explored++;
-    expect(explored).toBe(1_000);
+  it("explores in the share of payments: half to the most promising other, half spread evenly", () => {
+    const firsts = new Map<string, number>();
+    for (let i = 0; i < 10_000; i++) {
+      const first = chooseBest(three, lookup, null, "USD", i / 10_000)[0]!;
+      firsts.set(first, (firsts.get(first) ?? 0) + 1);
+    }
+    expect(firsts.get("vault_gateway_b")).toBe(9_000);
+    // (±1: a draw on the boundary between two picks may round either way)
+    expect(Math.abs(firsts.get("intent_gateway")! - 750)).toBeLessThanOrEqual(1);
+    expect(Math.abs(firsts.get("vault_gateway_a")! - 250)).toBeLessThanOrEqual(1);
   });
 });
