@@ -249,16 +249,19 @@ describe("unsafe settings (issue 21 item 3)", () => {
   it("reads provider health and success-rate settings (CIRCUIT_*, SUCCESS_RATE_*), and refuses values outside their domain", () => {
     expect(loadConfig(postgres).orchestration).toEqual({
       circuit: { failureThreshold: 5, failurePercent: 50, windowMs: 60_000, openMs: 30_000 },
-      successRates: { window: 200, minAttempts: 20 },
+      successRates: { halfLife: 30, trafficHalfLife: 300, minAttempts: 20 },
     });
-    const set = { CIRCUIT_FAILURE_THRESHOLD: "3", CIRCUIT_FAILURE_PERCENT: "100", CIRCUIT_WINDOW_SECONDS: "120", CIRCUIT_OPEN_SECONDS: "10", SUCCESS_RATE_WINDOW: "50", SUCCESS_RATE_MIN_ATTEMPTS: "50" };
+    const set = { CIRCUIT_FAILURE_THRESHOLD: "3", CIRCUIT_FAILURE_PERCENT: "100", CIRCUIT_WINDOW_SECONDS: "120", CIRCUIT_OPEN_SECONDS: "10", SUCCESS_RATE_HALF_LIFE: "50", SUCCESS_RATE_TRAFFIC_HALF_LIFE: "1000", SUCCESS_RATE_MIN_ATTEMPTS: "50" };
     expect(loadConfig({ ...postgres, ...set }).orchestration).toEqual({
       circuit: { failureThreshold: 3, failurePercent: 100, windowMs: 120_000, openMs: 10_000 },
-      successRates: { window: 50, minAttempts: 50 },
+      successRates: { halfLife: 50, trafficHalfLife: 1000, minAttempts: 50 },
     });
     expect(() => loadConfig({ ...postgres, CIRCUIT_FAILURE_PERCENT: "101" })).toThrow(/CIRCUIT_FAILURE_PERCENT must be at most 100/);
     expect(() => loadConfig({ ...postgres, CIRCUIT_FAILURE_THRESHOLD: "0" })).toThrow(/CIRCUIT_FAILURE_THRESHOLD must be an integer >= 1/);
-    expect(() => loadConfig({ ...postgres, SUCCESS_RATE_WINDOW: "5" })).toThrow(/SUCCESS_RATE_WINDOW must be an integer >= 10/);
-    expect(() => loadConfig({ ...postgres, SUCCESS_RATE_MIN_ATTEMPTS: "300" })).toThrow(/SUCCESS_RATE_MIN_ATTEMPTS must be at most SUCCESS_RATE_WINDOW \(200\)/);
+    expect(() => loadConfig({ ...postgres, SUCCESS_RATE_HALF_LIFE: "0" })).toThrow(/SUCCESS_RATE_HALF_LIFE must be an integer >= 1/);
+    expect(() => loadConfig({ ...postgres, SUCCESS_RATE_TRAFFIC_HALF_LIFE: "5" })).toThrow(/SUCCESS_RATE_TRAFFIC_HALF_LIFE must be an integer >= 10/);
+    expect(() => loadConfig({ ...postgres, SUCCESS_RATE_MIN_ATTEMPTS: "20000" })).toThrow(/SUCCESS_RATE_MIN_ATTEMPTS must be at most 10000/);
+    // The sliding window it replaces is no longer read: a warning, not a refusal to start.
+    expect(loadConfig({ ...postgres, SUCCESS_RATE_WINDOW: "200" }).warnings).toContainEqual(expect.stringMatching(/SUCCESS_RATE_WINDOW is no longer read/));
   });
 });

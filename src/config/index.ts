@@ -275,6 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
   const paymentMode = oneOf(env, "PAYMENT_MODE", ["test", "live"] as const, "test");
   const faultPoint = env.FAULT_POINT ? oneOf(env, "FAULT_POINT", FAULT_POINTS, FAULT_POINTS[0]) : null;
   if (faultPoint && paymentMode === "live") throw new ConfigError("FAULT_POINT is for crash tests and cannot be set with PAYMENT_MODE=live");
+  if (env.SUCCESS_RATE_WINDOW !== undefined) warnings.push("SUCCESS_RATE_WINDOW is no longer read: success rates age by halves (SUCCESS_RATE_HALF_LIFE, SUCCESS_RATE_TRAFFIC_HALF_LIFE; docs/configuration.md).");
   if (faultPoint) warnings.push(`FAULT_POINT=${faultPoint}: this process kills itself when it reaches that point (crash tests only).`);
   const dnsServers = dnsServersOf(env);
   const trustProxy = parseTrustProxy(env.TRUST_PROXY);
@@ -344,10 +345,12 @@ function orchestrationOf(env: Env): OrchestrationSettings {
   const d = ORCHESTRATION_DEFAULTS;
   const failurePercent = integer(env, "CIRCUIT_FAILURE_PERCENT", d.circuit.failurePercent, 1);
   if (failurePercent > 100) throw new ConfigError(`CIRCUIT_FAILURE_PERCENT must be at most 100, got "${env.CIRCUIT_FAILURE_PERCENT}"`);
-  const window = integer(env, "SUCCESS_RATE_WINDOW", d.successRates.window, 10);
-  if (window > 10_000) throw new ConfigError(`SUCCESS_RATE_WINDOW must be at most 10000, got "${env.SUCCESS_RATE_WINDOW}"`);
+  const halfLife = integer(env, "SUCCESS_RATE_HALF_LIFE", d.successRates.halfLife, 1);
+  if (halfLife > 10_000) throw new ConfigError(`SUCCESS_RATE_HALF_LIFE must be at most 10000, got "${env.SUCCESS_RATE_HALF_LIFE}"`);
+  const trafficHalfLife = integer(env, "SUCCESS_RATE_TRAFFIC_HALF_LIFE", d.successRates.trafficHalfLife, 10);
+  if (trafficHalfLife > 1_000_000) throw new ConfigError(`SUCCESS_RATE_TRAFFIC_HALF_LIFE must be at most 1000000, got "${env.SUCCESS_RATE_TRAFFIC_HALF_LIFE}"`);
   const minAttempts = integer(env, "SUCCESS_RATE_MIN_ATTEMPTS", d.successRates.minAttempts, 1);
-  if (minAttempts > window) throw new ConfigError(`SUCCESS_RATE_MIN_ATTEMPTS must be at most SUCCESS_RATE_WINDOW (${window}), got "${env.SUCCESS_RATE_MIN_ATTEMPTS}"`);
+  if (minAttempts > 10_000) throw new ConfigError(`SUCCESS_RATE_MIN_ATTEMPTS must be at most 10000, got "${env.SUCCESS_RATE_MIN_ATTEMPTS}"`);
   return {
     circuit: {
       failureThreshold: integer(env, "CIRCUIT_FAILURE_THRESHOLD", d.circuit.failureThreshold, 1),
@@ -355,7 +358,7 @@ function orchestrationOf(env: Env): OrchestrationSettings {
       windowMs: integer(env, "CIRCUIT_WINDOW_SECONDS", d.circuit.windowMs / 1000, 1) * 1000,
       openMs: integer(env, "CIRCUIT_OPEN_SECONDS", d.circuit.openMs / 1000, 1) * 1000,
     },
-    successRates: { window, minAttempts },
+    successRates: { halfLife, trafficHalfLife, minAttempts },
   };
 }
 

@@ -1,6 +1,6 @@
 // Provider health and success rates shared through Redis (REDIS_URL): two instances' Orchestration
 // objects see one circuit (one instance's failures open it for the other, one probe between both)
-// and one window per segment; loading a brand's rates is one round trip; without Redis answering,
+// and one aged rate per segment; loading a brand's rates is one round trip; without Redis answering,
 // each keeps counting in its own memory and no call throws.
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
@@ -14,7 +14,7 @@ import { MemorySuccessRateStore, RedisSuccessRateStore } from "./success-rates.j
 const REDIS_URL = process.env.REDIS_URL;
 const log = pino({ level: "silent" });
 const ALL = ["vault_gateway_a", "vault_gateway_b"] as const;
-const settings = { ...ORCHESTRATION_DEFAULTS, successRates: { window: 20, minAttempts: 5 } };
+const settings = { ...ORCHESTRATION_DEFAULTS, successRates: { halfLife: 10, trafficHalfLife: 100, minAttempts: 5 } };
 
 describe.skipIf(!REDIS_URL)("Orchestration shared through Redis", () => {
   const clients: Redis[] = [];
@@ -77,24 +77,37 @@ describe.skipIf(!REDIS_URL)("Orchestration shared through Redis", () => {
     expect(await b.available(brandId, true, ALL)).toEqual([...ALL]);
   });
 
-  it("shares each segment's window, loaded with one command", async () => {
+  it("shares each segment's aged rate, the same as one process would hold, loaded with one command", async () => {
     const { a, b, brandId, record } = instances();
-    // 7 approved of 10, spread over the window (no change between its older and recent attempts).
-    for (let i = 0; i < 10; i++) await record(i % 2 ? a : b, [3, 6, 9].includes(i) ? "declined" : "approved");
-    await record(a, "failed", "vault_gateway_b");
+    // What one process alone holds after the same attempts.
+    const alone = createOrchestration({ settings, clock: new ManualClock(0), log });
+    const both = async (o: OrchestrationService, result: AttemptResult, provider: (typeof ALL)[number] = "vault_gateway_a") => {
+      await record(o, result, provider);
+      await alone.record({ brandId, livemode: true, provider, cardBrand: "visa", currency: "USD", result });
+    };
+    const same = (shared: { rate: number; attempts: number } | null, local: { rate: number; attempts: number } | null) => {
+      expect(shared).not.toBeNull();
+      expect(shared!.rate).toBeCloseTo(local!.rate, 9);
+      expect(shared!.attempts).toBeCloseTo(local!.attempts, 9);
+    };
+    for (let i = 0; i < 10; i++) await both(i % 2 ? a : b, [3, 6, 9].includes(i) ? "declined" : "approved");
+    await both(a, "failed", "vault_gateway_b");
     const lookup = await b.successRates(brandId, true);
-    expect(lookup("vault_gateway_a", "visa", "USD")).toEqual({ rate: 0.7, attempts: 10 });
-    expect(lookup("vault_gateway_a", null, "USD")).toEqual({ rate: 0.7, attempts: 10 });
+    const local = await alone.successRates(brandId, true);
+    same(lookup("vault_gateway_a", "visa", "USD"), local("vault_gateway_a", "visa", "USD"));
+    same(lookup("vault_gateway_a", null, "USD"), local("vault_gateway_a", null, "USD"));
+    expect(lookup("vault_gateway_a", "visa", "USD")!.rate).toBeGreaterThan(0.6);
     expect(lookup("vault_gateway_b", "visa", "USD")).toBeNull();
-    // The window of 20 slides: 20 approvals push the 10 earlier attempts out.
-    for (let i = 0; i < 20; i++) await record(i % 2 ? a : b, "approved");
-    expect((await a.successRates(brandId, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 1, attempts: 20 });
-    await record(a, "declined");
-    for (let i = 0; i < 4; i++) await record(b, "approved");
-    expect((await b.successRates(brandId, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 0.95, attempts: 20 });
-    // 5 declines in a row: the recent attempts stand from the older ones, a change.
-    for (let i = 0; i < 5; i++) await record(i % 2 ? a : b, "declined");
-    expect((await a.successRates(brandId, true))("vault_gateway_a", "visa", "USD")).toEqual({ rate: 0, attempts: 5 });
+    // 10 declines in a row: the rate both instances read falls under a third (half-life 10 attempts).
+    for (let i = 0; i < 10; i++) await both(i % 2 ? a : b, "declined");
+    same((await a.successRates(brandId, true))("vault_gateway_a", "visa", "USD"), (await alone.successRates(brandId, true))("vault_gateway_a", "visa", "USD"));
+    expect((await a.successRates(brandId, true))("vault_gateway_a", "visa", "USD")!.rate).toBeLessThan(1 / 3);
+    // 200 payments at vault_gateway_b in visa/USD age vault_gateway_a's attempts (traffic half-life 100): a quarter of their weight is left.
+    const before = (await b.successRates(brandId, true))("vault_gateway_a", "visa", "USD")!.attempts;
+    for (let i = 0; i < 200; i++) await both(i % 2 ? a : b, "approved", "vault_gateway_b");
+    const after = (await b.successRates(brandId, true))("vault_gateway_a", "visa", "USD")!;
+    expect(after.attempts / before).toBeCloseTo(0.25, 6);
+    same(after, (await alone.successRates(brandId, true))("vault_gateway_a", "visa", "USD"));
 
     // What goes on the wire for one pay request's load: one command.
     const sent: string[] = [];
@@ -105,37 +118,50 @@ describe.skipIf(!REDIS_URL)("Orchestration shared through Redis", () => {
     });
     try {
       const lookup = await a.successRates(brandId, true);
-      expect(lookup("vault_gateway_b", "visa", "USD")).toBeNull();
+      expect(lookup("intent_gateway", "visa", "USD")).toBeNull();
     } finally {
       spy.mockRestore();
     }
     expect(sent).toEqual(["hgetall"]);
   });
 
-  it("keeps the same counts in Redis as in process memory, attempt after attempt", async () => {
+  it("keeps the same rates in Redis as in process memory, attempt after attempt", async () => {
     const brandId = newBrand();
-    const sizes = { window: 50, minAttempts: 10 };
+    const sizes = { halfLife: 20, trafficHalfLife: 50, minAttempts: 10 };
     const shared = new RedisSuccessRateStore(clients[0]!, sizes);
     const local = new MemorySuccessRateStore(sizes);
     let seed = 7;
     for (let i = 0; i < 300; i++) {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      const attempt = { brandId, livemode: false, provider: "vault_gateway_b" as const, cardBrand: i % 3 ? "visa" : null, currency: "EUR", approved: seed % 100 < 70 };
+      const provider = seed % 5 === 0 ? ("vault_gateway_a" as const) : ("vault_gateway_b" as const);
+      const attempt = { brandId, livemode: false, provider, cardBrand: i % 3 ? "visa" : null, currency: "EUR", approved: seed % 100 < 70 };
       await shared.record(attempt);
       await local.record(attempt);
-      if (i % 25 === 0 || i === 299) expect(await shared.load(brandId, false)).toEqual(local.loadNow(brandId, false));
+      if (i % 25 === 0 || i === 299) {
+        const [fromRedis, fromMemory] = [await shared.load(brandId, false), local.loadNow(brandId, false)];
+        expect([...fromRedis.keys()].sort()).toEqual([...fromMemory.keys()].sort());
+        for (const [segment, counts] of fromMemory) {
+          const got = fromRedis.get(segment)!;
+          expect(got.attempts).toBe(counts.attempts);
+          expect(got.weight).toBeCloseTo(counts.weight, 9);
+          expect(got.rate).toBeCloseTo(counts.rate, 9);
+        }
+      }
     }
   });
 
-  it("counts atomically: 40 attempts recorded at once by two instances are 40 in the window", async () => {
+  it("counts atomically: 40 attempts recorded at once by two instances are 40", async () => {
     const brandId = newBrand();
-    const wide = { ...settings, successRates: { window: 100, minAttempts: 5 } };
-    const [a, b] = clients.map((redis) => createOrchestration({ settings: wide, clock: new ManualClock(0), log, redis }));
+    const long = { ...settings, successRates: { halfLife: 10_000, trafficHalfLife: 1_000_000, minAttempts: 5 } };
+    const [a, b] = clients.map((redis) => createOrchestration({ settings: long, clock: new ManualClock(0), log, redis }));
     await Promise.all(
       Array.from({ length: 40 }, (_, i) => (i % 2 ? a! : b!).record({ brandId, livemode: true, provider: "vault_gateway_a", cardBrand: "visa", currency: "USD", result: i < 30 ? "approved" : "declined" })),
     );
-    const counters = await clients[0]!.hgetall(`orch:{${brandId}:live}:sr:100:5`);
-    expect(counters).toMatchObject({ "vault_gateway_a|visa|USD:n": "40", "vault_gateway_a|visa|USD:ok": "30", "vault_gateway_a|*|USD:n": "40", "vault_gateway_a|*|USD:ok": "30" });
+    const counters = await clients[0]!.hgetall(`orch:{${brandId}:live}:sra:10000:1000000`);
+    expect(counters).toMatchObject({ "vault_gateway_a|visa|USD:n": "40", "vault_gateway_a|*|USD:n": "40", "#visa|USD": "40", "#*|USD": "40" });
+    const stat = (await a!.successRates(brandId, true))("vault_gateway_a", "visa", "USD")!;
+    expect(stat.rate).toBeCloseTo(0.75, 2);
+    expect(stat.attempts).toBeCloseTo(40, 0);
   });
 });
 
@@ -152,7 +178,7 @@ describe("Orchestration when Redis does not answer", () => {
       for (let i = 0; i < 5; i++) await o.record({ brandId: "brd_down", livemode: true, provider: "vault_gateway_a", cardBrand: null, currency: "USD", result: "failed" });
       expect(await o.available("brd_down", true, ALL)).toEqual(["vault_gateway_b"]);
       for (let i = 0; i < 5; i++) await o.record({ brandId: "brd_down", livemode: true, provider: "vault_gateway_b", cardBrand: null, currency: "USD", result: "approved" });
-      expect((await o.successRates("brd_down", true))("vault_gateway_b", null, "USD")).toEqual({ rate: 1, attempts: 5 });
+      expect((await o.successRates("brd_down", true))("vault_gateway_b", null, "USD")).toMatchObject({ rate: 1 });
       expect((await o.circuitStates()).find((r) => r.provider === "vault_gateway_a")?.value).toBe(2);
       expect(o.guard.isDegraded).toBe(true);
       expect(lines.filter((l) => l.includes("redis unreachable"))).toHaveLength(1);

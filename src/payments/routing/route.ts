@@ -1,5 +1,6 @@
 import { decimalAmount } from "../../lib/money.js";
 import type { PaymentProviderType } from "../../providers/types.js";
+import { EXPLORATION_OPTIMISM, optimistic, RANK_OPTIMISM } from "./optimism.js";
 
 // Issue 34 item 2 (routing rules) and item 3's "best of" target: which providers an order is charged
 // through, in which order (docs/orchestration.md "Routing rules"). Pure: no I/O, no clock; the same
@@ -206,21 +207,27 @@ function orderBestOf(target: Extract<Target, { type: "best_of" }>, eligible: Set
     else without.push(provider);
   }
   if (withData.length === 0) return { providers: inOrder, why: `${inOrder[0]} first: no approval data yet for ${segment}, so the rule's order` };
-  // Stable sort: equal rates keep the rule's order.
-  withData.sort((a, b) => b.rate - a.rate);
-  const ranked = [...withData.map((d) => d.provider), ...without];
-  const best = withData[0]!;
+  // Ranked by the rate given the benefit of the doubt on few recent attempts (optimism.ts); a stable sort: equal scores keep the rule's order.
+  const scored = withData.map((d) => ({ ...d, score: optimistic(d, RANK_OPTIMISM), explore: optimistic(d, EXPLORATION_OPTIMISM) }));
+  scored.sort((a, b) => b.score - a.score);
+  const ranked = [...scored.map((d) => d.provider), ...without];
+  const best = scored[0]!;
   const percent = (rate: number) => `${Math.round(rate * 1000) / 10}%`;
+  const recent = (attempts: number) => Math.round(attempts * 10) / 10;
   const exploration = target.explorationPercent ?? DEFAULT_EXPLORATION_PERCENT;
-  if (ranked.length > 1 && draw(input.orderId, "explore") * 100 < exploration) {
-    const others = ranked.slice(1);
-    const explored = others[Math.min(others.length - 1, Math.floor(draw(input.orderId, "explore-pick") * others.length))]!;
+  const explore = draw(input.orderId, "explore") * 100;
+  if (ranked.length > 1 && explore < exploration) {
+    // As chooseBest: in the first half of the share the other one least known and most promising (one
+    // without data before any with data), in the second half each of the others equally often.
+    const others = [...scored.slice(1), ...without.map((provider) => ({ provider, explore: Infinity }))];
+    const explored =
+      explore < exploration / 2 ? others.reduce((a, b) => (b.explore > a.explore ? b : a)).provider : ranked.slice(1)[Math.min(ranked.length - 2, Math.floor(draw(input.orderId, "explore-pick") * (ranked.length - 1)))]!;
     return {
       providers: [explored, ...ranked.filter((p) => p !== explored)],
-      why: `${explored} first as exploration (${exploration}% of orders try another provider so a recovered one is noticed); best approval rate for ${segment}: ${best.provider} (${percent(best.rate)} of ${best.attempts})`,
+      why: `${explored} first as exploration (${exploration}% of orders try another provider so a recovered one is noticed); best approval rate for ${segment}: ${best.provider} (${percent(best.rate)} of ${recent(best.attempts)} recent attempts)`,
     };
   }
-  return { providers: ranked, why: `${best.provider} first: best recent approval rate for ${segment} (${percent(best.rate)} of ${best.attempts} attempts)` };
+  return { providers: ranked, why: `${best.provider} first: best recent approval rate for ${segment} (${percent(best.rate)} of ${recent(best.attempts)} recent attempts)` };
 }
 
 function orderTarget(rule: RoutingRule, eligible: Set<PaymentProviderType>, input: RouteInput, counters: RouteCounters): Ordered {

@@ -229,7 +229,7 @@ describe("best_of: the best recent approval rate first, an exploration share to 
 
   const rows: { name: string; counters: RouteCounters; input?: Partial<RouteInput>; providers: PaymentProviderType[]; reason: RegExp }[] = [
     { name: "no data at all: the rule's order", counters: NO_DATA, providers: [A, B, C], reason: /vault_gateway_a first: no approval data yet for visa in USD, so the rule's order/ },
-    { name: "highest rate first", counters: rates({ [A]: 0.6, [B]: 0.9, [C]: 0.7 }), providers: [B, C, A], reason: /vault_gateway_b first: best recent approval rate for visa in USD \(90% of 200 attempts\)/ },
+    { name: "highest rate first", counters: rates({ [A]: 0.6, [B]: 0.9, [C]: 0.7 }), providers: [B, C, A], reason: /vault_gateway_b first: best recent approval rate for visa in USD \(90% of 200 recent attempts\)/ },
     { name: "providers without data after those with data, in rule order", counters: rates({ [C]: 0.5 }), providers: [C, A, B], reason: /cart_gateway first/ },
     { name: "data of another segment does not count", counters: rates({ [B]: 0.9 }), input: { currency: "EUR" }, providers: [A, B, C], reason: /no approval data yet for visa in EUR/ },
     { name: "before the card is typed the segment is any card", counters: NO_DATA, input: { card: null }, providers: [A, B, C], reason: /for any card in USD/ },
@@ -255,6 +255,27 @@ describe("best_of: the best recent approval rate first, an exploration share to 
       }
     }
     expect(Math.abs(explored / 100 - 10)).toBeLessThanOrEqual(2);
+  });
+
+  it("gives a rate on few recent attempts the benefit of the doubt, and explores the most promising other", () => {
+    // 88 % on 5 recent attempts (a provider back from a bad spell) is tried before 90 % on 200.
+    const few: RouteCounters = {
+      dailyVolume: () => 0,
+      successRate: (p) => ({ [A]: { rate: 0.88, attempts: 5 }, [B]: { rate: 0.9, attempts: 200 }, [C]: { rate: 0.8, attempts: 200 } })[p as typeof A] ?? null,
+    };
+    expect(route(order(), [rule(0)], few).providers).toEqual([A, B, C]);
+    // 60 % on 3 recent attempts ranks last, but half of the exploration share tries it (the other half is spread evenly):
+    // about three quarters of the explorations.
+    const stale: RouteCounters = { dailyVolume: () => 0, successRate: (p) => ({ [A]: { rate: 0.6, attempts: 3 }, [B]: { rate: 0.9, attempts: 200 }, [C]: { rate: 0.8, attempts: 200 } })[p as typeof A] ?? null };
+    expect(route(order(), [rule(0)], stale).providers).toEqual([B, C, A]);
+    const firsts = { [A]: 0, [B]: 0, [C]: 0 } as Record<PaymentProviderType, number>;
+    for (let i = 0; i < 10_000; i++) {
+      const decision = route(order({ orderId: `ord_${i}` }), [rule(10)], stale);
+      firsts[decision.providers[0]!]++;
+      if (decision.providers[0] !== B) expect(decision.providers.slice(1)).toEqual([B, C, A].filter((p) => p !== decision.providers[0]));
+    }
+    expect(Math.abs(firsts[A] - 750)).toBeLessThanOrEqual(100);
+    expect(Math.abs(firsts[C] - 250)).toBeLessThanOrEqual(60);
   });
 
   it("with no data there is no exploration", () => {

@@ -1,13 +1,19 @@
 // Success rates for success-rate routing (issue 34 item 3): per brand × mode, each segment (provider ×
-// card brand × currency) keeps its last N attempts (SUCCESS_RATE_WINDOW) as a ring of bits (approved
-// or not; a failure is not an approval) beside two counters, in Redis when REDIS_URL is set (every
-// instance sees the same rates) or in this process. A pay request loads all of a brand's counters in
-// one round trip (one HGETALL) and looks segments up synchronously (docs/orchestration.md "Success-rate routing").
+// card brand × currency) keeps an aged approval rate, in Redis when REDIS_URL is set (every instance
+// sees the same rates) or in this process. A pay request loads all of a brand's rates in one round trip
+// (one HGETALL) and looks segments up synchronously (docs/orchestration.md "Success-rate routing").
 //
-// A change shows before the window has turned over: when a segment's last SUCCESS_RATE_MIN_ATTEMPTS
-// attempts disagree with its older ones by more than chance (CHANGE_Z standard errors), its rate is
-// the recent attempts' (a provider whose approvals dropped, or one that recovered while it only got
-// the exploration share). docs/orchestration.md says so; bench/routing-simulation.mjs measures it.
+// Attempts age two ways, both by halves (an exponentially decayed count of attempts and of approvals;
+// a failure is not an approval):
+//   - with the segment's own attempts (SUCCESS_RATE_HALF_LIFE, 30): an attempt counts half after 30
+//     more attempts of the same segment, so a provider most payments go to shows a drop within a few
+//     dozen payments;
+//   - with the traffic of its card brand × currency, all providers together (SUCCESS_RATE_TRAFFIC_HALF_LIFE,
+//     300): an attempt counts half after 300 more payments there, so a provider that only gets the
+//     exploration share does not stay judged by its old outcomes (a recovered provider's old declines
+//     fade while its few new attempts count fully).
+// The weight left (the aged number of attempts) goes with the rate: optimism.ts ranks a rate on few
+// recent attempts optimistically, so a recovered provider is tried again and confirmed.
 //
 // Every attempt also counts in its provider × currency segment across card brands (card brand "*"):
 // the lookup falls back to it when the card brand's own segment has too few attempts, or when the
@@ -29,46 +35,54 @@ export interface SegmentAttempt {
   approved: boolean;
 }
 
-/** A segment's window: its attempts (at most the window), the approvals among them, and among its last `minAttempts`. */
+/** A segment now: attempts ever recorded, its aged weight (recent attempts) and its aged approval rate. */
 export interface SegmentCounts {
   attempts: number;
-  approved: number;
-  recentApproved: number;
+  weight: number;
+  rate: number;
 }
 
-/** Where the windows live. Errors reach the caller (orchestration.ts falls back to process memory). */
+/** Where the rates live. Errors reach the caller (orchestration.ts falls back to process memory). */
 export interface SuccessRateStore {
   record(attempt: SegmentAttempt): Promise<void>;
-  /** Every segment's counts for one brand and mode, by segment name. */
+  /** Every segment's counts for one brand and mode, by segment name, aged to now. */
   load(brandId: string, livemode: boolean): Promise<Map<string, SegmentCounts>>;
 }
-
-/** How many standard errors the recent attempts must stand from the older ones for the rate to be theirs. */
-export const CHANGE_Z = 2;
 
 /** Across card brands. */
 const ANY_BRAND = "*";
 /** A card whose brand is not known. */
 const NO_BRAND = "-";
-const segmentOf = (provider: string, cardBrand: string, currency: string) => `${provider}|${cardBrand}|${currency.toUpperCase()}`;
-const segmentsOf = (a: SegmentAttempt) => [segmentOf(a.provider, a.cardBrand ? a.cardBrand.toLowerCase() : NO_BRAND, a.currency), segmentOf(a.provider, ANY_BRAND, a.currency)];
+/** The traffic a segment ages with: its card brand × currency (all providers). */
+const contextOf = (cardBrand: string, currency: string) => `${cardBrand}|${currency.toUpperCase()}`;
+const segmentOf = (provider: string, cardBrand: string, currency: string) => `${provider}|${contextOf(cardBrand, currency)}`;
+/** The segments an attempt counts in, each with the traffic it ages with. */
+function segmentsOf(a: SegmentAttempt): { segment: string; context: string }[] {
+  const brand = a.cardBrand ? a.cardBrand.toLowerCase() : NO_BRAND;
+  return [brand, ANY_BRAND].map((b) => ({ segment: segmentOf(a.provider, b, a.currency), context: contextOf(b, a.currency) }));
+}
+const contextOfSegment = (segment: string) => segment.slice(segment.indexOf("|") + 1);
 
-/**
- * A segment's rate: approvals among its window's attempts; or, when the last `recent` attempts
- * disagree with the older ones by more than CHANGE_Z standard errors (a change), theirs.
- */
-export function rateOf(counts: SegmentCounts, recent: number): { rate: number; attempts: number } | null {
-  if (counts.attempts < recent) return null;
-  const whole = counts.approved / counts.attempts;
-  const older = counts.attempts - recent;
-  if (older > 0) {
-    const recentRate = counts.recentApproved / recent;
-    const olderRate = (counts.approved - counts.recentApproved) / older;
-    // The pooled rate's standard error of the difference (at least one attempt's worth, so 100 % against 99 % is no change).
-    const spread = Math.sqrt(Math.max(whole * (1 - whole), 1 / counts.attempts) * (1 / recent + 1 / older));
-    if (Math.abs(recentRate - olderRate) > CHANGE_Z * spread) return { rate: recentRate, attempts: recent };
-  }
-  return { rate: whole, attempts: counts.attempts };
+/** A segment as stored: attempts ever, weight and rate as of the traffic count `at` of its card brand × currency. */
+interface Stored {
+  attempts: number;
+  weight: number;
+  rate: number;
+  at: number;
+}
+
+/** The factor an attempt's weight keeps per later attempt of its segment. */
+const ownFactor = (settings: SuccessRateSettings) => Math.pow(0.5, 1 / settings.halfLife);
+
+/** A stored segment aged to the traffic count `now` of its card brand × currency. */
+function agedTo(stored: Stored, now: number, settings: SuccessRateSettings): SegmentCounts {
+  return { attempts: stored.attempts, weight: stored.weight * Math.pow(0.5, (now - stored.at) / settings.trafficHalfLife), rate: stored.rate };
+}
+
+/** A segment's rate and the weight it stands on; null under `minAttempts` attempts ever. */
+export function rateOf(counts: SegmentCounts, minAttempts: number): { rate: number; attempts: number } | null {
+  if (counts.attempts < minAttempts) return null;
+  return { rate: counts.rate, attempts: counts.weight };
 }
 
 /** The synchronous lookup route() reads: the card brand's segment, else the provider's across card brands, else null. */
@@ -80,44 +94,39 @@ export function lookupOf(segments: Map<string, SegmentCounts>, minAttempts: numb
   return (provider, cardBrand, currency) => (cardBrand ? rate(segmentOf(provider, cardBrand.toLowerCase(), currency)) : null) ?? rate(segmentOf(provider, ANY_BRAND, currency));
 }
 
-interface Ring {
-  bits: Uint8Array;
-  /** Attempts ever recorded (the next position is count % window). */
-  count: number;
-  approved: number;
-  /** Approvals among the last minAttempts. */
-  recentApproved: number;
+interface MemoryBrand {
+  /** Attempts ever per card brand × currency. */
+  traffic: Map<string, number>;
+  segments: Map<string, Stored>;
 }
 
-/** The windows of this process. */
+/** The rates of this process. */
 export class MemorySuccessRateStore implements SuccessRateStore {
-  private brands = new Map<string, Map<string, Ring>>();
+  private brands = new Map<string, MemoryBrand>();
   constructor(private settings: SuccessRateSettings) {}
 
   async record(attempt: SegmentAttempt): Promise<void> {
     const key = redisPrefix(attempt.brandId, attempt.livemode);
-    let segments = this.brands.get(key);
-    if (!segments) this.brands.set(key, (segments = new Map()));
-    const { window: n, minAttempts: k } = this.settings;
+    let brand = this.brands.get(key);
+    if (!brand) this.brands.set(key, (brand = { traffic: new Map(), segments: new Map() }));
     const bit = attempt.approved ? 1 : 0;
-    for (const segment of segmentsOf(attempt)) {
-      let ring = segments.get(segment);
-      if (!ring) segments.set(segment, (ring = { bits: new Uint8Array(n), count: 0, approved: 0, recentApproved: 0 }));
-      // What leaves the window, and what leaves the recent attempts, read before the slot is written.
-      const leavesWindow = ring.count >= n ? ring.bits[ring.count % n]! : 0;
-      const leavesRecent = ring.count >= k ? ring.bits[(ring.count - k) % n]! : 0;
-      ring.bits[ring.count % n] = bit;
-      ring.approved += bit - leavesWindow;
-      ring.recentApproved += bit - leavesRecent;
-      ring.count++;
+    for (const { segment, context } of segmentsOf(attempt)) {
+      const now = (brand.traffic.get(context) ?? 0) + 1;
+      brand.traffic.set(context, now);
+      const stored = brand.segments.get(segment);
+      // The same arithmetic as RECORD_SCRIPT.
+      const kept = stored ? stored.weight * Math.pow(0.5, (now - stored.at) / this.settings.trafficHalfLife) * ownFactor(this.settings) : 0;
+      const weight = kept + 1;
+      const rate = stored ? (stored.rate * kept + bit) / weight : bit;
+      brand.segments.set(segment, { attempts: (stored?.attempts ?? 0) + 1, weight, rate, at: now });
     }
   }
 
   /** Synchronous: the bench and the fallback read it without a round trip. */
   loadNow(brandId: string, livemode: boolean): Map<string, SegmentCounts> {
-    const segments = this.brands.get(redisPrefix(brandId, livemode));
+    const brand = this.brands.get(redisPrefix(brandId, livemode));
     const out = new Map<string, SegmentCounts>();
-    for (const [segment, ring] of segments ?? []) out.set(segment, { attempts: Math.min(ring.count, this.settings.window), approved: ring.approved, recentApproved: ring.recentApproved });
+    for (const [segment, stored] of brand?.segments ?? []) out.set(segment, agedTo(stored, brand!.traffic.get(contextOfSegment(segment)) ?? stored.at, this.settings));
     return out;
   }
 
@@ -126,36 +135,39 @@ export class MemorySuccessRateStore implements SuccessRateStore {
   }
 }
 
-/** A window's keys live a week after its brand's last attempt. */
+/** A brand's rates live a week after its last attempt. */
 const REDIS_TTL_MS = 7 * 24 * 3600 * 1000;
 
-// KEYS[1]: the brand's counters hash (<segment>:n attempts ever, <segment>:ok approvals in the window,
-// <segment>:k approvals among the last `recent`); KEYS[2..]: each segment's ring (a bit string of
-// `window` bits). ARGV: window, recent, ttl, approved (1/0), then the segments in KEYS[2..]'s order. A
-// ring that expired (or never existed) restarts its segment.
-const RECORD_SCRIPT = `local counters = KEYS[1]
-local window = tonumber(ARGV[1])
-local recent = tonumber(ARGV[2])
+// KEYS[1]: the brand's hash: `#<card brand>|<currency>` attempts ever of that traffic; per segment
+// `<segment>:n` attempts ever, `<segment>:w` weight and `<segment>:r` rate as of `<segment>:t`, the
+// traffic count of its last attempt. ARGV: the factor per own attempt, the traffic half-life, ttl,
+// approved (1/0), then pairs of segment and traffic. Weights and rates are written with 17 digits
+// (what a double needs), so every instance reads what process memory would hold.
+const RECORD_SCRIPT = `local key = KEYS[1]
+local own = tonumber(ARGV[1])
+local halfLife = tonumber(ARGV[2])
 local ttl = tonumber(ARGV[3])
 local bit = tonumber(ARGV[4])
-for i = 2, #KEYS do
-  local ring, segment = KEYS[i], ARGV[i + 3]
-  if redis.call('EXISTS', ring) == 0 then redis.call('HDEL', counters, segment .. ':n', segment .. ':ok', segment .. ':k') end
-  local count = redis.call('HINCRBY', counters, segment .. ':n', 1) - 1
-  local leavesWindow, leavesRecent = 0, 0
-  if count >= window then leavesWindow = redis.call('GETBIT', ring, count % window) end
-  if count >= recent then leavesRecent = redis.call('GETBIT', ring, (count - recent) % window) end
-  redis.call('SETBIT', ring, count % window, bit)
-  if bit ~= leavesWindow then redis.call('HINCRBY', counters, segment .. ':ok', bit - leavesWindow) end
-  if bit ~= leavesRecent then redis.call('HINCRBY', counters, segment .. ':k', bit - leavesRecent) end
-  redis.call('PEXPIRE', ring, ttl)
+for i = 5, #ARGV, 2 do
+  local segment, traffic = ARGV[i], ARGV[i + 1]
+  local now = redis.call('HINCRBY', key, '#' .. traffic, 1)
+  local old = redis.call('HMGET', key, segment .. ':n', segment .. ':w', segment .. ':r', segment .. ':t')
+  local n, weight, rate = tonumber(old[1]) or 0, bit + 0, bit + 0
+  if n > 0 then
+    local kept = tonumber(old[2]) * math.pow(0.5, (now - tonumber(old[4])) / halfLife) * own
+    weight = kept + 1
+    rate = (tonumber(old[3]) * kept + bit) / weight
+  else
+    weight = 1
+  end
+  redis.call('HSET', key, segment .. ':n', n + 1, segment .. ':w', string.format('%.17g', weight), segment .. ':r', string.format('%.17g', rate), segment .. ':t', now)
 end
-redis.call('PEXPIRE', counters, ttl)
+redis.call('PEXPIRE', key, ttl)
 return 1`;
 
 type RedisWithRates = Redis & { successRateRecord(...args: (string | number)[]): Promise<number> };
 
-/** The windows every instance shares. */
+/** The rates every instance shares. */
 export class RedisSuccessRateStore implements SuccessRateStore {
   private redis: RedisWithRates;
   constructor(
@@ -166,29 +178,25 @@ export class RedisSuccessRateStore implements SuccessRateStore {
     this.redis = redis as RedisWithRates;
   }
 
-  // The sizes are in the key names: a new SUCCESS_RATE_WINDOW or SUCCESS_RATE_MIN_ATTEMPTS starts new windows.
-  private get sizes() {
-    return `${this.settings.window}:${this.settings.minAttempts}`;
-  }
-
-  private countersKey(brandId: string, livemode: boolean) {
-    return `${redisPrefix(brandId, livemode)}:sr:${this.sizes}`;
+  // The half-lives are in the key name: new SUCCESS_RATE_HALF_LIFE or SUCCESS_RATE_TRAFFIC_HALF_LIFE start new rates.
+  private key(brandId: string, livemode: boolean) {
+    return `${redisPrefix(brandId, livemode)}:sra:${this.settings.halfLife}:${this.settings.trafficHalfLife}`;
   }
 
   async record(attempt: SegmentAttempt): Promise<void> {
-    const segments = segmentsOf(attempt);
-    const rings = segments.map((segment) => `${redisPrefix(attempt.brandId, attempt.livemode)}:ring:${this.sizes}:${segment}`);
-    const { window, minAttempts } = this.settings;
-    await this.redis.successRateRecord(1 + rings.length, this.countersKey(attempt.brandId, attempt.livemode), ...rings, window, minAttempts, REDIS_TTL_MS, attempt.approved ? 1 : 0, ...segments);
+    const pairs = segmentsOf(attempt).flatMap(({ segment, context }) => [segment, context]);
+    await this.redis.successRateRecord(1, this.key(attempt.brandId, attempt.livemode), ownFactor(this.settings), this.settings.trafficHalfLife, REDIS_TTL_MS, attempt.approved ? 1 : 0, ...pairs);
   }
 
   async load(brandId: string, livemode: boolean): Promise<Map<string, SegmentCounts>> {
-    const fields = await this.redis.hgetall(this.countersKey(brandId, livemode));
+    const fields = await this.redis.hgetall(this.key(brandId, livemode));
     const out = new Map<string, SegmentCounts>();
     for (const [field, value] of Object.entries(fields)) {
       if (!field.endsWith(":n")) continue;
       const segment = field.slice(0, -2);
-      out.set(segment, { attempts: Math.min(Number(value), this.settings.window), approved: Number(fields[`${segment}:ok`] ?? 0), recentApproved: Number(fields[`${segment}:k`] ?? 0) });
+      const at = Number(fields[`${segment}:t`]);
+      const stored = { attempts: Number(value), weight: Number(fields[`${segment}:w`]), rate: Number(fields[`${segment}:r`]), at };
+      out.set(segment, agedTo(stored, Number(fields[`#${contextOfSegment(segment)}`] ?? at), this.settings));
     }
     return out;
   }
