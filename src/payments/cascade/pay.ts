@@ -184,7 +184,7 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
     planSaved = true;
   };
   const attempts: AttemptSummary[] = [];
-  let lastDecline: { provider: PaymentProviderType; reason: string } | null = null;
+  let lastDecline: { provider: PaymentProviderType; reason: string; decline: NormalisedDecline } | null = null;
   let softDeclined = false;
 
   const attemptRow = (provider: string, index: number, result: AttemptRow["result"], decline: NormalisedDecline | null, transactionId: string | null): AttemptRow => ({
@@ -275,7 +275,7 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
           if (error.notCharged && lastDecline) await endDeclined(tx);
           else await release(tx, id, held, error.notCharged ? "delete" : "abandon");
         });
-        if (error.notCharged && lastDecline) throw paymentFailed(lastDecline.reason);
+        if (error.notCharged && lastDecline) throw paymentFailed(lastDecline.reason, lastDecline.decline);
         throw error;
       }
       // Refused before charging (not configured, invalid for this provider): certain; declines so far still count.
@@ -335,7 +335,7 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
     const reason = outcome.status === "declined" ? outcome.reason : "authentication_required";
     const decline = normaliseDecline(provider, { reason, providerCode: outcome.status === "declined" ? outcome.providerCode : undefined });
     attempts.push({ provider, result: "declined", declineCode: decline.code });
-    lastDecline = { provider, reason };
+    lastDecline = { provider, reason, decline };
     const row = attemptRow(provider, index, "declined", decline, null);
     if (decline.class === "soft" && !isLast) {
       softDeclined = true;
@@ -344,11 +344,11 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
       continue;
     }
     await recordAttempt(row, "declined", endDeclined);
-    throw paymentFailed(reason);
+    throw paymentFailed(reason, decline);
   }
   // Only providers that take no card were planned (a stored plan from an older configuration).
   await withTransaction(ctx.db, async (tx) => (lastDecline ? endDeclined(tx) : release(tx, id, held, "delete")));
-  if (lastDecline) throw paymentFailed(lastDecline.reason);
+  if (lastDecline) throw paymentFailed(lastDecline.reason, lastDecline.decline);
   throw providerNotAllowed();
 }
 

@@ -29,6 +29,24 @@ export const ORCHESTRATION_TEST_CARDS = {
   incorrectCvc: "4000000000009938",
 } as const;
 
+/**
+ * One card per card-taking provider that soft-declines there only and succeeds at every other provider
+ * (docs/orchestration.md "Demo cards and outages"): a cascade from any provider to any other saves the
+ * sale. The vault gateways' are ORCHESTRATION_TEST_CARDS'; the others are 40000000000010xx too.
+ */
+export const SOFT_DECLINE_AT: Readonly<Record<CardTakingDemoProvider, { card: string; reason: string }>> = {
+  vault_gateway_a: { card: ORCHESTRATION_TEST_CARDS.softDeclineAtVaultGatewayA, reason: "do_not_honor" },
+  vault_gateway_b: { card: ORCHESTRATION_TEST_CARDS.softDeclineAtVaultGatewayB, reason: "issuer_unavailable" },
+  order_crm_a: { card: "4000000000001034", reason: "processing_error" },
+  order_crm_b: { card: "4000000000001042", reason: "do_not_honor" },
+  cart_gateway: { card: "4000000000001059", reason: "issuer_unavailable" },
+  intent_gateway: { card: "4000000000001067", reason: "processing_error" },
+};
+export type CardTakingDemoProvider = Exclude<PaymentProviderType, "hosted_store">;
+
+/** The provider a SOFT_DECLINE_AT card soft-declines at, or undefined for any other card. */
+const softDeclineProviderOf = (digits: string) => (Object.keys(SOFT_DECLINE_AT) as CardTakingDemoProvider[]).find((p) => SOFT_DECLINE_AT[p].card === digits);
+
 /** The card a demo intent confirmed without card fields (SPEC's confirm body) is charged as: it succeeds. */
 export const DEFAULT_TEST_CARD = "4242424242424242";
 
@@ -45,15 +63,14 @@ export const DECLINE_SAVED_CHARGES = "decline_saved_charges";
 export const REFUND_FAILS = "refund_fails";
 
 /**
- * What a card does in demo mode at `provider` (the cards of ORCHESTRATION_TEST_CARDS that decline at
- * one provider only succeed where no provider is named: the demo store's page).
+ * What a card does in demo mode at `provider` (the cards of SOFT_DECLINE_AT that decline at one
+ * provider only succeed where no provider is named: the demo store's page).
  */
 export function testCardBehaviour(cardNumber: string, provider?: PaymentProviderType): TestCardBehaviour {
-  switch (normaliseCardNumber(cardNumber)) {
-    case ORCHESTRATION_TEST_CARDS.softDeclineAtVaultGatewayA:
-      return provider === "vault_gateway_a" ? { kind: "decline", reason: "do_not_honor" } : { kind: "succeed", cardBehaviour: null };
-    case ORCHESTRATION_TEST_CARDS.softDeclineAtVaultGatewayB:
-      return provider === "vault_gateway_b" ? { kind: "decline", reason: "issuer_unavailable" } : { kind: "succeed", cardBehaviour: null };
+  const digits = normaliseCardNumber(cardNumber);
+  const softAt = softDeclineProviderOf(digits);
+  if (softAt) return provider === softAt ? { kind: "decline", reason: SOFT_DECLINE_AT[softAt].reason } : { kind: "succeed", cardBehaviour: null };
+  switch (digits) {
     case ORCHESTRATION_TEST_CARDS.lostOrStolen:
       return { kind: "decline", reason: "lost_or_stolen" };
     case ORCHESTRATION_TEST_CARDS.incorrectCvc:

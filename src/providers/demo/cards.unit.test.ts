@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../lib/errors.js";
 import { PAYMENT_PROVIDERS } from "../types.js";
-import { assertCardAcceptable, cardLast4, isLuhnValid, ORCHESTRATION_TEST_CARDS, testCardBehaviour } from "./cards.js";
+import { assertCardAcceptable, cardLast4, isLuhnValid, ORCHESTRATION_TEST_CARDS, SOFT_DECLINE_AT, testCardBehaviour } from "./cards.js";
 
 const NOW = Date.UTC(2026, 10, 22, 12); // 22 November 2026
 const card = (overrides: Record<string, string> = {}) => ({ cardNumber: "4242424242424242", cardExpMonth: "12", cardExpYear: "2031", cardCvv: "123", ...overrides });
@@ -77,7 +77,14 @@ describe("testCardBehaviour", () => {
     expect(testCardBehaviour(ORCHESTRATION_TEST_CARDS.incorrectCvc, provider)).toEqual({ kind: "decline", reason: "incorrect_cvc" });
   });
 
-  it.each(Object.values(ORCHESTRATION_TEST_CARDS))("%s is Luhn-valid", (number) => {
+  it.each(PAYMENT_PROVIDERS)("SOFT_DECLINE_AT: at %s, only that provider's card soft-declines", (provider) => {
+    const succeed = { kind: "succeed", cardBehaviour: null };
+    for (const [at, { card: number, reason }] of Object.entries(SOFT_DECLINE_AT)) {
+      expect(testCardBehaviour(number, provider)).toEqual(provider === at ? { kind: "decline", reason } : succeed);
+    }
+  });
+
+  it.each([...Object.values(ORCHESTRATION_TEST_CARDS), ...Object.values(SOFT_DECLINE_AT).map((c) => c.card)])("%s is Luhn-valid", (number) => {
     expect(isLuhnValid(number)).toBe(true);
   });
 
