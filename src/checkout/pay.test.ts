@@ -120,6 +120,19 @@ describe("a brand with two card-taking providers (demo)", () => {
     expect(await attemptsOf(orderId)).toHaveLength(10);
   });
 
+  it("counts the address's declines by card (issue 36 item 7): one card declined on many orders leaves the address's other buyers paying", async () => {
+    const remoteAddress = freshAddress();
+    // 12 declines from one address, one card (typed two ways), on 12 orders: one card toward DECLINE_ADDRESS_CARD_LIMIT.
+    for (let i = 0; i < 12; i += 1) {
+      const orderId = await initialized(brandId, "vault_gateway_a");
+      expect((await pay(payBody(orderId, i % 2 ? "4000 0000 0000 0002" : "4000000000000002"), remoteAddress)).statusCode).toBe(402);
+      const [row] = await declinesOf(orderId);
+      expect(row!.cardFingerprint).toMatch(/^[0-9a-f]{64}$/);
+    }
+    const other = await initialized(brandId, "vault_gateway_a");
+    expect((await pay(payBody(other), remoteAddress)).statusCode).toBe(200);
+  });
+
   it("replays an identical repeat, refuses another card or body for a paid order (409) and never charges a completed one", async () => {
     const orderId = await initialized(brandId, "vault_gateway_a");
     const body = payBody(orderId);

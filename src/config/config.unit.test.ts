@@ -28,6 +28,7 @@ describe("loadConfig", () => {
       checkoutCompletionGraceSeconds: 3600,
       retentionDays: 30,
       declineLimit: 5,
+      declineAddressCardLimit: 10,
       declineWindowSeconds: 600,
       session: { idleMinutes: 30, maxHours: 12 },
       logLevel: "info",

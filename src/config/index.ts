@@ -53,6 +53,8 @@ export interface Config {
   paymentMode: PaymentMode;
   checkoutCompletionGraceSeconds: number;
   declineLimit: number;
+  /** Distinct declined cards per client address per window (issue 36 item 7); default 10, or DECLINE_LIMIT when that is higher. */
+  declineAddressCardLimit: number;
   declineWindowSeconds: number;
   /** DNS_SERVERS as `Resolver.setServers` takes them (`1.2.3.4`, `1.2.3.4:5353`, `[::1]:53`); null = the system's. */
   dnsServers: string[] | null;
@@ -319,6 +321,7 @@ export function loadConfig(env: Env = process.env): Config {
     paymentMode,
     checkoutCompletionGraceSeconds: integer(env, "CHECKOUT_COMPLETION_GRACE_SECONDS", 3600),
     declineLimit: integer(env, "DECLINE_LIMIT", 5, 1),
+    declineAddressCardLimit: integer(env, "DECLINE_ADDRESS_CARD_LIMIT", Math.max(10, integer(env, "DECLINE_LIMIT", 5, 1)), 1),
     declineWindowSeconds: integer(env, "DECLINE_WINDOW_SECONDS", 600, 1),
     dnsServers,
     integrationTimeoutMs: integer(env, "INTEGRATION_TIMEOUT_MS", 10_000, 1),

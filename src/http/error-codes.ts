@@ -179,7 +179,7 @@ export const ERROR_CODES = {
     meaning: "The caller's request budget for this minute is used up.",
     fix: "Wait for `Retry-After` seconds (or `X-RateLimit-Reset`) and retry." },
   TOO_MANY_DECLINES: { status: 429, message: "Too many declined payments, try again later",
-    meaning: "Too many declined payments for this checkout or address in the last 10 minutes.",
+    meaning: "Too many declined payments for this checkout (5), or too many different declined cards from this address (10), in the last 10 minutes.",
     fix: "Wait for the window to pass; do not retry declined cards." },
   ACCOUNT_LOCKED: { status: 429, message: "Too many failed login attempts; password login is locked, try again later or use a magic link",
     meaning: "Password login is locked for this account after too many failures.",

@@ -113,7 +113,7 @@ export async function attemptPayment<T>(ctx: Ctx, attempt: PaymentAttempt<T>): P
   const result = await attempt.charge(ctx.db);
   const decline = attempt.declineOf(result);
   if (decline) {
-    const normalised = await withTransaction(ctx.db, (tx) => recordDecline(ctx, tx, { provider: attempt.provider, livemode: attempt.livemode, orderId: attempt.orderId, ...decline }));
+    const normalised = await withTransaction(ctx.db, (tx) => recordDecline(ctx, tx, { provider: attempt.provider, livemode: attempt.livemode, orderId: attempt.orderId, card: attempt.card, ...decline }));
     throw paymentFailed(decline.reason, normalised);
   }
   return result;

@@ -1,5 +1,7 @@
-// CONTRACT §21, §33: after five declines within the window for one orderId or one client address,
-// payment attempts answer 429 and reach no provider (no ledger write) until the window passes.
+// CONTRACT §21, §33: after five declines within the window for one orderId, or ten distinct declined
+// cards from one client address (issue 36 item 7, DECLINE_ADDRESS_CARD_LIMIT; card-testing-address.test.ts
+// has the shared-address cases), payment attempts answer 429 and reach no provider (no ledger write)
+// until the window passes.
 import { count, eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildTestApp, type TestApp } from "../../test/support/app.js";
@@ -16,6 +18,12 @@ afterEach(() => t.close());
 const TOO_MANY = { error: "Too many declined payments, try again later", code: "TOO_MANY_DECLINES", retryAfterSeconds: 600 };
 const pay = (orderId: string, remoteAddress: string, cardNumber = "4242424242424242") =>
   post(t, "/api/providers/vault_gateway_a/process-payment", { orderId, amount: AMOUNT, currency: "USD", ...card(cardNumber) }, { remoteAddress });
+// The demo cards that decline at every card-taking endpoint.
+const DECLINING = ["4000000000000002", "4000000000009995", "4000000000009920", "4000000000009938"];
+const reopen = async (env: Record<string, string>) => {
+  await t.close();
+  return buildTestApp({ env });
+};
 const ledgerRows = async () => (await t.deps.database.db.select({ n: count() }).from(demoProviderRecords))[0]!.n;
 
 describe("card-testing defence", () => {
@@ -32,11 +40,14 @@ describe("card-testing defence", () => {
     expect((await pay("ct-other", "10.3.0.100")).statusCode).toBe(200);
   });
 
-  it("blocks a client address after five declines across orders and providers", async () => {
+  it("blocks a client address after DECLINE_ADDRESS_CARD_LIMIT distinct declined cards across orders and providers", async () => {
+    // Four demo cards decline at every card-taking endpoint; the limit is set to them here (10 by default).
+    t = await reopen({ DECLINE_ADDRESS_CARD_LIMIT: "4" });
     const address = "10.4.0.1";
+    // Five declines, four cards: the repeated card counts once, so the fifth decline is still answered, then the address waits.
     for (let i = 1; i <= 5; i++) {
       const endpoint = CARD_ENDPOINTS[i % CARD_ENDPOINTS.length]!;
-      expect((await endpoint.pay(t, `ct-addr-${i}`, card("4000000000009995"), { remoteAddress: address })).statusCode).toBe(402);
+      expect((await endpoint.pay(t, `ct-addr-${i}`, card(DECLINING[[0, 0, 1, 2, 3][i - 1]!]), { remoteAddress: address })).statusCode).toBe(402);
     }
     const before = await ledgerRows();
     const blocked = await pay("ct-addr-new", address);

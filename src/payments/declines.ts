@@ -1,5 +1,6 @@
 import type { Ctx } from "../ctx.js";
 import type { Db } from "../db/client.js";
+import { keyedHash } from "../lib/crypto.js";
 import { AppError } from "../lib/errors.js";
 import { newId } from "../lib/ids.js";
 import type { Metadata } from "../lib/metadata.js";
@@ -21,8 +22,31 @@ export const paymentFailed = (reason: string, decline?: NormalisedDecline) =>
 export const declineWindowStart = (ctx: Pick<Ctx, "clock" | "config">) => new Date(ctx.clock.now() - ctx.config.declineWindowSeconds * 1000);
 
 /**
- * CONTRACT §21, §33: after `declineLimit` declines within `declineWindowSeconds` for this orderId or
- * this client address, payment attempts answer 429 before any provider is called.
+ * The card's fingerprint on its decline row (issue 36 item 7): an HMAC of the normalised number (digits
+ * only) under a key derived from ENCRYPTION_KEY for this one use, so the same card declined twice from
+ * an address counts once toward the address limit. Not reversible without the key; never the number,
+ * never logged. A key rotation changes the fingerprints: at most one window counts a card twice.
+ */
+export function cardFingerprint(ctx: Pick<Ctx, "config">, cardNumber: string): string {
+  return keyedHash(cardNumber.replace(/\D/g, ""), keyedHashKey(ctx.config.encryptionKey));
+}
+
+const fingerprintKeys = new WeakMap<Buffer, Buffer>();
+function keyedHashKey(secret: Buffer): Buffer {
+  let key = fingerprintKeys.get(secret);
+  if (!key) {
+    key = Buffer.from(keyedHash("payment-declines:card-fingerprint:v1", secret), "hex");
+    fingerprintKeys.set(secret, key);
+  }
+  return key;
+}
+
+/**
+ * CONTRACT §21, §33 (issue 36 item 7): after `declineLimit` declines within `declineWindowSeconds` for
+ * this orderId, or `declineAddressCardLimit` distinct declined cards (a decline without a card counts as
+ * one of its own) within that window from this client address, payment attempts answer 429 before any
+ * provider is called. The address counts cards, not declines: one buyer retrying a declined card on a
+ * shared address (an office, a carrier's NAT) does not use up the address for the others.
  */
 export async function assertUnderDeclineLimit(ctx: Ctx, orderId: string): Promise<void> {
   assertCountsUnderDeclineLimit(ctx, await countDeclines(ctx.db, orderId, ctx.clientAddress ?? null, declineWindowStart(ctx)));
@@ -30,7 +54,7 @@ export async function assertUnderDeclineLimit(ctx: Ctx, orderId: string): Promis
 
 /** The limit check of assertUnderDeclineLimit, for counts a caller read along with its own row. */
 export function assertCountsUnderDeclineLimit(ctx: Pick<Ctx, "config">, counts: DeclineCounts): void {
-  if (counts.byOrder >= ctx.config.declineLimit || counts.byAddress >= ctx.config.declineLimit) {
+  if (counts.byOrder >= ctx.config.declineLimit || counts.byAddress >= ctx.config.declineAddressCardLimit) {
     // retryAfterSeconds (not in SPEC): the window's length, the longest a buyer waits; the checkout page says it.
     throw new AppError("TOO_MANY_DECLINES", "Too many declined payments, try again later", undefined, { retryAfterSeconds: ctx.config.declineWindowSeconds });
   }
@@ -44,6 +68,11 @@ export interface Decline {
   reason: string;
   /** The provider's own code of the decline, when it gave one (ChargeOutcome's providerCode). */
   providerCode?: string;
+  /**
+   * The declined card, when the request carried one (provider endpoints, checkout pay, upsell
+   * pay-with-card): only its fingerprint is stored (cardFingerprint). None for a saved method's charge.
+   */
+  card?: { cardNumber: string };
   amountCents: number;
   currency: string;
   /**
@@ -72,6 +101,7 @@ export async function recordDecline(ctx: Ctx, tx: Db, decline: Decline): Promise
     declineCode: normalised.code,
     declineClass: normalised.class,
     providerCode: normalised.providerCode,
+    cardFingerprint: decline.card ? cardFingerprint(ctx, decline.card.cardNumber) : null,
     createdAt: new Date(now),
   });
   const owner = decline.owner ?? (await orderContextOf(tx, { orderId: decline.orderId }));

@@ -70,7 +70,7 @@ export interface DeclineCounts {
 const DECLINE_COUNTS = hotStatement(
   "payment_decline_counts",
   `select (select count(*) from payment_declines where order_id = $1 and created_at > $3)::int as "byOrder",
-          (select count(*) from payment_declines where client_address = $2 and created_at > $3)::int as "byAddress"`,
+          (select count(distinct coalesce(card_fingerprint, id)) from payment_declines where client_address = $2 and created_at > $3)::int as "byAddress"`,
 );
 
 export async function countDeclines(db: Db, orderId: string, clientAddress: string | null, since: Date): Promise<DeclineCounts> {
@@ -118,7 +118,7 @@ const OPEN_ORDER_CHARGE = hotStatement(
           coalesce(c.demo_only, false) as "demoOnly", c.livemode as "livemode", coalesce(c.completed, false) as "completed", c.metadata as "metadata",
           exists (select 1 from claim) as held,
           (select count(*) from payment_declines where order_id = $1 and created_at > $8)::int as "byOrder",
-          (select count(*) from payment_declines where client_address = $7 and created_at > $8)::int as "byAddress"
+          (select count(distinct coalesce(card_fingerprint, id)) from payment_declines where client_address = $7 and created_at > $8)::int as "byAddress"
    from (select 1) as one left join context c on true`,
 );
 

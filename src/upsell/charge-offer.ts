@@ -7,7 +7,7 @@ import { newId } from "../lib/ids.js";
 import { outboxRows } from "../outbox/events.js";
 import { ABANDONED_CLAIM_MS, claimOrWait } from "../payments/charge-once.js";
 import { normaliseDecline } from "../payments/decline-codes.js";
-import { paymentFailed, recordDecline } from "../payments/declines.js";
+import { paymentFailed, recordDecline, type Decline } from "../payments/declines.js";
 import { ProviderError, type ChargeOutcome, type PaymentProviderType } from "../providers/types.js";
 import { answerChanges, eventBase, saveDecided, sessionMetadataFields, type Decided } from "./decide-answer.js";
 import { offerAlreadyAnswered } from "./errors.js";
@@ -27,6 +27,8 @@ export interface OfferCharge {
   charge(idempotencyKey: string): Promise<ChargeOutcome>;
   /** The adapter is a demo one: no real money moves. */
   paidInDemo: boolean;
+  /** Pay-with-card's card, for its decline's fingerprint (issue 36 item 7); none for a saved method. */
+  card?: { cardNumber: string };
   /** The log line of a provider failure. */
   failure: string;
 }
@@ -83,7 +85,7 @@ async function chargeClaimed(ctx: Ctx, attempt: OfferCharge, claim: OfferClaim):
     // One click cannot run a 3-D Secure step: for an upsell it is a refusal.
     const reason = charge.status === "declined" ? charge.reason : "authentication_required";
     const providerCode = charge.status === "declined" ? charge.providerCode : undefined;
-    await withTransaction(ctx.db, (tx) => recordRefusal(ctx, tx, decided, claim, reason, providerCode, decided.session.livemode));
+    await withTransaction(ctx.db, (tx) => recordRefusal(ctx, tx, decided, claim, { reason, providerCode, card: attempt.card }, decided.session.livemode));
     throw paymentFailed(reason, normaliseDecline(decided.session.provider as PaymentProviderType, { reason, providerCode }));
   }
   // Saved over the session as read before the charge; decided again should another offer's answer have landed meanwhile.
@@ -96,15 +98,14 @@ async function chargeClaimed(ctx: Ctx, attempt: OfferCharge, claim: OfferClaim):
  * A refused charge: the offer stays open (marked refused), the decline counts toward the limit,
  * `payment.failed` goes out. Nothing when the claim was taken over: its new holder answers the offer.
  */
-async function recordRefusal(ctx: Ctx, tx: Db, decided: Decided, claim: OfferClaim, reason: string, providerCode: string | undefined, livemode: boolean): Promise<void> {
+async function recordRefusal(ctx: Ctx, tx: Db, decided: Decided, claim: OfferClaim, refusal: Pick<Decline, "reason" | "providerCode" | "card">, livemode: boolean): Promise<void> {
   const { session, offer } = decided;
   if (!(await markOfferRefused(tx, session.id, offer.id, claim))) return;
   await recordDecline(ctx, tx, {
     provider: session.provider as PaymentProviderType,
     livemode,
     orderId: session.orderId,
-    reason,
-    providerCode,
+    ...refusal,
     amountCents: offer.priceCents,
     currency: session.currency,
     owner: { ...eventBase(session), ...sessionMetadataFields(decided) },

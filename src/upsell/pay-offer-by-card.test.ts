@@ -114,6 +114,11 @@ describe("POST /api/upsell/pay-with-card", () => {
     expect(declined.statusCode).toBe(402);
     expect(json(declined)).toMatchObject({ code: "PAYMENT_FAILED", error: "Payment failed: card_declined" });
     expect(await declines(s.upsellOrderId)).toHaveLength(before + 1);
+    // Issue 36 item 7: the new card's decline keeps its keyed fingerprint (never the number); the one-click refusal, with no card, none.
+    const fingerprints = (await declines(s.upsellOrderId)).map((row) => row.cardFingerprint);
+    expect(fingerprints.filter((f) => f === null)).toHaveLength(before);
+    expect(fingerprints.filter((f) => f !== null && /^[0-9a-f]{64}$/.test(f))).toHaveLength(1);
+    expect(JSON.stringify(await declines(s.upsellOrderId))).not.toContain("4000000000000002");
     expect((await eventsOf("payment.failed", s.sessionId)).map((e) => e.payload.offerId)).toEqual(["a", "a"]);
     expect(await upsellOrders(s.upsellOrderId)).toHaveLength(0);
     // Still refused, still payable with another card.

@@ -59,6 +59,7 @@ export async function payOfferByCard({ ctx, input }: { ctx: Ctx; input: PayOffer
         { ...call, log: ctx.log, idempotencyKey },
       ),
     paidInDemo: adapter.demo,
+    card,
     failure: "upsell card charge failed",
   });
 }

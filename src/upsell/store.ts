@@ -170,7 +170,7 @@ const FIND_SESSION_FOR_ANSWER = hotStatement(
      o.billing_address as "originalBillingAddress", o.shipping_address as "originalShippingAddress", o.paid_in_demo as "originalPaidInDemo",
      o.metadata as "originalMetadata",
      (select count(*) from payment_declines where order_id = s.order_id and created_at > $4)::int as "declinesByOrder",
-     (select count(*) from payment_declines where client_address = $3 and created_at > $4)::int as "declinesByAddress"
+     (select count(distinct coalesce(card_fingerprint, id)) from payment_declines where client_address = $3 and created_at > $4)::int as "declinesByAddress"
    from upsell_sessions s
    left join upsell_offer_results r on r.session_id = s.id and r.offer_id = $2
    left join orders o on o.id = s.original_order_ref

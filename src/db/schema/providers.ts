@@ -45,6 +45,12 @@ export const paymentDeclines = pgTable(
     declineCode: text("decline_code"),
     declineClass: text("decline_class").$type<"soft" | "hard">(),
     providerCode: text("provider_code"),
+    /**
+     * Issue 36 item 7: the declined card's keyed fingerprint (HMAC, src/payments/declines.ts
+     * cardFingerprint), never the number; null when the charge had no card (a saved method) and on rows
+     * from before. The address limit counts distinct fingerprints.
+     */
+    cardFingerprint: text("card_fingerprint"),
   },
   (t) => [index("payment_declines_order_idx").on(t.orderId, t.createdAt), index("payment_declines_address_idx").on(t.clientAddress, t.createdAt)],
 );

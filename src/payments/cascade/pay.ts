@@ -239,6 +239,7 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
       livemode,
       orderId: request.orderId,
       reason: lastDecline!.reason,
+      card: request.card,
       amountCents: checkout.amountCents,
       currency: checkout.currency,
       owner: { brandId: checkout.brandId, checkoutId: checkout.checkoutId, webhookUrl: checkout.webhookUrl, metadata: checkout.metadata },

@@ -68,7 +68,7 @@ const OPEN_CASCADE = hotStatement(
           (select coalesce(json_agg(ps.provider), '[]'::json) from provider_settings ps where ps.brand_id = c.brand_id and ps.enabled) as "enabledProviders",
           exists (select 1 from claim) as held,
           (select count(*) from payment_declines where order_id = $1 and created_at > $7)::int as "byOrder",
-          (select count(*) from payment_declines where client_address = $6 and created_at > $7)::int as "byAddress"
+          (select count(distinct coalesce(card_fingerprint, id)) from payment_declines where client_address = $6 and created_at > $7)::int as "byAddress"
    from (select 1) as one left join context c on true`,
 );
 

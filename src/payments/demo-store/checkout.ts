@@ -45,7 +45,7 @@ export async function payDemoDraft(ctx: Ctx, draft: DemoDraft, card: CardInput):
   // The store has no 3-D Secure step: the 3-D Secure card is a decline here, as at the other providers.
   const reason = behaviour.kind === "decline" ? behaviour.reason : behaviour.kind === "requires_action" ? "authentication_required" : null;
   if (reason) {
-    const normalised = await withTransaction(ctx.db, (tx) => recordDecline(ctx, tx, { provider: PROVIDER, livemode: false, orderId: draft.orderId, reason, providerCode: reason, amountCents: draft.amountCents, currency: draft.currency, owner }));
+    const normalised = await withTransaction(ctx.db, (tx) => recordDecline(ctx, tx, { provider: PROVIDER, livemode: false, orderId: draft.orderId, reason, providerCode: reason, amountCents: draft.amountCents, currency: draft.currency, card, owner }));
     throw paymentFailed(reason, normalised);
   }
   await completeHostedCheckout(ctx, { storeOrderId: draft.storeOrderId, orderId: draft.orderId });

@@ -1,0 +1,1 @@
+ALTER TABLE "payment_declines" ADD COLUMN "card_fingerprint" text;
