@@ -181,9 +181,9 @@ export async function findRefundsOf(db: Db, orderRefs: string[]): Promise<Refund
 /**
  * The provider attempts of one order of the brand (the pay path's cascade, issue 34), oldest first:
  * one statement on payment_attempts_order_idx (brand_id, order_id). Orders paid through the old
- * provider endpoints have none.
+ * provider endpoints have none. Unexecuted, so the plan test can EXPLAIN it (findAttemptsOf runs it).
  */
-export async function findAttemptsOf(db: Db, brandId: string, orderId: string, livemode: boolean) {
+export function attemptsOfQuery(db: Db, brandId: string, orderId: string, livemode: boolean) {
   return db
     .select({
       provider: paymentAttempts.provider,
@@ -204,6 +204,7 @@ export async function findAttemptsOf(db: Db, brandId: string, orderId: string, l
     .where(and(eq(paymentAttempts.brandId, brandId), eq(paymentAttempts.orderId, orderId), eq(paymentAttempts.livemode, livemode)))
     .orderBy(asc(paymentAttempts.createdAt), asc(paymentAttempts.cascadeIndex));
 }
+export const findAttemptsOf = async (db: Db, brandId: string, orderId: string, livemode: boolean) => attemptsOfQuery(db, brandId, orderId, livemode);
 /** The card facts of a charge's approved attempt (its provider and transaction id), by payment_attempts_order_idx; undefined for charges the pay path did not make. */
 export async function findApprovedCardOf(db: Db, charge: Pick<OrderRow, "brandId" | "orderId" | "provider" | "transactionId">) {
   const [row] = await db
