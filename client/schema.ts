@@ -1313,6 +1313,23 @@ export interface operations {
                             currency: string;
                             status: string;
                         }[];
+                        attempts: {
+                            provider: string;
+                            result: "approved" | "declined" | "failed" | "requires_action";
+                            declineCode: string | null;
+                            declineClass: ("soft" | "hard") | null;
+                            providerCode: string | null;
+                            /** @description the routing rule's name that chose this provider */
+                            routeRule: string;
+                            routeReason: string;
+                            /** @description Unix ms */
+                            at: number;
+                        }[];
+                        card: {
+                            brand: string | null;
+                            last4: string | null;
+                            binCountry: string | null;
+                        } | null;
                         timeline: {
                             id: string;
                             type: string;

@@ -7,7 +7,7 @@ import { assertScope } from "../merchant-credentials/api-key-caller.js";
 import type { MerchantOrderIdParams, OrderChargeView, OrderDetail, OrderIdParams, OrderListQuery, OrderListReply, OrderStatus, OrderSummary } from "./schemas.js";
 import { EVENT_TYPES } from "../outbox/events.js";
 import { refundViewOf } from "./refunds.js";
-import { disputeViewOf, findCheckoutOrder, findCommissionsOf, findDisputesOf, findLineItemsOf, findRefundsOf, findTimelineOf, findUpsellsOf, orderPageQuery, type OrderCursor, type OrderRow } from "./store.js";
+import { disputeViewOf, findCheckoutOrder, findAttemptsOf, findCommissionsOf, findDisputesOf, findLineItemsOf, findRefundsOf, findTimelineOf, findUpsellsOf, orderPageQuery, type OrderCursor, type OrderRow } from "./store.js";
 
 /** The charge's status from its disputes, its refunds and the provider's notifications, in that order. */
 export function statusOf(row: Pick<OrderRow, "paymentStatus" | "refundedCents" | "amountCents" | "disputed">): OrderStatus {
@@ -75,13 +75,16 @@ export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: s
   if (!row) throw notFound("Order not found");
   const upsells = await findUpsellsOf(db, brandId, [row.id]);
   const refs = [row.id, ...upsells.map((u) => u.id)];
-  const [lineItems, commissionRows, refundRows, disputeRows, timeline] = await Promise.all([
+  const [lineItems, commissionRows, refundRows, disputeRows, timeline, attemptRows] = await Promise.all([
     findLineItemsOf(db, [row.id]),
     findCommissionsOf(db, brandId, refs),
     findRefundsOf(db, refs),
     findDisputesOf(db, refs),
     row.checkoutId ? findTimelineOf(db, brandId, row.checkoutId) : { events: [], deliveries: [] },
+    findAttemptsOf(db, brandId, row.orderId, row.livemode),
   ]);
+  // The approved attempt of this charge (its transaction id); a retry after a decline adds attempts, only one approves.
+  const approved = attemptRows.find((a) => a.result === "approved" && a.transactionId === row.transactionId) ?? attemptRows.find((a) => a.result === "approved");
   return {
     ...summaryOf(row, upsells),
     providerOrderId: row.providerOrderId,
@@ -105,6 +108,17 @@ export async function orderDetailOfBrand(db: Db, brandId: string, where: { id: s
       currency: c.currency,
       status: c.status,
     })),
+    attempts: attemptRows.map((a) => ({
+      provider: a.provider,
+      result: a.result,
+      declineCode: a.declineCode,
+      declineClass: a.declineClass,
+      providerCode: a.providerCode,
+      routeRule: a.ruleName,
+      routeReason: a.routeReason,
+      at: a.createdAt.getTime(),
+    })),
+    card: approved ? { brand: approved.cardBrand, last4: approved.cardLast4, binCountry: approved.binCountry } : null,
     timeline: timeline.events.sort(byTimelineOrder).map((event) => ({
       id: event.id,
       type: event.type,

@@ -15,7 +15,7 @@ import type { ResolvedProvider } from "../providers/registry.js";
 import type { PaymentProvider, PaymentProviderType, RefundInput, RefundOutcome } from "../providers/types.js";
 import { recordFunnelRefund } from "../upsell/funnel/counters.js";
 import type { MerchantOrderIdParams, OrderIdParams, RefundBody, RefundReply, RefundView } from "./schemas.js";
-import { addRefunded, findCheckoutOrder, findRefund, findUpsellsOf, heldByRefunds, insertRefund, lockCharge, settleRefund, type OrderRow, type RefundRow } from "./store.js";
+import { addRefunded, findApprovedCardOf, findCheckoutOrder, findRefund, findUpsellsOf, heldByRefunds, insertRefund, lockCharge, settleRefund, type OrderRow, type RefundRow } from "./store.js";
 
 export const refundViewOf = (row: RefundRow): RefundView => ({
   id: row.id,
@@ -114,7 +114,11 @@ export async function settleRefundWith(ctx: Ctx, of: { refund: RefundRow; charge
       // A funnel's upsell charge: its step's refunded amount follows, in this transaction (docs/funnels.md).
       if (charge.kind === "upsell") await recordFunnelRefund(tx, charge.id, refund.amountCents, at);
       // A checkout's charge: approval analytics net it on the charge's day (docs/orchestration.md "Approval analytics").
-      else await recordRefundStats(tx, { brandId: refund.brandId, livemode: money.livemode, provider: charge.provider, currency: charge.currency, chargedAt: charge.createdAt, chargeAmountCents: charge.amountCents, amountCents: refund.amountCents, at });
+      else {
+        // The approved attempt's card (the pay path keeps one; the old endpoints none): the refund nets into its card-brand and BIN-country rows.
+        const card = await findApprovedCardOf(tx, charge);
+        await recordRefundStats(tx, { brandId: refund.brandId, livemode: money.livemode, provider: charge.provider, currency: charge.currency, chargedAt: charge.createdAt, chargeAmountCents: charge.amountCents, amountCents: refund.amountCents, at, cardBrand: card?.cardBrand, binCountry: card?.binCountry });
+      }
       event = { type: "refund.succeeded" as const, data: { ...money, providerRefundId: outcome.providerRefundId, refundedTotal } };
     } else {
       event = { type: "refund.failed" as const, data: { ...money, failureReason: outcome.reason } };

@@ -126,6 +126,27 @@ export const TimelineEvent = Type.Object({
   deliveries: Type.Array(TimelineDelivery),
 });
 
+/** One provider attempt of the checkout's pay (issue 34): the cascade's declines stay visible. */
+export const OrderAttemptView = Type.Object({
+  provider: Type.String(),
+  result: Type.Union([Type.Literal("approved"), Type.Literal("declined"), Type.Literal("failed"), Type.Literal("requires_action")]),
+  declineCode: Nullable(Type.String({ description: "the normalised decline code (docs/routing.md)" })),
+  declineClass: Nullable(Type.Union([Type.Literal("soft"), Type.Literal("hard")])),
+  providerCode: Nullable(Type.String({ description: "the provider's own code, as it answered" })),
+  routeRule: Type.String({ description: "the routing rule's name that chose this provider" }),
+  routeReason: Type.String(),
+  at: Type.Integer({ description: "Unix ms" }),
+});
+export type OrderAttemptView = Static<typeof OrderAttemptView>;
+
+/** The approved attempt's card: never more than the brand, the last four and the issuing country. */
+export const OrderCardView = Type.Object({
+  brand: Nullable(Type.String({ description: "visa, mastercard, …" })),
+  last4: Nullable(Type.String({ minLength: 4, maxLength: 4 })),
+  binCountry: Nullable(Type.String({ description: "the issuing country (ISO 3166-1 alpha-2)" })),
+});
+export type OrderCardView = Static<typeof OrderCardView>;
+
 export const OrderDetail = Type.Object({
   ...OrderSummary.properties,
   providerOrderId: Nullable(Type.String()),
@@ -155,6 +176,10 @@ export const OrderDetail = Type.Object({
       status: Type.String(),
     }),
   ),
+  /** The provider attempts of the checkout's pay, oldest first; [] for orders paid through the old provider endpoints. */
+  attempts: Type.Array(OrderAttemptView),
+  /** The card of the approved attempt; null when no attempt was kept (old provider endpoints). */
+  card: Nullable(OrderCardView),
   /** The order's events and their webhook deliveries, kept for RETENTION_DAYS once delivered (docs/orders.md). */
   timeline: Type.Array(TimelineEvent),
 });

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { commissions, disputes, orderLineItems, orders, outboxEvents, refunds, webhookDeliveries, type DisputeStatus } from "../db/schema/index.js";
+import { commissions, disputes, orderLineItems, orders, outboxEvents, paymentAttempts, refunds, webhookDeliveries, type DisputeStatus } from "../db/schema/index.js";
 import { dateParam } from "../lib/dates.js";
 import type { DisputeNotice } from "../providers/webhook-scheme-kit.js";
 import type { DisputeView } from "./disputes/schemas.js";
@@ -177,6 +177,52 @@ export async function findRefundsOf(db: Db, orderRefs: string[]): Promise<Refund
   if (orderRefs.length === 0) return [];
   return db.select().from(refunds).where(inArray(refunds.orderRef, orderRefs)).orderBy(asc(refunds.createdAt), asc(refunds.id));
 }
+
+/**
+ * The provider attempts of one order of the brand (the pay path's cascade, issue 34), oldest first:
+ * one statement on payment_attempts_order_idx (brand_id, order_id). Orders paid through the old
+ * provider endpoints have none. Unexecuted, so the plan test can EXPLAIN it (findAttemptsOf runs it).
+ */
+export function attemptsOfQuery(db: Db, brandId: string, orderId: string, livemode: boolean) {
+  return db
+    .select({
+      provider: paymentAttempts.provider,
+      result: paymentAttempts.result,
+      declineCode: paymentAttempts.declineCode,
+      declineClass: paymentAttempts.declineClass,
+      providerCode: paymentAttempts.providerCode,
+      ruleName: paymentAttempts.ruleName,
+      routeReason: paymentAttempts.routeReason,
+      transactionId: paymentAttempts.transactionId,
+      cardBrand: paymentAttempts.cardBrand,
+      cardLast4: paymentAttempts.cardLast4,
+      binCountry: paymentAttempts.binCountry,
+      createdAt: paymentAttempts.createdAt,
+      cascadeIndex: paymentAttempts.cascadeIndex,
+    })
+    .from(paymentAttempts)
+    .where(and(eq(paymentAttempts.brandId, brandId), eq(paymentAttempts.orderId, orderId), eq(paymentAttempts.livemode, livemode)))
+    .orderBy(asc(paymentAttempts.createdAt), asc(paymentAttempts.cascadeIndex));
+}
+export const findAttemptsOf = async (db: Db, brandId: string, orderId: string, livemode: boolean) => attemptsOfQuery(db, brandId, orderId, livemode);
+/** The card facts of a charge's approved attempt (its provider and transaction id), by payment_attempts_order_idx; undefined for charges the pay path did not make. */
+export async function findApprovedCardOf(db: Db, charge: Pick<OrderRow, "brandId" | "orderId" | "provider" | "transactionId">) {
+  const [row] = await db
+    .select({ cardBrand: paymentAttempts.cardBrand, binCountry: paymentAttempts.binCountry })
+    .from(paymentAttempts)
+    .where(
+      and(
+        eq(paymentAttempts.brandId, charge.brandId),
+        eq(paymentAttempts.orderId, charge.orderId),
+        eq(paymentAttempts.result, "approved"),
+        eq(paymentAttempts.provider, charge.provider),
+        eq(paymentAttempts.transactionId, charge.transactionId),
+      ),
+    )
+    .limit(1);
+  return row;
+}
+export type OrderAttemptRow = Awaited<ReturnType<typeof findAttemptsOf>>[number];
 
 /** The events of one checkout (the order, its upsells and refunds), oldest first, and their deliveries. */
 export async function findTimelineOf(db: Db, brandId: string, checkoutId: string) {

@@ -147,6 +147,7 @@ function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
             <dt>Status</dt><dd>{order.status.replace("_", " ")}</dd>
             <dt>Customer</dt><dd>{order.customerName} ({order.customerEmail})</dd>
             <dt>Payment</dt><dd>{formatMoney(order.amount, order.currency)} via {order.provider}, transaction {order.transactionId}{order.test ? " (test)" : ""}</dd>
+            {order.card && <><dt>Card</dt><dd data-testid="order-card">{cardText(order.card)}</dd></>}
             <dt>Billing address</dt><dd data-testid="billing-address"><AddressText address={order.billingAddress} /></dd>
             <dt>Shipping address</dt><dd data-testid="shipping-address"><AddressText address={order.shippingAddress} /></dd>
             {order.crm && <><dt>CRM</dt><dd>{order.crm.provider}: {order.crm.status ?? "pending"}{order.crm.orderId ? `, ${order.crm.orderId}` : ""}</dd></>}
@@ -155,6 +156,7 @@ function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
               <><dt>Metadata</dt><dd>{Object.entries(order.metadata).map(([key, value]) => <div key={key}><code>{key}</code>: {value}</div>)}</dd></>
             )}
           </dl>
+          <Attempts order={order} />
           {order.lineItems.length > 0 && (
             <table>
               <caption>Items</caption>
@@ -211,6 +213,36 @@ function OrderPanel({ id, onClose }: { id: string; onClose: () => void }) {
         </>
       )}
     </section>
+  );
+}
+
+const CARD_BRANDS: Record<string, string> = { visa: "Visa", mastercard: "Mastercard", amex: "American Express", discover: "Discover", jcb: "JCB", diners: "Diners Club", unionpay: "UnionPay", maestro: "Maestro" };
+/** "Visa •••• 4242": the brand and the last four, never more of the number (issue 36). */
+function cardText(card: NonNullable<OrderDetail["card"]>): string {
+  const brand = card.brand ? (CARD_BRANDS[card.brand.toLowerCase()] ?? card.brand) : "Card";
+  return card.last4 ? `${brand} •••• ${card.last4}` : brand;
+}
+
+/** Every provider attempt of the checkout's pay, oldest first: a cascade's declined first attempt is visible (issue 34). */
+function Attempts({ order }: { order: OrderDetail }) {
+  if (order.attempts.length === 0) return null;
+  return (
+    <table>
+      <caption>Payment attempts</caption>
+      <thead><tr><th>When</th><th>Provider</th><th>Result</th><th>Decline code</th><th>Route rule</th><th>Reason</th></tr></thead>
+      <tbody>
+        {order.attempts.map((a, i) => (
+          <tr key={i}>
+            <td>{date(a.at)}</td>
+            <td>{a.provider}</td>
+            <td>{a.result.replace("_", " ")}</td>
+            <td>{a.declineCode ? `${a.declineCode}${a.declineClass ? ` (${a.declineClass})` : ""}${a.providerCode && a.providerCode !== a.declineCode ? `, provider code ${a.providerCode}` : ""}` : "—"}</td>
+            <td>{a.routeRule}</td>
+            <td>{a.routeReason}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
