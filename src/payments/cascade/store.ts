@@ -2,6 +2,7 @@ import { and, eq, ne } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { hotStatement, rowsAsJson, runHot } from "../../db/hot.js";
 import { checkouts, orderCharges, paymentAttempts } from "../../db/schema/index.js";
+import { approvalStatsUpsertSql } from "../approval-stats.js";
 import type { DeclineCounts } from "../store.js";
 
 /** The pay verb's route decision as the claim keeps it (order_charges.plan). */
@@ -104,8 +105,11 @@ export async function insertAttempt(tx: Db, attempt: AttemptRow): Promise<boolea
   return rows.length === 1;
 }
 
-// The success of a pay: the claim marked paid with its answer, the approving attempt recorded, and
-// the checkout pointed at the provider that charged (complete verifies there), in one statement.
+// The success of a pay (issue 34: no more statements than a provider endpoint's pay): the claim
+// marked paid with its answer, the approving attempt recorded, the checkout pointed at the provider
+// that charged (complete verifies there) and the approval counters added to (only with a newly
+// recorded attempt: a takeover asking the provider again counts once), in ONE statement: atomic
+// without BEGIN/COMMIT, so a crash leaves all of it or none.
 const FINISH_PAID = hotStatement(
   "payment_cascade_paid",
   `with paid as (
@@ -120,20 +124,28 @@ const FINISH_PAID = hotStatement(
      update checkouts set provider = $8, provider_order_id = $9, updated_at = $5
      where id = $7 and status <> 'completed' and exists (select 1 from paid)
      returning id
+   ), stats as (
+     ${approvalStatsUpsertSql("$10", "exists (select 1 from attempt)")}
+     returning 1
    )
-   select exists (select 1 from attempt) as recorded, exists (select 1 from moved) as moved`,
+   select exists (select 1 from attempt) as recorded, exists (select 1 from moved) as moved, (select count(*) from stats)::int as counted`,
 );
 
-/** The held claim marked paid, the approved attempt recorded (false: recorded already) and the checkout moved to the charging provider. */
+/**
+ * The held claim marked paid, the approved attempt recorded (false: recorded already), the checkout
+ * moved to the charging provider and, with a newly recorded attempt, its approval counters (rows of
+ * approvalStatsJson) added: one statement, no transaction needed.
+ */
 export async function finishPaid(
-  tx: Db,
+  db: Db,
   claim: { brandId: string; orderId: string; providerKey: string },
   reply: Record<string, unknown>,
   paidAt: Date,
   attempt: AttemptRow,
   checkout: { id: string; provider: string; providerOrderId: string },
+  statsJson: string,
 ): Promise<boolean> {
-  const [row] = await runHot<{ recorded: boolean }>(tx, FINISH_PAID, [
+  const [row] = await runHot<{ recorded: boolean }>(db, FINISH_PAID, [
     claim.brandId,
     claim.orderId,
     claim.providerKey,
@@ -143,6 +155,7 @@ export async function finishPaid(
     checkout.id,
     checkout.provider,
     checkout.providerOrderId,
+    statsJson,
   ]);
   return row!.recorded;
 }
