@@ -90,6 +90,7 @@ export async function payByCascade(ctx: Ctx, request: PayRequest, hooks: PayHook
     ctx.db,
     { orderId: request.orderId, fallbackProvider: "unplanned", requestHash, providerKey: firstKey, createdAt: new Date(ctx.clock.now()) },
     { clientAddress: ctx.clientAddress ?? null, since },
+    ctx.config.paymentMode === "live",
   );
   const checkout = opened.checkout;
   if (!checkout) throw hooks.checkoutNotFound();

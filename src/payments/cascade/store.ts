@@ -3,6 +3,7 @@ import type { Db } from "../../db/client.js";
 import { hotStatement, rowsAsJson, runHot } from "../../db/hot.js";
 import { checkouts, orderCharges, paymentAttempts } from "../../db/schema/index.js";
 import { approvalStatsUpsertSql } from "../approval-stats.js";
+import { currentRoutingSubquery, routingOf, type CurrentRouting } from "../routing/rules-store.js";
 import type { DeclineCounts } from "../store.js";
 
 /** The pay verb's route decision as the claim keeps it (order_charges.plan). */
@@ -34,6 +35,8 @@ export interface PayCheckout {
   providerOrderId: string | null;
   /** The brand's enabled providers (as initialize reads them, CONTRACT §4). */
   enabledProviders: string[];
+  /** The brand's current routing rules and cascade limit in the checkout's mode, read with the claim (planPay routes with them). */
+  routing: CurrentRouting;
 }
 
 export interface OpenedCascade {
@@ -47,7 +50,8 @@ export interface OpenedCascade {
 // The pay verb's first round trip (issue 34: a pay without cascade sends no more statements than a
 // provider endpoint): the order's checkout with what routing reads of it, the brand's enabled
 // providers, the charge claim (only for an open checkout; its provider is the token's, else the
-// checkout's, which the plan confirms or overwrites) and the decline counts.
+// checkout's, which the plan confirms or overwrites), the decline counts and the brand's current
+// routing in the checkout's mode ($8: the service's mode, for a checkout that stored none).
 const OPEN_CASCADE = hotStatement(
   "payment_open_cascade",
   `with context as (
@@ -67,25 +71,33 @@ const OPEN_CASCADE = hotStatement(
           c.claim_provider as "claimProvider", c.funnel_id as "funnelId", c.product_name as "productName", c.line_items as "lineItems",
           c.provider as "provider", c.provider_order_id as "providerOrderId",
           (select coalesce(json_agg(ps.provider), '[]'::json) from provider_settings ps where ps.brand_id = c.brand_id and ps.enabled) as "enabledProviders",
+          ${currentRoutingSubquery("c.brand_id", "coalesce(c.livemode, $8::boolean)")} as "routing",
           exists (select 1 from claim) as held,
           (select count(*) from payment_declines where order_id = $1 and created_at > $7)::int as "byOrder",
           (select count(*) from payment_declines where client_address = $6 and created_at > $7)::int as "byAddress"
    from (select 1) as one left join context c on true`,
 );
 
-/** The order's checkout, the charge claim and the decline counts in one round trip. */
+/** The order's checkout, the charge claim, the decline counts and the brand's routing in one round trip. */
 export async function openCascade(
   db: Db,
   claim: { orderId: string; fallbackProvider: string; requestHash: string; providerKey: string; createdAt: Date },
   declines: { clientAddress: string | null; since: Date },
+  serviceLivemode: boolean,
 ): Promise<OpenedCascade> {
-  const [row] = await runHot<Omit<PayCheckout, "brandId" | "checkoutId" | "amountCents"> & { brandId: string | null; checkoutId: string | null; amountCents: string | number | null; held: boolean } & DeclineCounts>(
-    db,
-    OPEN_CASCADE,
-    [claim.orderId, claim.fallbackProvider, claim.requestHash, claim.providerKey, claim.createdAt, declines.clientAddress, declines.since],
-  );
-  const { held, byOrder, byAddress, brandId, checkoutId, amountCents, ...rest } = row!;
-  const checkout = brandId && checkoutId ? { ...rest, brandId, checkoutId, amountCents: Number(amountCents), enabledProviders: rest.enabledProviders ?? [] } : null;
+  type Row = Omit<PayCheckout, "brandId" | "checkoutId" | "amountCents" | "routing"> & { brandId: string | null; checkoutId: string | null; amountCents: string | number | null; held: boolean; routing: Parameters<typeof routingOf>[0] } & DeclineCounts;
+  const [row] = await runHot<Row>(db, OPEN_CASCADE, [
+    claim.orderId,
+    claim.fallbackProvider,
+    claim.requestHash,
+    claim.providerKey,
+    claim.createdAt,
+    declines.clientAddress,
+    declines.since,
+    serviceLivemode,
+  ]);
+  const { held, byOrder, byAddress, brandId, checkoutId, amountCents, routing, ...rest } = row!;
+  const checkout = brandId && checkoutId ? { ...rest, brandId, checkoutId, amountCents: Number(amountCents), enabledProviders: rest.enabledProviders ?? [], routing: routingOf(routing) } : null;
   return { checkout, held, declineCounts: { byOrder, byAddress } };
 }
 
