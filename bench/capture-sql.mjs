@@ -82,8 +82,10 @@ export async function captureStatements({ serverUrl, workDir }) {
       const order = newOrder();
       const token = await signCheckoutToken(order, TOKEN_SECRET);
       const steps = {};
-      const step = async (stepName, body, pathName) => {
-        const call = { body, run: () => postJson(base, pathName, body) };
+      // `refused`: the step is expected to answer an error (a declined card), recorded as its response.
+      const step = async (stepName, body, pathName, refused = false) => {
+        const send = () => postJson(base, pathName, body);
+        const call = { body, run: refused ? () => send().catch((error) => ({ status: error.status, error: error.message })) : send };
         steps[stepName] = record ? await recordStep(tapFile, call) : { response: await call.run() };
         return steps[stepName].response;
       };
@@ -98,8 +100,13 @@ export async function captureStatements({ serverUrl, workDir }) {
       await step("decline", { sessionId: other.sessionId, offerId: UPSELL_OFFERS[0].id }, SERVICE_PATHS.decline);
       // The checkout page's pay of an initialized order, without cascade (the card is approved at the
       // first provider): `checkoutPay` with a token naming the provider (no routing), `checkoutPayRouted`
-      // with one that does not (the brand's routing rules are read; none saved: the default route).
-      for (const [stepName, namesProvider] of [["checkoutPay", true], ["checkoutPayRouted", false]]) {
+      // with one that does not (the brand's routing rules are read; none saved: the default route);
+      // `checkoutPayDeclined`: the named provider declines the card (a hard decline ends the pay, 402).
+      for (const [stepName, namesProvider, cardNumber] of [
+        ["checkoutPay", true, undefined],
+        ["checkoutPayRouted", false, undefined],
+        ["checkoutPayDeclined", true, "4000000000000002"],
+      ]) {
         // The receipt mailer's batch (a transaction not marked as background) must not fall into the
         // step; initialize comes after the wait, as on the page, so the provider settings are cached.
         if (record) await settle(tapFile);
@@ -107,7 +114,8 @@ export async function captureStatements({ serverUrl, workDir }) {
         const payToken = await signCheckoutToken(payOrder, TOKEN_SECRET, { namesProvider });
         await postJson(base, SERVICE_PATHS.initialize, initializeBody(payOrder, payToken));
         const { amount: _amount, currency: _currency, ...payBody } = paymentBody(payOrder);
-        await step(stepName, payBody, SERVICE_PATHS.checkoutPay);
+        if (cardNumber) payBody.cardNumber = cardNumber;
+        await step(stepName, payBody, SERVICE_PATHS.checkoutPay, Boolean(cardNumber));
       }
       if (record) steps.initialize.claims = decodeJwt(token);
       return steps;
