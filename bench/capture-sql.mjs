@@ -1,7 +1,11 @@
 // Prints the SQL statements one initialize, payment, complete, upsell create-session, accept and decline send, as the built service
-// (dist/) runs them on PostgreSQL. Re-run it whenever the checkout code changes:
+// (dist/) runs them on PostgreSQL, and the checkout page's pay (POST /api/checkout/pay, issue 34) of
+// another initialized order: `pay` (the provider endpoint) and `checkoutPay` are the same card payment
+// by the two routes. Re-run it whenever the checkout code changes:
 //
-//   npm run build && node bench/capture-sql.mjs        (--json for the raw capture)
+//   npx tsc -p tsconfig.build.json && node bench/capture-sql.mjs        (--json for the raw capture)
+//
+// (`npm run build` builds dist/ too.) --summary prints only the statement count of each step.
 //
 // The runner calls captureStatements() before the replica scenarios, so the replicas always run
 // what the current code sends. How: the service is started with bench/lib/sql-tap.mjs preloaded,
@@ -26,6 +30,18 @@ function readTap(file) {
     return readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
   } catch {
     return [];
+  }
+}
+
+/** Waits until the service sent nothing for 300 ms (at most 10 s): background work of earlier steps is done. */
+async function settle(tapFile) {
+  const deadline = Date.now() + 10_000;
+  let count = readTap(tapFile).length;
+  while (Date.now() < deadline) {
+    await sleep(300);
+    const now = readTap(tapFile).length;
+    if (now === count) return;
+    count = now;
   }
 }
 
@@ -66,8 +82,10 @@ export async function captureStatements({ serverUrl, workDir }) {
       const order = newOrder();
       const token = await signCheckoutToken(order, TOKEN_SECRET);
       const steps = {};
-      const step = async (stepName, body, pathName) => {
-        const call = { body, run: () => postJson(base, pathName, body) };
+      // `refused`: the step is expected to answer an error (a declined card), recorded as its response.
+      const step = async (stepName, body, pathName, refused = false) => {
+        const send = () => postJson(base, pathName, body);
+        const call = { body, run: refused ? () => send().catch((error) => ({ status: error.status, error: error.message })) : send };
         steps[stepName] = record ? await recordStep(tapFile, call) : { response: await call.run() };
         return steps[stepName].response;
       };
@@ -80,6 +98,25 @@ export async function captureStatements({ serverUrl, workDir }) {
       await step("accept", { sessionId: session.sessionId, offerId: UPSELL_OFFERS[0].id }, SERVICE_PATHS.accept);
       const other = await postJson(base, SERVICE_PATHS.createSession, createSessionBody(origin));
       await step("decline", { sessionId: other.sessionId, offerId: UPSELL_OFFERS[0].id }, SERVICE_PATHS.decline);
+      // The checkout page's pay of an initialized order, without cascade (the card is approved at the
+      // first provider): `checkoutPay` with a token naming the provider (no routing), `checkoutPayRouted`
+      // with one that does not (the brand's routing rules are read; none saved: the default route);
+      // `checkoutPayDeclined`: the named provider declines the card (a hard decline ends the pay, 402).
+      for (const [stepName, namesProvider, cardNumber] of [
+        ["checkoutPay", true, undefined],
+        ["checkoutPayRouted", false, undefined],
+        ["checkoutPayDeclined", true, "4000000000000002"],
+      ]) {
+        // The receipt mailer's batch (a transaction not marked as background) must not fall into the
+        // step; initialize comes after the wait, as on the page, so the provider settings are cached.
+        if (record) await settle(tapFile);
+        const payOrder = newOrder();
+        const payToken = await signCheckoutToken(payOrder, TOKEN_SECRET, { namesProvider });
+        await postJson(base, SERVICE_PATHS.initialize, initializeBody(payOrder, payToken));
+        const { amount: _amount, currency: _currency, ...payBody } = paymentBody(payOrder);
+        if (cardNumber) payBody.cardNumber = cardNumber;
+        await step(stepName, payBody, SERVICE_PATHS.checkoutPay, Boolean(cardNumber));
+      }
       if (record) steps.initialize.claims = decodeJwt(token);
       return steps;
     };
@@ -117,7 +154,9 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const workDir = mkdtempSync(path.join(tmpdir(), "bench-capture-"));
   try {
     const capture = await captureStatements({ serverUrl, workDir });
-    console.log(process.argv.includes("--json") ? JSON.stringify(capture, null, 2) : describeCapture(capture));
+    if (process.argv.includes("--json")) console.log(JSON.stringify(capture, null, 2));
+    else if (process.argv.includes("--summary")) for (const [stepName, step] of Object.entries(capture.steps)) console.log(`${stepName}: ${step.statements.length} statements`);
+    else console.log(describeCapture(capture));
   } catch (error) {
     console.error(error.message);
     process.exitCode = 1;

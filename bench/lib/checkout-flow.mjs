@@ -24,8 +24,8 @@ export function newOrder() {
   };
 }
 
-/** Signs the checkout token as a merchant server would (HS256 with CHECKOUT_TOKEN_SECRET). */
-export async function signCheckoutToken(order, secret) {
+/** Signs the checkout token as a merchant server would (HS256 with CHECKOUT_TOKEN_SECRET); `namesProvider: false` leaves the provider to routing. */
+export async function signCheckoutToken(order, secret, { namesProvider = true } = {}) {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({
     orderId: order.orderId,
@@ -34,7 +34,7 @@ export async function signCheckoutToken(order, secret) {
     productName: "Benchmark product",
     productDescription: "One unit of the benchmark product",
     customer: { email: order.email, firstName: order.firstName, lastName: order.lastName },
-    provider: PROVIDER,
+    ...(namesProvider ? { provider: PROVIDER } : {}),
     successUrl: "https://merchant.example/thanks",
   })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
@@ -83,6 +83,8 @@ export function completeBody(order, initialized, paid) {
 export const SERVICE_PATHS = {
   initialize: "/api/checkout/initialize",
   pay: `/api/providers/${PROVIDER}/process-payment`,
+  /** The checkout page's one pay call (issue 34): routes or, with a token naming its provider, charges that one. */
+  checkoutPay: "/api/checkout/pay",
   complete: "/api/checkout/complete",
   createSession: "/api/upsell/create-session",
   accept: "/api/upsell/accept",

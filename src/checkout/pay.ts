@@ -6,7 +6,6 @@ import { checkAddresses } from "./addresses.js";
 import { payByCascade, type CascadePlan, type PayCheckout } from "../payments/cascade/pay.js";
 import { providerNotAllowed } from "../payments/errors.js";
 import { route, type CardFacts } from "../payments/routing/route.js";
-import { loadRouting } from "../payments/routing/rules-store.js";
 import { PROVIDER_MANIFEST, type PaymentProviderType } from "../providers/manifest.js";
 import { payOrder } from "./allowed-providers.js";
 import { checkoutNotFound } from "./errors.js";
@@ -51,9 +50,10 @@ async function planPay(ctx: Ctx, buyer: { orderId: string; email: string; countr
   // Every circuit open: the providers are tried anyway (a refusal would lose the sale for certain).
   const available = await ctx.orchestration.available(checkout.brandId, livemode, usable);
   const candidates = available.length > 0 ? available : usable;
-  // The brand's rules and cascade limit (one indexed statement); what only some rules need is read
-  // only when a rule needs it, so a brand without rules pays no more round trips than before.
-  const { rules, maxProviders } = await loadRouting(ctx.db, checkout.brandId, livemode);
+  // The brand's rules and cascade limit, read with the claim (payments/cascade/store.ts openCascade: no
+  // round trip of their own); what only some rules need is read only when a rule needs it, so a brand
+  // without rules pays no more round trips than a provider endpoint's pay.
+  const { rules, maxProviders } = checkout.routing;
   const successRate = rules.some((rule) => rule.target.type === "best_of") ? await ctx.orchestration.successRates(checkout.brandId, livemode) : () => null;
   const volumes = rules.some((rule) => rule.caps?.length)
     ? await dailyApprovedVolume(ctx.db, checkout.brandId, livemode, checkout.currency, new Date(ctx.clock.now()))

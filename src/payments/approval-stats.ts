@@ -76,11 +76,8 @@ function valuesOf(attempt: AttemptForStats): [ApprovalDimension, string][] {
   ];
 }
 
-/**
- * Counts one provider attempt, in the attempt's transaction: one statement adding to one row of each
- * dimension (5 rows, one random shard). `recovered` counts only with an approval.
- */
-export async function recordApprovalStats(tx: Db, attempt: AttemptForStats): Promise<void> {
+/** The counter rows one provider attempt adds to (5 rows, one random shard), in key order. `recovered` counts only with an approval. */
+export function approvalStatsRows(attempt: AttemptForStats): (typeof approvalDailyStats.$inferInsert)[] {
   const approved = attempt.result === "approved";
   const recovered = approved && attempt.recovered;
   const counters: Counters = {
@@ -94,10 +91,49 @@ export async function recordApprovalStats(tx: Db, attempt: AttemptForStats): Pro
     recoveredAmount: recovered ? attempt.amountCents : 0,
   };
   const key = { brandId: attempt.brandId, livemode: attempt.livemode, day: dayOf(attempt.at), currency: valueOf(attempt.currency, true), shard: randomShard() };
-  await tx
-    .insert(approvalDailyStats)
-    .values(valuesOf(attempt).map(([dimension, value]) => ({ ...key, dimension, value, ...counters })))
-    .onConflictDoUpdate({ target: KEY, set: ADD });
+  return valuesOf(attempt).map(([dimension, value]) => ({ ...key, dimension, value, ...counters }));
+}
+
+/**
+ * The rows of approvalStatsRows as JSON text for APPROVAL_STATS_UPSERT_SQL (a hot statement's
+ * parameter): every column named, so the database's defaults are never needed.
+ */
+export function approvalStatsJson(attempt: AttemptForStats): string {
+  return JSON.stringify(
+    approvalStatsRows(attempt).map((row) => ({
+      brand_id: row.brandId,
+      livemode: row.livemode,
+      day: row.day,
+      currency: row.currency,
+      dimension: row.dimension,
+      value: row.value,
+      shard: row.shard,
+      ...Object.fromEntries(COUNTERS.map((c) => [COLUMN[c], row[c] ?? 0])),
+    })),
+  );
+}
+
+/**
+ * The counters' upsert as SQL for a data-modifying CTE of a hot statement (cascade/store.ts
+ * FINISH_PAID): the rows of approvalStatsJson in `param`, added only `when` holds, locked in key order
+ * as recordApprovalStats does (concurrent attempts never deadlock).
+ */
+export function approvalStatsUpsertSql(param: string, when: string): string {
+  const columns = ["brand_id", "livemode", "day", "currency", "dimension", "value", "shard", ...COUNTERS.map((c) => COLUMN[c])].join(", ");
+  return `insert into approval_daily_stats (${columns})
+     select ${columns} from jsonb_populate_recordset(null::approval_daily_stats, ${param}::jsonb)
+     where ${when}
+     order by dimension, value
+     on conflict (brand_id, livemode, day, currency, dimension, value, shard) do update set
+       ${COUNTERS.map((c) => `${COLUMN[c]} = approval_daily_stats.${COLUMN[c]} + excluded.${COLUMN[c]}`).join(", ")}`;
+}
+
+/**
+ * Counts one provider attempt, in the attempt's transaction: one statement adding to one row of each
+ * dimension (5 rows, one random shard). `recovered` counts only with an approval.
+ */
+export async function recordApprovalStats(tx: Db, attempt: AttemptForStats): Promise<void> {
+  await tx.insert(approvalDailyStats).values(approvalStatsRows(attempt)).onConflictDoUpdate({ target: KEY, set: ADD });
 }
 
 /** A refund that settled, with what is known of the charge it gave money back on. */

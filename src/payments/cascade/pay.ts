@@ -7,7 +7,7 @@ import { faultPoint } from "../../lib/fault-points.js";
 import { newId } from "../../lib/ids.js";
 import { assertCardAcceptable, cardLast4 } from "../../providers/demo/cards.js";
 import { ProviderError, type CardInput, type PaymentProviderType } from "../../providers/types.js";
-import { recordApprovalStats } from "../approval-stats.js";
+import { approvalStatsJson, recordApprovalStats } from "../approval-stats.js";
 import { ABANDONED_CLAIM_MS, alreadyPaid, chargeRequestHash, claimOrWait } from "../charge-once.js";
 import { normaliseDecline, normaliseFailure, type NormalisedDecline } from "../decline-codes.js";
 import { assertCountsUnderDeclineLimit, declineWindowStart, paymentFailed, recordDecline } from "../declines.js";
@@ -90,6 +90,7 @@ export async function payByCascade(ctx: Ctx, request: PayRequest, hooks: PayHook
     ctx.db,
     { orderId: request.orderId, fallbackProvider: "unplanned", requestHash, providerKey: firstKey, createdAt: new Date(ctx.clock.now()) },
     { clientAddress: ctx.clientAddress ?? null, since },
+    ctx.config.paymentMode === "live",
   );
   const checkout = opened.checkout;
   if (!checkout) throw hooks.checkoutNotFound();
@@ -299,14 +300,16 @@ async function cascade(ctx: Ctx, request: PayRequest, checkout: PayCheckout, id:
       };
       const row = attemptRow(provider, index, "approved", null, outcome.transactionId);
       const paidAt = new Date(ctx.clock.now());
-      await withTransaction(ctx.db, async (tx) => {
-        const recorded = await finishPaid(tx, { ...id, providerKey: held.providerKey }, reply as unknown as Record<string, unknown>, paidAt, row, {
-          id: checkout.checkoutId,
-          provider,
-          providerOrderId: reply.providerOrderId,
-        });
-        if (recorded) await recordApprovalStats(tx, statsOf(row, "approved"));
-      });
+      // One statement (claim paid, attempt, checkout moved, approval counters): atomic without a transaction.
+      await finishPaid(
+        ctx.db,
+        { ...id, providerKey: held.providerKey },
+        reply as unknown as Record<string, unknown>,
+        paidAt,
+        row,
+        { id: checkout.checkoutId, provider, providerOrderId: reply.providerOrderId },
+        approvalStatsJson(statsOf(row, "approved")),
+      );
       await ctx.orchestration.record({ brandId: checkout.brandId, livemode, provider, cardBrand: facts.brand, currency: checkout.currency, result: "approved" });
       faultPoint(ctx.config, "charge.after-commit");
       return reply;

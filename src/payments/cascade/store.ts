@@ -2,6 +2,8 @@ import { and, eq, ne } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { hotStatement, rowsAsJson, runHot } from "../../db/hot.js";
 import { checkouts, orderCharges, paymentAttempts } from "../../db/schema/index.js";
+import { approvalStatsUpsertSql } from "../approval-stats.js";
+import { currentRoutingSubquery, routingOf, type CurrentRouting } from "../routing/rules-store.js";
 import type { DeclineCounts } from "../store.js";
 
 /** The pay verb's route decision as the claim keeps it (order_charges.plan). */
@@ -33,6 +35,8 @@ export interface PayCheckout {
   providerOrderId: string | null;
   /** The brand's enabled providers (as initialize reads them, CONTRACT §4). */
   enabledProviders: string[];
+  /** The brand's current routing rules and cascade limit in the checkout's mode, read with the claim (planPay routes with them). */
+  routing: CurrentRouting;
 }
 
 export interface OpenedCascade {
@@ -46,7 +50,8 @@ export interface OpenedCascade {
 // The pay verb's first round trip (issue 34: a pay without cascade sends no more statements than a
 // provider endpoint): the order's checkout with what routing reads of it, the brand's enabled
 // providers, the charge claim (only for an open checkout; its provider is the token's, else the
-// checkout's, which the plan confirms or overwrites) and the decline counts.
+// checkout's, which the plan confirms or overwrites), the decline counts and the brand's current
+// routing in the checkout's mode ($8: the service's mode, for a checkout that stored none).
 const OPEN_CASCADE = hotStatement(
   "payment_open_cascade",
   `with context as (
@@ -66,25 +71,33 @@ const OPEN_CASCADE = hotStatement(
           c.claim_provider as "claimProvider", c.funnel_id as "funnelId", c.product_name as "productName", c.line_items as "lineItems",
           c.provider as "provider", c.provider_order_id as "providerOrderId",
           (select coalesce(json_agg(ps.provider), '[]'::json) from provider_settings ps where ps.brand_id = c.brand_id and ps.enabled) as "enabledProviders",
+          ${currentRoutingSubquery("c.brand_id", "coalesce(c.livemode, $8::boolean)")} as "routing",
           exists (select 1 from claim) as held,
           (select count(*) from payment_declines where order_id = $1 and created_at > $7)::int as "byOrder",
           (select count(distinct coalesce(card_fingerprint, id)) from payment_declines where client_address = $6 and created_at > $7)::int as "byAddress"
    from (select 1) as one left join context c on true`,
 );
 
-/** The order's checkout, the charge claim and the decline counts in one round trip. */
+/** The order's checkout, the charge claim, the decline counts and the brand's routing in one round trip. */
 export async function openCascade(
   db: Db,
   claim: { orderId: string; fallbackProvider: string; requestHash: string; providerKey: string; createdAt: Date },
   declines: { clientAddress: string | null; since: Date },
+  serviceLivemode: boolean,
 ): Promise<OpenedCascade> {
-  const [row] = await runHot<Omit<PayCheckout, "brandId" | "checkoutId" | "amountCents"> & { brandId: string | null; checkoutId: string | null; amountCents: string | number | null; held: boolean } & DeclineCounts>(
-    db,
-    OPEN_CASCADE,
-    [claim.orderId, claim.fallbackProvider, claim.requestHash, claim.providerKey, claim.createdAt, declines.clientAddress, declines.since],
-  );
-  const { held, byOrder, byAddress, brandId, checkoutId, amountCents, ...rest } = row!;
-  const checkout = brandId && checkoutId ? { ...rest, brandId, checkoutId, amountCents: Number(amountCents), enabledProviders: rest.enabledProviders ?? [] } : null;
+  type Row = Omit<PayCheckout, "brandId" | "checkoutId" | "amountCents" | "routing"> & { brandId: string | null; checkoutId: string | null; amountCents: string | number | null; held: boolean; routing: Parameters<typeof routingOf>[0] } & DeclineCounts;
+  const [row] = await runHot<Row>(db, OPEN_CASCADE, [
+    claim.orderId,
+    claim.fallbackProvider,
+    claim.requestHash,
+    claim.providerKey,
+    claim.createdAt,
+    declines.clientAddress,
+    declines.since,
+    serviceLivemode,
+  ]);
+  const { held, byOrder, byAddress, brandId, checkoutId, amountCents, routing, ...rest } = row!;
+  const checkout = brandId && checkoutId ? { ...rest, brandId, checkoutId, amountCents: Number(amountCents), enabledProviders: rest.enabledProviders ?? [], routing: routingOf(routing) } : null;
   return { checkout, held, declineCounts: { byOrder, byAddress } };
 }
 
@@ -104,8 +117,11 @@ export async function insertAttempt(tx: Db, attempt: AttemptRow): Promise<boolea
   return rows.length === 1;
 }
 
-// The success of a pay: the claim marked paid with its answer, the approving attempt recorded, and
-// the checkout pointed at the provider that charged (complete verifies there), in one statement.
+// The success of a pay (issue 34: no more statements than a provider endpoint's pay): the claim
+// marked paid with its answer, the approving attempt recorded, the checkout pointed at the provider
+// that charged (complete verifies there) and the approval counters added to (only with a newly
+// recorded attempt: a takeover asking the provider again counts once), in ONE statement: atomic
+// without BEGIN/COMMIT, so a crash leaves all of it or none.
 const FINISH_PAID = hotStatement(
   "payment_cascade_paid",
   `with paid as (
@@ -120,20 +136,28 @@ const FINISH_PAID = hotStatement(
      update checkouts set provider = $8, provider_order_id = $9, updated_at = $5
      where id = $7 and status <> 'completed' and exists (select 1 from paid)
      returning id
+   ), stats as (
+     ${approvalStatsUpsertSql("$10", "exists (select 1 from attempt)")}
+     returning 1
    )
-   select exists (select 1 from attempt) as recorded, exists (select 1 from moved) as moved`,
+   select exists (select 1 from attempt) as recorded, exists (select 1 from moved) as moved, (select count(*) from stats)::int as counted`,
 );
 
-/** The held claim marked paid, the approved attempt recorded (false: recorded already) and the checkout moved to the charging provider. */
+/**
+ * The held claim marked paid, the approved attempt recorded (false: recorded already), the checkout
+ * moved to the charging provider and, with a newly recorded attempt, its approval counters (rows of
+ * approvalStatsJson) added: one statement, no transaction needed.
+ */
 export async function finishPaid(
-  tx: Db,
+  db: Db,
   claim: { brandId: string; orderId: string; providerKey: string },
   reply: Record<string, unknown>,
   paidAt: Date,
   attempt: AttemptRow,
   checkout: { id: string; provider: string; providerOrderId: string },
+  statsJson: string,
 ): Promise<boolean> {
-  const [row] = await runHot<{ recorded: boolean }>(tx, FINISH_PAID, [
+  const [row] = await runHot<{ recorded: boolean }>(db, FINISH_PAID, [
     claim.brandId,
     claim.orderId,
     claim.providerKey,
@@ -143,6 +167,7 @@ export async function finishPaid(
     checkout.id,
     checkout.provider,
     checkout.providerOrderId,
+    statsJson,
   ]);
   return row!.recorded;
 }
