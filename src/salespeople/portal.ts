@@ -7,7 +7,7 @@ import { isSessionOver } from "../identity/session-caller.js";
 import { invalidCredentials } from "../identity/errors.js";
 import { verifyPassword } from "../identity/password.js";
 import { normalizeEmail } from "../identity/register.js";
-import { brandLivemode, organizationLivemode } from "../payments/mode.js";
+import { organizationLivemode, shownLivemode } from "../payments/mode.js";
 import { AppError } from "../lib/errors.js";
 import { sha256 } from "../lib/crypto.js";
 import { newId, randomToken } from "../lib/ids.js";
@@ -127,7 +127,7 @@ export async function requirePortalSession(ctx: Ctx, rawId: string | undefined):
  */
 export async function describePortal({ ctx, rawId, livemode: asked }: { ctx: Ctx; rawId: string | undefined; livemode?: boolean }): Promise<PortalStateReply> {
   const salesperson = await requirePortalSession(ctx, rawId);
-  const livemode = asked ?? (salesperson.brandId ? await brandLivemode(ctx, salesperson.brandId) : await organizationLivemode(ctx, salesperson.organizationId));
+  const livemode = asked ?? (salesperson.brandId ? await shownLivemode(ctx, salesperson.brandId) : await organizationLivemode(ctx, salesperson.organizationId));
   const [sums, clawbackSums, lines] = await Promise.all([
     portalTotalsByCurrency(ctx.db, salesperson, livemode),
     portalClawbacksByCurrency(ctx.db, salesperson, livemode),
