@@ -56,7 +56,11 @@ export type PaymentLinkReply = Static<typeof PaymentLinkReply>;
 export const PaymentLinksQuery = Type.Object({ livemode: LivemodeParam });
 export type PaymentLinksQuery = Static<typeof PaymentLinksQuery>;
 
-export const PaymentLinksReply = Type.Object({ livemode: LivemodeMember, links: Type.Array(PaymentLinkView) });
+export const PaymentLinkListed = Type.Intersect([
+  PaymentLinkView,
+  Type.Object({ salesCount: Type.Integer({ minimum: 0, description: "completed checkouts (orders, upsells not counted) opened from this link" }) }),
+]);
+export const PaymentLinksReply = Type.Object({ livemode: LivemodeMember, links: Type.Array(PaymentLinkListed) });
 export type PaymentLinksReply = Static<typeof PaymentLinksReply>;
 
 export const PaymentLinkParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });

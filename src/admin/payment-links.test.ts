@@ -102,6 +102,26 @@ describe("payment links", () => {
     expect(orders.find((o: any) => o.orderId === orderId)).toMatchObject({ amount: 990, currency: "USD" });
   });
 
+  it("lists each link with its sales count: completed checkouts opened from it, not openings (issue 36 item 14)", async () => {
+    const { link } = json(await create({ productName: "Counted tea", quantity: 1, price: 700, currency: "usd" }));
+    const { link: other } = json(await create({ productName: "Unsold tea" }));
+    const salesCount = async (id: string) => (json(await call(t, "GET", "/api/admin/payment-links", { session: a.session })).links as any[]).find((l) => l.id === id).salesCount;
+    expect(await salesCount(link.id)).toBe(0);
+    async function sell() {
+      const token = ((await open(link.url)).headers.location as string).replace("/checkout/", "");
+      const { orderId } = decodeJwt(token) as { orderId: string };
+      expect((await post(t, "/api/checkout/initialize", { token, provider: "vault_gateway_a" })).statusCode).toBe(200);
+      const paid = json(await post(t, "/api/providers/vault_gateway_a/process-payment", { orderId, amount: 700, currency: "USD", ...card() }));
+      const done = await post(t, "/api/checkout/complete", { orderId, transactionId: paid.transactionId, provider: "vault_gateway_a", customerEmail: "ada@example.com", customerName: "Ada", amount: 700, currency: "USD" });
+      expect(done.statusCode, done.body).toBe(200);
+    }
+    await sell();
+    await open(link.url); // opened, never paid: no sale
+    await sell();
+    expect(await salesCount(link.id)).toBe(2);
+    expect(await salesCount(other.id)).toBe(0);
+  });
+
   it("credits a salesperson of the organization when one is chosen; another organization's is 404", async () => {
     const seller = json(await call(t, "POST", "/api/admin/salespeople", { session: a.session, body: { name: "Sam Seller", email: uniqueEmail("sam"), password: PASSWORD, commissionRate: 0.1 } })).salesperson;
     const { link } = json(await create({ salespersonId: seller.id }));

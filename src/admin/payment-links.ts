@@ -1,9 +1,9 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { recordAudit } from "../audit/record.js";
 import { CHECKOUT_LINK_LIFETIME_SECONDS } from "../checkout/checkout-link.js";
 import { signCheckoutToken } from "../checkout/token.js";
 import type { Ctx } from "../ctx.js";
-import { brands, paymentLinks } from "../db/schema/index.js";
+import { brands, orders, paymentLinks } from "../db/schema/index.js";
 import { withTransaction } from "../db/transaction.js";
 import { assertRole, brandOfScope, type CallerScope } from "../http/auth.js";
 import { readMode } from "../payments/mode.js";
@@ -145,7 +145,23 @@ export async function listPaymentLinks({ ctx, input = {} }: { ctx: Ctx; input?: 
     .where(and(eq(paymentLinks.brandId, brandId), eq(paymentLinks.organizationId, scope.organizationId), eq(paymentLinks.livemode, livemode)))
     .orderBy(desc(paymentLinks.createdAt), desc(paymentLinks.id))
     .limit(PAYMENT_LINKS_LISTED);
-  return { livemode, links: rows.map((row) => viewOf(ctx, row)) };
+  const sales = await salesOf(ctx, brandId, rows.map((row) => row.id));
+  return { livemode, links: rows.map((row) => ({ ...viewOf(ctx, row), salesCount: sales.get(row.id) ?? 0 })) };
+}
+
+/**
+ * How many checkout orders each link made: its token carries `metadata.paymentLinkId`, which every
+ * order of the checkout keeps; one grouped read of orders_brand_payment_link_idx (same predicate).
+ */
+async function salesOf(ctx: Ctx, brandId: string, linkIds: string[]): Promise<Map<string, number>> {
+  if (linkIds.length === 0) return new Map();
+  const linkId = sql<string>`(${orders.metadata} ->> 'paymentLinkId')`;
+  const rows = await ctx.db
+    .select({ linkId, sales: count() })
+    .from(orders)
+    .where(and(eq(orders.brandId, brandId), eq(orders.kind, "checkout"), sql`${linkId} is not null`, inArray(linkId, linkIds)))
+    .groupBy(linkId);
+  return new Map(rows.map((row) => [row.linkId, Number(row.sales)]));
 }
 
 /**

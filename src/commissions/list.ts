@@ -2,7 +2,7 @@ import { and, count, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Ctx } from "../ctx.js";
 import { commissionAdjustments, commissions } from "../db/schema/index.js";
 import { assertRole, type CallerScope } from "../http/auth.js";
-import { brandLivemode } from "../payments/mode.js";
+import { shownLivemode } from "../payments/mode.js";
 import { dateParam } from "../lib/dates.js";
 import { COMMISSION_STATUSES } from "./transitions.js";
 import { COMMISSION_PAGE_SIZE_MAX, type ClawbackLine, type CommissionListQuery, type CommissionListReply, type CommissionReport, type Totals } from "./schemas.js";
@@ -17,7 +17,7 @@ export async function listCommissions({ ctx, input }: { ctx: Ctx; input: Commiss
   const scope = assertRole(ctx, "member");
   const pageSize = Math.min(input.pageSize, COMMISSION_PAGE_SIZE_MAX);
   // One mode (CONTRACT §39): the one asked for, else the brand's (no brand: nothing is shown anyway).
-  const livemode = input.livemode ?? (scope.brandId ? await brandLivemode(ctx, scope.brandId) : false);
+  const livemode = input.livemode ?? (scope.brandId ? await shownLivemode(ctx, scope.brandId) : false);
   const where = and(...conditionsOf(scope, input), eq(commissions.livemode, livemode));
   const [{ total }] = await ctx.db.select({ total: count() }).from(commissions).where(where);
   const rows = await ctx.db

@@ -40,12 +40,13 @@ async function login(email: string, password = PASSWORD) {
 
 async function seedCommission(salespersonId: string, status: CommissionStatus, amount: number, organizationId = a.organizationId, currency = "USD") {
   const at = new Date(t.clock.now());
+  const orderId = newId("o");
   await t.deps.database.db.insert(commissions).values({
     id: newId("com"),
     organizationId,
     brandId: a.brandId,
     orderRef: newId("ord"),
-    orderId: newId("o"),
+    orderId,
     salespersonId,
     orderAmountCents: amount * 10,
     commissionAmountCents: amount,
@@ -56,6 +57,7 @@ async function seedCommission(salespersonId: string, status: CommissionStatus, a
     createdAt: at,
     updatedAt: at,
   });
+  return { orderId, createdAt: at.getTime() };
 }
 
 describe("POST /api/salesperson/auth", () => {
@@ -137,6 +139,7 @@ describe("GET and DELETE /api/salesperson/auth", () => {
         byCurrency: [{ currency: "USD", total: 1550, pending: 150, approved: 200, paid: 400, count: 5, clawedBack: 0, clawbackOpen: 0 }],
         clawbacks: [],
       },
+      sales: expect.any(Array),
     });
     const none = await login(other.email);
     expect(json(await portal("GET", { cookie: none.cookie!.value })).commissions).toEqual({
@@ -150,6 +153,24 @@ describe("GET and DELETE /api/salesperson/auth", () => {
       byCurrency: [{ currency: "USD", total: 1600, pending: 0, approved: 0, paid: 1600, count: 1, clawedBack: 0, clawbackOpen: 0 }],
       clawbacks: [],
     });
+  });
+
+  it("lists the salesperson's own sales of the mode: date, order, amount, commission, status (issue 36 item 14)", async () => {
+    const sp = await newSalesperson();
+    const other = await newSalesperson();
+    const first = await seedCommission(sp.id, "pending", 120, a.organizationId, "USD");
+    const second = await seedCommission(sp.id, "paid", 300, a.organizationId, "EUR");
+    await seedCommission(other.id, "paid", 999);
+    const { cookie } = await login(sp.email);
+    const { sales } = json(await portal("GET", { cookie: cookie!.value }));
+    expect([...sales].sort((x: { orderId: string }, y: { orderId: string }) => (x.orderId === first.orderId ? -1 : y.orderId === first.orderId ? 1 : 0))).toEqual([
+      { orderId: first.orderId, createdAt: first.createdAt, orderAmount: 1200, commissionAmount: 120, currency: "USD", status: "pending" },
+      { orderId: second.orderId, createdAt: second.createdAt, orderAmount: 3000, commissionAmount: 300, currency: "EUR", status: "paid" },
+    ]);
+    // One mode at a time: these are test sales, so the live view lists none.
+    const live = await t.app.inject({ method: "GET", url: "/api/salesperson/auth?livemode=true", cookies: { [SALESPERSON_COOKIE]: cookie!.value }, headers: { origin: ORIGIN } });
+    expect(live.statusCode).toBe(200);
+    expect(json(live).sales).toEqual([]);
   });
 
   it("sums each currency apart: commissions in USD and EUR are never added into one amount of money", async () => {

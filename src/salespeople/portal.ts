@@ -7,7 +7,7 @@ import { isSessionOver } from "../identity/session-caller.js";
 import { invalidCredentials } from "../identity/errors.js";
 import { verifyPassword } from "../identity/password.js";
 import { normalizeEmail } from "../identity/register.js";
-import { brandLivemode, organizationLivemode } from "../payments/mode.js";
+import { organizationLivemode, shownLivemode } from "../payments/mode.js";
 import { AppError } from "../lib/errors.js";
 import { sha256 } from "../lib/crypto.js";
 import { newId, randomToken } from "../lib/ids.js";
@@ -21,6 +21,7 @@ import {
   insertPortalSession,
   portalClawbackLines,
   portalClawbacksByCurrency,
+  portalSaleLines,
   portalTotalsByCurrency,
   recordPortalAttempt,
   touchPortalSession,
@@ -36,6 +37,7 @@ export const PORTAL_WINDOW_MS = 15 * 60_000;
 const MAX_ACCOUNTS_PER_EMAIL = 5;
 const LAST_SEEN_GRANULARITY_MS = 60_000;
 const PORTAL_CLAWBACK_LINES = 100;
+const PORTAL_SALE_LINES = 100;
 
 export const portalUnauthorized = () => new AppError("UNAUTHORIZED", "Unauthorized", undefined, { authenticated: false });
 export const portalLocked = () => new AppError("TOO_MANY_LOGIN_ATTEMPTS", "Too many failed login attempts; try again later", undefined, { retryAfter: PORTAL_WINDOW_MS / 1000 });
@@ -127,11 +129,12 @@ export async function requirePortalSession(ctx: Ctx, rawId: string | undefined):
  */
 export async function describePortal({ ctx, rawId, livemode: asked }: { ctx: Ctx; rawId: string | undefined; livemode?: boolean }): Promise<PortalStateReply> {
   const salesperson = await requirePortalSession(ctx, rawId);
-  const livemode = asked ?? (salesperson.brandId ? await brandLivemode(ctx, salesperson.brandId) : await organizationLivemode(ctx, salesperson.organizationId));
-  const [sums, clawbackSums, lines] = await Promise.all([
+  const livemode = asked ?? (salesperson.brandId ? await shownLivemode(ctx, salesperson.brandId) : await organizationLivemode(ctx, salesperson.organizationId));
+  const [sums, clawbackSums, lines, saleLines] = await Promise.all([
     portalTotalsByCurrency(ctx.db, salesperson, livemode),
     portalClawbacksByCurrency(ctx.db, salesperson, livemode),
     portalClawbackLines(ctx.db, salesperson, livemode, PORTAL_CLAWBACK_LINES),
+    portalSaleLines(ctx.db, salesperson, livemode, PORTAL_SALE_LINES),
   ]);
   // Every clawback belongs to one of the salesperson's commissions, so its currency has an entry.
   const byCurrency = sums.map((row) => ({ ...row, clawedBack: 0, clawbackOpen: 0, ...clawbackSums.find((c) => c.currency === row.currency) }));
@@ -139,7 +142,16 @@ export async function describePortal({ ctx, rawId, livemode: asked }: { ctx: Ctx
   // so the page shows `byCurrency` (docs/admin.md).
   const totals = { total: 0, pending: 0, approved: 0, paid: 0, count: 0, clawedBack: 0, clawbackOpen: 0 };
   for (const entry of byCurrency) for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += entry[key];
-  return { authenticated: true, livemode, salesperson: summaryOf(salesperson), commissions: { ...totals, byCurrency, clawbacks: lines.map(clawbackLineOf) } };
+  return { authenticated: true, livemode, salesperson: summaryOf(salesperson), commissions: { ...totals, byCurrency, clawbacks: lines.map(clawbackLineOf) },
+    sales: saleLines.map((sale) => ({
+      orderId: sale.orderId,
+      createdAt: sale.createdAt.getTime(),
+      orderAmount: sale.orderAmountCents,
+      commissionAmount: sale.commissionAmountCents,
+      currency: sale.currency,
+      status: sale.status,
+    })),
+  };
 }
 
 /** `DELETE /api/salesperson/auth`: ends the session when there is one; always answers success. */

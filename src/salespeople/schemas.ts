@@ -56,7 +56,24 @@ export type PortalTotals = Static<typeof PortalTotals>;
 export const PortalStateQuery = Type.Object({ livemode: LivemodeParam });
 export type PortalStateQuery = Static<typeof PortalStateQuery>;
 
-export const PortalStateReply = Type.Object({ authenticated: Type.Boolean(), livemode: LivemodeMember, salesperson: SalespersonSummary, commissions: PortalTotals });
+/** One sale credited to the salesperson (its commission row): what the portal lists (issue 36 item 14). */
+export const PortalSale = Type.Object({
+  orderId: Type.String({ description: "the merchant's order id" }),
+  createdAt: Type.Number({ description: "Unix ms" }),
+  orderAmount: Type.Integer({ description: "the order's amount, minor units" }),
+  commissionAmount: Type.Integer({ description: "the commission on it, minor units" }),
+  currency: Type.String(),
+  status: Type.String({ description: "the commission's status: pending, approved, paid, rejected, disputed…" }),
+});
+export type PortalSale = Static<typeof PortalSale>;
+
+export const PortalStateReply = Type.Object({
+  authenticated: Type.Boolean(),
+  livemode: LivemodeMember,
+  salesperson: SalespersonSummary,
+  commissions: PortalTotals,
+  sales: Type.Array(PortalSale, { description: "the salesperson's sales of the mode, newest first, at most 100" }),
+});
 export type PortalStateReply = Static<typeof PortalStateReply>;
 
 export const PortalLogoutReply = Type.Object({ success: Type.Boolean() });

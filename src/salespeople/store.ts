@@ -98,3 +98,20 @@ export function portalClawbacksByCurrency(db: Db, salesperson: { id: string; org
 export function portalClawbackLines(db: Db, salesperson: { id: string; organizationId: string }, livemode: boolean, limit: number) {
   return db.select().from(commissionAdjustments).where(ofSalesperson(salesperson, livemode)).orderBy(desc(commissionAdjustments.createdAt), desc(commissionAdjustments.id)).limit(limit);
 }
+
+/** The salesperson's sales of one mode (a commission row each), newest first (issue 36 item 14). */
+export function portalSaleLines(db: Db, salesperson: { id: string; organizationId: string }, livemode: boolean, limit: number) {
+  return db
+    .select({
+      orderId: commissions.orderId,
+      createdAt: commissions.createdAt,
+      orderAmountCents: commissions.orderAmountCents,
+      commissionAmountCents: commissions.commissionAmountCents,
+      currency: commissions.currency,
+      status: commissions.status,
+    })
+    .from(commissions)
+    .where(and(eq(commissions.organizationId, salesperson.organizationId), eq(commissions.salespersonId, salesperson.id), eq(commissions.livemode, livemode)))
+    .orderBy(desc(commissions.createdAt), desc(commissions.id))
+    .limit(limit);
+}

@@ -154,6 +154,11 @@ describe.skipIf(NO_CHROMIUM)("administration pages in Chromium", () => {
       expect(await portal.getByTestId("portal-EUR-pending").textContent()).toBe("€5.00");
       expect(await portal.getByTestId("portal-EUR-total").textContent()).toBe("€5.00");
       expect(await portal.getByTestId("portal-EUR-approved").textContent()).toBe("€0.00");
+      // Its sales themselves, newest first (issue 36 item 14): order amount, commission, status.
+      const sales = portal.getByRole("table", { name: "Your sales" }).getByTestId("portal-sale");
+      expect(await sales.count()).toBe(2);
+      expect((await sales.nth(0).locator("td").allTextContents()).slice(2)).toEqual(["€50.00", "€5.00", "pending"]);
+      expect((await sales.nth(1).locator("td").allTextContents()).slice(2)).toEqual(["$120.00", "$12.00", "approved"]);
       expect(await seriousViolations(portal)).toEqual([]);
       await screenshot(portal, "portal");
       await portal.close();

@@ -27,6 +27,8 @@ describe.skipIf(NO_CHROMIUM)("upsell funnels in Chromium", () => {
       await page.getByLabel("Products bought (ids or names, comma-separated)").fill("Roaster deluxe");
       await page.getByLabel("Step 1 variant 1 offer name").fill("Bean subscription");
       await page.getByLabel("Step 1 variant 1 offer price").fill("19.00");
+      // The rarely used fields sit under "More options" (issue 36 item 14).
+      await page.locator("summary", { hasText: "More options for step 1 variant 1" }).click();
       await page.getByLabel("Step 1 variant 1 offer original price (optional)").fill("29.00");
       await page.getByRole("button", { name: "Add a variant to step 1" }).click();
       await page.getByLabel("Step 1 variant 2 offer name").fill("Bean subscription");

@@ -93,4 +93,43 @@ describe.skipIf(NO_CHROMIUM)("links follow the Live/Test switch in Chromium", ()
       await page.close();
     }
   });
+  it("opens on Test for a brand with live credentials whose orders are all test orders (issue 36 item 14; the first live order: src/payments/shown-mode.test.ts)", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
+    try {
+      await registerInBrowser(page, stack.base, "Tessa Testorders");
+      const post = (url: string, body: unknown) =>
+        page.evaluate(async ([u, b]) => {
+          const res = await fetch(u as string, { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify(b) });
+          return { status: res.status, body: await res.json() };
+        }, [url, body] as const);
+      expect((await post("/api/admin/settings", { provider: "intent_gateway", settings: { publishableKey: "pk_test_fake", secretKey: fake.secretKey, baseUrl: fake.baseUrl } })).status).toBe(200);
+      await page.reload();
+      await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+      // Live credentials and no order yet: Live.
+      await page.getByRole("radio", { name: "Live", checked: true }).waitFor();
+
+      // A test sale through a test payment link (the buyer's steps through the checkout API).
+      const made = await post("/api/admin/payment-links", { productName: "Sample", price: 700, currency: "usd", mode: "test" });
+      expect(made.status).toBe(200);
+      const opened = await fetch(`${stack.base}${new URL((made.body as { link: { url: string } }).link.url).pathname}`, { redirect: "manual" });
+      const token = opened.headers.get("location")!.replace("/checkout/", "");
+      const { orderId } = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { orderId: string };
+      const init = await api(stack.base, "/api/checkout/initialize", { token, provider: "intent_gateway", customer: { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" } });
+      expect(init.status).toBe(200);
+      const intentId = init.body.providerOrderId as string;
+      expect((await api(stack.base, "/api/providers/intent_gateway/confirm", { paymentIntentId: intentId, cardNumber: "4242424242424242", cardExpMonth: "12", cardExpYear: "2031", cardCvv: "123" })).status).toBe(200);
+      const done = await api(stack.base, "/api/checkout/complete", { orderId, transactionId: intentId, providerOrderId: intentId, provider: "intent_gateway", customerEmail: "ada@example.com", customerName: "Ada", amount: 700, currency: "USD" });
+      expect(done.status).toBe(200);
+
+      // A new visit, no choice made: the dashboard opens on Test, where the order is, not on "Real money" with zeros.
+      await page.reload();
+      await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+      await page.getByRole("radio", { name: "Test", checked: true }).waitFor();
+      await page.getByTestId("test-banner").waitFor();
+      expect(await page.evaluate(() => localStorage.getItem("checkout.admin.livemode"))).toBeNull();
+      expect(await seriousViolations(page)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
 });

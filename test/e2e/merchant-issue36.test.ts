@@ -292,11 +292,19 @@ describe.skipIf(NO_CHROMIUM)("issue 36: the merchant's pages in Chromium", () =>
 
       // The integrations this server has no connection for: an information, not a success.
       const info = "rgb(30, 58, 138)";
+      // Not configured is answered 200 configured: false, not a 400 logged on every visit.
+      const domainsAnswer = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/admin/domains");
       await page.getByRole("link", { name: "Domains" }).click();
+      expect((await domainsAnswer).status()).toBe(200);
+      expect(await (await domainsAnswer).json()).toMatchObject({ success: true, configured: false, domains: [], missing: expect.arrayContaining(["HOSTING_API_TOKEN"]) });
       const hosting = page.getByTestId("hosting-not-configured");
       await hosting.waitFor();
+      expect(await page.getByRole("button", { name: "Add domain" }).count()).toBe(0);
       expect(await hosting.evaluate((el) => (globalThis as unknown as { getComputedStyle: (e: unknown) => { color: string } }).getComputedStyle(el).color)).toBe(info);
+      const listsAnswer = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/admin/email_list_a/lists");
       await page.getByRole("link", { name: "Marketing lists" }).click();
+      expect((await listsAnswer).status()).toBe(200);
+      expect(await (await listsAnswer).json()).toMatchObject({ success: true, configured: false, missing: ["apiKey"], lists: [] });
       const lists = page.getByTestId("integration-not-configured");
       await lists.waitFor();
       expect(await lists.evaluate((el) => (globalThis as unknown as { getComputedStyle: (e: unknown) => { color: string } }).getComputedStyle(el).color)).toBe(info);
@@ -324,6 +332,52 @@ describe.skipIf(NO_CHROMIUM)("issue 36: the merchant's pages in Chromium", () =>
       await page.getByRole("button", { name: "Copy the link for Tea sampler" }).click();
       expect(await page.evaluate("navigator.clipboard.readText()")).toBe(link);
       expect(await seriousViolations(page)).toEqual([]);
+
+      // Its sales count: a buyer pays through the link (the checkout API, as its page does); the list then says 1.
+      const row = page.getByRole("row").filter({ has: page.getByRole("cell", { name: "Tea sampler", exact: true }) });
+      expect(await row.getByTestId("link-sales").textContent()).toBe("0");
+      const opened = await page.request.get(`${stack.base}${new URL(link).pathname}`, { maxRedirects: 0 });
+      const token = opened.headers().location!.replace(/^.*\/checkout\//, "");
+      const { orderId, amount, currency } = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { orderId: string; amount: number; currency: string };
+      expect((await api(stack.base, "/api/checkout/initialize", { token, provider: "vault_gateway_b" })).status).toBe(200);
+      const paid = await api(stack.base, "/api/providers/vault_gateway_b/process-payment", { orderId, amount, currency, ...CARD });
+      expect(paid.status).toBe(200);
+      const done = await api(stack.base, "/api/checkout/complete", { orderId, transactionId: paid.body.transactionId, provider: "vault_gateway_b", customerEmail: "ada@example.com", customerName: "Ada", amount, currency });
+      expect(done.status).toBe(200);
+      await page.reload();
+      await row.getByTestId("link-sales").filter({ hasText: /^1$/ }).waitFor();
+      expect(await page.getByRole("columnheader", { name: "Sales", exact: true }).count()).toBe(1);
+      expect(await seriousViolations(page)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+  it("item 14 (part): the funnel form is shorter, its rarely used fields under \"More options\", none removed", async () => {
+    const page = await stack.browser.newPage({ locale: "en-US" });
+    try {
+      await registerInBrowser(page, stack.base, "Fern Shorter");
+      await page.getByRole("link", { name: "Upsell funnels" }).click();
+      await page.getByRole("button", { name: "New funnel" }).click();
+      const form = page.getByRole("form", { name: "New funnel" });
+      await form.getByLabel("Name", { exact: true }).waitFor();
+      // What every funnel needs is shown; the rest is folded away.
+      for (const label of ["Name", "Status", "Products bought (ids or names, comma-separated)", "Step 1 variant 1 offer name", "Step 1 variant 1 offer price"])
+        expect(await form.getByLabel(label, { exact: true }).isVisible()).toBe(true);
+      const folded = ["Order total at least", "Order total at most", "Countries (codes, comma-separated)", "First order of this email", "Priority (lowest runs first)", "Step 1 variant 1 offer original price (optional)", "Step 1 variant 1 offer description (optional)", "Step 1 variant 1 offer image URL (optional)", "Step 1 variant 1 downsell name"];
+      for (const label of folded) expect(await form.getByLabel(label, { exact: true }).isVisible()).toBe(false);
+      const short = (await form.boundingBox())!.height;
+      for (const summary of await form.locator("summary").all()) await summary.click();
+      for (const label of folded) expect(await form.getByLabel(label, { exact: true }).isVisible()).toBe(true);
+      expect((await form.boundingBox())!.height).toBeGreaterThan(short * 1.5);
+      // A funnel saved with a folded field opens with it shown.
+      await form.getByLabel("Name", { exact: true }).fill("Folded");
+      await form.getByLabel("Countries (codes, comma-separated)", { exact: true }).fill("US");
+      await form.getByLabel("Step 1 variant 1 offer name", { exact: true }).fill("Beans");
+      await form.getByLabel("Step 1 variant 1 offer price", { exact: true }).fill("9.00");
+      await form.getByRole("button", { name: "Save funnel" }).click();
+      await page.getByText("Saved funnel Folded (version 1).").waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "i36-funnel-form");
     } finally {
       await page.close();
     }

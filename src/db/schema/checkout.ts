@@ -112,6 +112,10 @@ export const orders = pgTable(
     index("orders_brand_name_idx").on(t.brandId, sql`lower(${t.customerName}) text_pattern_ops`),
     // The status filters other than `paid` (AFTER_SALE in src/orders/store.ts, same predicate).
     index("orders_brand_after_sale_idx").on(t.brandId, t.createdAt).where(sql`(payment_status is not null or refunded_cents > 0 or disputed)`),
+    // A payment link's sales (src/admin/payment-links.ts, issue 36 item 14): the checkout orders its token's metadata names it in.
+    index("orders_brand_payment_link_idx")
+      .on(t.brandId, sql`(metadata ->> 'paymentLinkId')`)
+      .where(sql`kind = 'checkout' and (metadata ->> 'paymentLinkId') is not null`),
   ],
 );
 

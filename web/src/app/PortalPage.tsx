@@ -86,6 +86,24 @@ export function PortalPage() {
           </tbody>
         </table>
       )}
+      {/* Issue 36 item 14: the sales themselves, not only their sums (the newest 100 of the mode). */}
+      {state.sales.length > 0 && (
+        <table>
+          <caption>Your sales</caption>
+          <thead><tr><th scope="col">Date</th><th scope="col">Order</th><th scope="col">Amount</th><th scope="col">Commission</th><th scope="col">Status</th></tr></thead>
+          <tbody>
+            {state.sales.map((sale) => (
+              <tr key={sale.orderId} data-testid="portal-sale">
+                <td>{new Date(sale.createdAt).toLocaleDateString()}</td>
+                <td>{sale.orderId}</td>
+                <td>{formatMoney(sale.orderAmount, sale.currency)}</td>
+                <td>{formatMoney(sale.commissionAmount, sale.currency)}</td>
+                <td>{sale.status}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       {/* CONTRACT §38: what refunds and lost disputes took back of paid commissions; the next payout nets the open ones. */}
       {c.clawbacks.length > 0 && (
         <table>

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import type { FunnelStatsReply, FunnelsReply, FunnelView } from "../../shared/api-types";
 import { api } from "../../shared/api";
 import { formatMoney, parseMoney } from "../../shared/money";
@@ -160,7 +160,7 @@ export function FunnelsPage() {
   );
 }
 
-function OfferFields({ prefix, label, offer, onChange, required }: { prefix: string; label: string; offer: OfferDraft; onChange: (offer: OfferDraft) => void; required: boolean }) {
+function OfferFields({ prefix, label, offer, onChange, required, rest }: { prefix: string; label: string; offer: OfferDraft; onChange: (offer: OfferDraft) => void; required: boolean; rest?: boolean }) {
   const field = (name: keyof OfferDraft, text: string, extra: Record<string, unknown> = {}) => (
     <Field id={`${prefix}-${name}`} label={`${label} ${text}`} value={offer[name]} onChange={(e) => onChange({ ...offer, [name]: e.currentTarget.value })} {...extra} />
   );
@@ -168,10 +168,29 @@ function OfferFields({ prefix, label, offer, onChange, required }: { prefix: str
     <>
       {field("name", "name", { required, maxLength: 500 })}
       {field("price", "price", { required, inputMode: "decimal" })}
+      {rest !== false && <OfferExtras field={field} />}
+    </>
+  );
+}
+
+/** An offer's optional fields: original price, description, image. */
+function OfferExtras({ field }: { field: (name: keyof OfferDraft, text: string, extra?: Record<string, unknown>) => ReactNode }) {
+  return (
+    <>
       {field("originalPrice", "original price (optional)", { inputMode: "decimal" })}
       {field("description", "description (optional)", { maxLength: 5000 })}
       {field("image", "image URL (optional)", { maxLength: 2048 })}
     </>
+  );
+}
+
+/** A disclosure of rarely used fields (issue 36 item 14: a shorter form, nothing removed); open when one of them holds a value. */
+function MoreOptions({ label, filled, children }: { label: string; filled: boolean; children: ReactNode }) {
+  return (
+    <details className="more-options" open={filled || undefined}>
+      <summary>{label}</summary>
+      <div className="stack">{children}</div>
+    </details>
   );
 }
 
@@ -186,16 +205,17 @@ function FunnelForm({ editing, busy, onChange, onSubmit, onCancel }: { editing: 
     <form className="card stack" onSubmit={onSubmit} style={{ marginTop: "1rem", maxWidth: "48rem" }} aria-labelledby="funnel-form-heading">
       <h2 id="funnel-form-heading">{editing.id ? "Edit funnel" : "New funnel"}</h2>
       {text("name", "Name", { required: true, maxLength: 200 })}
-      {text("priority", "Priority (lowest runs first)", { type: "number", min: 0 })}
       <Select id="funnel-status" label="Status" options={[["draft", "Draft"], ["live", "Live"], ["paused", "Paused"]]} value={draft.status} onChange={(e) => set({ status: e.currentTarget.value })} />
       {text("currency", "Currency of the orders it takes (prices below are in it)", { required: true, pattern: "[A-Za-z]{3}" })}
       <fieldset>
         <legend>Trigger: every filled condition must hold</legend>
         {text("products", "Products bought (ids or names, comma-separated)")}
-        {text("minTotal", "Order total at least", { inputMode: "decimal" })}
-        {text("maxTotal", "Order total at most", { inputMode: "decimal" })}
-        {text("countries", "Countries (codes, comma-separated)")}
-        <Select id="funnel-firstOrder" label="First order of this email" options={[["", "Either"], ["yes", "Yes"], ["no", "No"]]} value={draft.firstOrder} onChange={(e) => set({ firstOrder: e.currentTarget.value })} />
+        <MoreOptions label="More trigger options" filled={[draft.minTotal, draft.maxTotal, draft.countries, draft.firstOrder].some((v) => v !== "")}>
+          {text("minTotal", "Order total at least", { inputMode: "decimal" })}
+          {text("maxTotal", "Order total at most", { inputMode: "decimal" })}
+          {text("countries", "Countries (codes, comma-separated)")}
+          <Select id="funnel-firstOrder" label="First order of this email" options={[["", "Either"], ["yes", "Yes"], ["no", "No"]]} value={draft.firstOrder} onChange={(e) => set({ firstOrder: e.currentTarget.value })} />
+        </MoreOptions>
       </fieldset>
       {draft.steps.map((variants, s) => (
         <fieldset key={s}>
@@ -204,8 +224,11 @@ function FunnelForm({ editing, busy, onChange, onSubmit, onCancel }: { editing: 
             <div key={i} className="stack">
               {variants.length > 1 && <strong>Variant {i + 1}</strong>}
               {variants.length > 1 && <Field id={`s${s}v${i}-weight`} label={`Step ${s + 1} variant ${i + 1} weight`} type="number" min={1} max={100} value={v.weight} onChange={(e) => setVariant(s, i, { ...v, weight: e.currentTarget.value })} />}
-              <OfferFields prefix={`s${s}v${i}-offer`} label={`Step ${s + 1} variant ${i + 1} offer`} offer={v.offer} required onChange={(offer) => setVariant(s, i, { ...v, offer })} />
-              <OfferFields prefix={`s${s}v${i}-downsell`} label={`Step ${s + 1} variant ${i + 1} downsell`} offer={v.downsell} required={false} onChange={(downsell) => setVariant(s, i, { ...v, downsell })} />
+              <OfferFields prefix={`s${s}v${i}-offer`} label={`Step ${s + 1} variant ${i + 1} offer`} offer={v.offer} required rest={false} onChange={(offer) => setVariant(s, i, { ...v, offer })} />
+              <MoreOptions label={`More options for step ${s + 1} variant ${i + 1}: original price, description, image, downsell`} filled={[v.offer.originalPrice, v.offer.description, v.offer.image, ...Object.values(v.downsell)].some((x) => x !== "")}>
+                <OfferExtras field={(name, text, extra = {}) => <Field id={`s${s}v${i}-offer-${name}`} label={`Step ${s + 1} variant ${i + 1} offer ${text}`} value={v.offer[name]} onChange={(e) => setVariant(s, i, { ...v, offer: { ...v.offer, [name]: e.currentTarget.value } })} {...extra} />} />
+                <OfferFields prefix={`s${s}v${i}-downsell`} label={`Step ${s + 1} variant ${i + 1} downsell`} offer={v.downsell} required={false} onChange={(downsell) => setVariant(s, i, { ...v, downsell })} />
+              </MoreOptions>
             </div>
           ))}
           {variants.length < 4 && <button type="button" className="secondary" onClick={() => set({ steps: draft.steps.map((step, si) => (si === s ? [...step, emptyVariant()] : step)) })}>Add a variant to step {s + 1}</button>}
@@ -213,6 +236,9 @@ function FunnelForm({ editing, busy, onChange, onSubmit, onCancel }: { editing: 
         </fieldset>
       ))}
       {draft.steps.length < 5 && <button type="button" className="secondary" onClick={() => set({ steps: [...draft.steps, [emptyVariant()]] })}>Add a step</button>}
+      <MoreOptions label="More options: priority" filled={draft.priority !== "100"}>
+        {text("priority", "Priority (lowest runs first)", { type: "number", min: 0 })}
+      </MoreOptions>
       <p>
         <button type="submit" disabled={busy}>Save funnel</button> <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
       </p>

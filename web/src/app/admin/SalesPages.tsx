@@ -112,7 +112,7 @@ function PaymentLinks() {
       <Failure error={links.error} />
       <table>
         <caption>Your payment links</caption>
-        <thead><tr><th>Product</th><th>Price</th><th>Link</th><th>Salesperson</th><th>Mode</th><th>Status</th><th>Expires</th><th>Action</th></tr></thead>
+        <thead><tr><th>Product</th><th>Price</th><th>Link</th><th>Salesperson</th><th>Mode</th><th>Sales</th><th>Status</th><th>Expires</th><th>Action</th></tr></thead>
         <tbody>
           {links.data?.links.map((l) => (
             <tr key={l.id}>
@@ -121,6 +121,7 @@ function PaymentLinks() {
               <td><a href={l.url} target="_blank" rel="noreferrer">{l.url}</a> <CopyButton text={l.url} label={`Copy the link for ${l.productName}`} /></td>
               <td>{l.salespersonName ?? "—"}</td>
               <td>{modeName(l.livemode)}</td>
+              <td data-testid="link-sales">{l.salesCount}</td>
               <td>{l.status}</td>
               <td>{date(l.expiresAt)}</td>
               <td>{l.status === "active" && <ConfirmAction label="Disable" ariaLabel={`Disable the link for ${l.productName}`} question="Buyers will see “no longer available”." confirm="Disable link" busy={action.busy} onConfirm={() => disable(l.id)} />}</td>

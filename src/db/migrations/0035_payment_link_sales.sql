@@ -1,0 +1,1 @@
+CREATE INDEX "orders_brand_payment_link_idx" ON "orders" USING btree ("brand_id",(metadata ->> 'paymentLinkId')) WHERE kind = 'checkout' and (metadata ->> 'paymentLinkId') is not null;
