@@ -344,13 +344,13 @@ describe("a hosting platform that does not answer", () => {
 });
 
 describe("hosting platform not configured", () => {
-  it("the list answers 200 configured: false naming the missing variables (no failure on every visit); adding still answers 400", async () => {
+  it("answers 400 naming the missing variables; the list carries success: false and domains: []", async () => {
     const bare = await buildTestApp({ env: { HOSTING_API_URL: hosting.baseUrl } });
     try {
       const owner = await registerOwner(bare, "No hosting");
       const list = await adminCall(bare, "GET", "/api/admin/domains", { session: owner.session });
-      expect(list.statusCode).toBe(200);
-      expect(json(list)).toEqual({ success: true, configured: false, domains: [], missing: ["HOSTING_API_TOKEN", "HOSTING_PROJECT_ID"] });
+      expect(list.statusCode).toBe(400);
+      expect(json(list)).toMatchObject({ success: false, domains: [], error: "Hosting platform not configured: missing HOSTING_API_TOKEN, HOSTING_PROJECT_ID" });
       const added = await adminCall(bare, "POST", "/api/admin/domains", { session: owner.session, body: { domain: "pay.example.com" } });
       expect(added.statusCode).toBe(400);
       expect(json(added).error).toContain("HOSTING_API_TOKEN");

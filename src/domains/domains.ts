@@ -51,8 +51,7 @@ const auditScope = (scope: CallerScope, brandId: string) => ({ organizationId: s
 export async function listDomains({ ctx }: { ctx: Ctx }): Promise<DomainsReply> {
   const scope = assertRole(ctx, "member");
   const brandId = await brandOfScope(ctx.db, scope);
-  // Not configured is the operator's state, not bad input: 200 naming what is missing (issue 36 item 14).
-  if (!createHostingClient(ctx.config)) return { success: true, domains: [], configured: false, missing: missingHostingVariables(ctx.config) };
+  requireHosting(ctx.config, { domains: [], configured: false });
   const rows = await listBrandDomains(ctx.db, brandId);
   return { success: true, domains: rows.map((r) => domainView(r, ctx.config.hosting)), configured: true };
 }

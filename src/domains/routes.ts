@@ -11,7 +11,7 @@ const tags = ["Domains"];
 export function registerDomainRoutes(app: App, deps: Deps): void {
   app.get(
     "/api/admin/domains",
-    { schema: { tags, summary: "The brand's custom domains (configured: false, domains: [] and the missing variables when the hosting platform is not configured)", response: { 200: DomainsReply, ...errorResponses(400, 401, 403) } } },
+    { schema: { tags, summary: "The brand's custom domains (400 with success: false and domains: [] when the hosting platform is not configured)", response: { 200: DomainsReply, ...errorResponses(400, 401, 403) } } },
     async (request) => listDomains({ ctx: callerCtx(deps, request) }),
   );
 

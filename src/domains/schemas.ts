@@ -19,12 +19,7 @@ export const DomainView = Type.Object({
 });
 export type DomainView = Static<typeof DomainView>;
 
-export const DomainsReply = Type.Object({
-  success: Type.Literal(true),
-  domains: Type.Array(DomainView),
-  configured: Type.Boolean({ description: "false when the hosting platform is not configured (then domains is [])" }),
-  missing: Type.Optional(Type.Array(Type.String(), { description: "the HOSTING_* variables the operator has to set, when configured is false" })),
-});
+export const DomainsReply = Type.Object({ success: Type.Literal(true), domains: Type.Array(DomainView), configured: Type.Boolean() });
 export type DomainsReply = Static<typeof DomainsReply>;
 
 export const AddDomainBody = Type.Object({ domain: DomainInput, primary: Type.Optional(Type.Boolean()) });

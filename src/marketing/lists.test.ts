@@ -65,7 +65,6 @@ describe("GET /api/admin/<list_source>/lists", () => {
       ],
       mappings: {},
       count: 3,
-      configured: true,
     });
     expect(fake.requests.map((r) => r.path)).toEqual(["/api/lists/", "/api/lists/?page%5Bcursor%5D=1"]);
     expect(fake.requests[0]!.headers).toMatchObject({ authorization: "Klaviyo-API-Key pk_list_a_secret_1234", revision: "2024-10-15" });
@@ -109,19 +108,19 @@ describe("GET /api/admin/<list_source>/lists", () => {
     }
   });
 
-  it("not configured: 200 with configured: false naming the missing key, lists: [] and mappings: {} (no failure on every visit)", async () => {
+  it("not configured: 400 with success: false naming the missing key, lists: [] and mappings: {}", async () => {
     const res = await getLists("sms_segments", b.session);
-    expect(res.statusCode).toBe(200);
-    expect(json(res)).toEqual({ success: true, configured: false, missing: ["apiKey"], disabled: false, lists: [], mappings: {}, count: 0 });
+    expect(res.statusCode).toBe(400);
+    expect(json(res)).toMatchObject({ success: false, error: "sms_segments is not configured: missing apiKey", lists: [], mappings: {} });
   });
 
-  it("disabled in the settings: 200 with configured: false and disabled: true, and the integration is not called", async () => {
+  it("disabled in the settings: 400 with success: false, and the integration is not called", async () => {
     await configure(b.session, "email_list_a", { enabled: false });
     fake.requests.length = 0;
     try {
       const res = await getLists("email_list_a", b.session);
-      expect(res.statusCode).toBe(200);
-      expect(json(res)).toEqual({ success: true, configured: false, missing: [], disabled: true, lists: [], mappings: {}, count: 0 });
+      expect(res.statusCode).toBe(400);
+      expect(json(res)).toMatchObject({ success: false, error: "email_list_a is disabled in the settings", lists: [], mappings: {} });
       expect(fake.requests).toEqual([]);
     } finally {
       await configure(b.session, "email_list_a", { enabled: true });

@@ -48,8 +48,9 @@ export async function getLists({ ctx, source }: { ctx: Ctx; source: ListSource }
   const brandId = await brandOf(ctx, scope);
   const credentials = await credentialsOf(ctx, brandId, source);
   if ("missing" in credentials) {
-    // Not configured is the brand's state, not bad input: 200 with what is missing (issue 36 item 14; docs/marketing.md).
-    return { success: true, configured: false, missing: credentials.missing, disabled: credentials.disabled, lists: [], mappings: {}, count: 0 };
+    // SPEC rule 3's body; the status is 400 (docs/marketing.md).
+    const error = credentials.missing.length > 0 ? `${source} is not configured: missing ${credentials.missing.join(", ")}` : `${source} is disabled in the settings`;
+    throw new AppError("INTEGRATION_NOT_CONFIGURED", error, undefined, { success: false, lists: [], mappings: {} });
   }
   let lists;
   try {
@@ -66,7 +67,6 @@ export async function getLists({ ctx, source }: { ctx: Ctx; source: ListSource }
     lists: lists.map((l) => ({ listId: l.id, originalName: l.name, displayName: mappings.get(l.id) ?? l.name })),
     mappings: Object.fromEntries(mappings),
     count: lists.length,
-    configured: true,
   };
 }
 

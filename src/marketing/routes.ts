@@ -16,7 +16,7 @@ export function registerMarketingRoutes(app: App, deps: Deps): void {
       {
         schema: {
           tags,
-          summary: `The ${source} lists with the brand's display names (configured: false with the missing keys when the integration is not configured; 500 Failed to fetch lists when it fails)`,
+          summary: `The ${source} lists with the brand's display names (400 with success: false when the integration is not configured; 500 Failed to fetch lists when it fails)`,
           response: { 200: ListsReply, ...errorResponses(400, 401, 403, 500) },
         },
       },

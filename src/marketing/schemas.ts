@@ -7,9 +7,6 @@ export const ListsReply = Type.Object({
   lists: Type.Array(ListMapping),
   mappings: Type.Record(Type.String(), Type.String(), { description: "listId to the brand's display name (custom names only)" }),
   count: Type.Number(),
-  configured: Type.Boolean({ description: "false when the brand has not stored the integration's keys or disabled it (then lists is [])" }),
-  missing: Type.Optional(Type.Array(Type.String(), { description: "the settings keys still to store, when configured is false" })),
-  disabled: Type.Optional(Type.Boolean({ description: "true when the integration is switched off in the settings" })),
 });
 export type ListsReply = Static<typeof ListsReply>;
 

@@ -8,7 +8,7 @@ type Domain = DomainsReply["domains"][number];
 
 /** Custom domains of the session's brand: add, DNS records to create, verify, make primary, remove. */
 export function DomainsPage() {
-  const { data, error, reload } = useApi<DomainsReply>("/api/admin/domains");
+  const { data, error, errorCode, reload } = useApi<DomainsReply>("/api/admin/domains");
   const action = useAction();
   function add(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -33,7 +33,7 @@ export function DomainsPage() {
     <>
       <h1>Domains</h1>
       <p className="muted">Serve this brand's checkout on its own host name.</p>
-      {data?.configured === false ? (
+      {errorCode === "HOSTING_NOT_CONFIGURED" ? (
         <p className="info" data-testid="hosting-not-configured">
           Custom domains are not available yet: the operator of this service has to connect it to a hosting platform first. Operators find the
           steps in the operator guide, <code>docs/domains.md</code> ("Hosting platform calls").
@@ -42,7 +42,7 @@ export function DomainsPage() {
         <Failure error={error} />
       )}
       <Message message={action.message} />
-      {data?.configured && data.domains.length === 0 && <p>No custom domains yet.</p>}
+      {data?.domains.length === 0 && <p>No custom domains yet.</p>}
       {data?.domains.map((d) => (
         <section key={d.domain} className="card stack" style={{ marginBottom: "1rem" }} aria-label={d.domain}>
           <h2>{d.domain}</h2>
@@ -63,7 +63,7 @@ export function DomainsPage() {
           </p>
         </section>
       ))}
-      {data?.configured !== false && (
+      {errorCode !== "HOSTING_NOT_CONFIGURED" && (
       <form className="card stack" onSubmit={add} style={{ maxWidth: "32rem" }}>
         <h2>Add a domain</h2>
         <Field id="domain" label="Host name" required placeholder="pay.example.com" />

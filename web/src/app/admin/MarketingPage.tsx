@@ -28,7 +28,7 @@ export function MarketingPage() {
 }
 
 function Lists({ source, name }: { source: string; name: string }) {
-  const { data, error, reload } = useApi<ListsReply>(`/api/admin/${source}/lists`);
+  const { data, error, errorCode, reload } = useApi<ListsReply>(`/api/admin/${source}/lists`);
   const action = useAction();
   function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -43,7 +43,7 @@ function Lists({ source, name }: { source: string; name: string }) {
   }
   return (
     <>
-      {data?.configured === false ? (
+      {errorCode === "INTEGRATION_NOT_CONFIGURED" ? (
         <p className="info" data-testid="integration-not-configured">
           {name} is not connected for this brand yet: store its API key under <a href="/admin/settings">Provider settings</a>, then come back here to name its lists.
         </p>
@@ -51,7 +51,7 @@ function Lists({ source, name }: { source: string; name: string }) {
         <Failure error={error} />
       )}
       <Message message={action.message} />
-      {data?.configured && data.lists.length === 0 && <p>The integration has no lists.</p>}
+      {data && data.lists.length === 0 && <p>The integration has no lists.</p>}
       {data && data.lists.length > 0 && (
         <form onSubmit={save} key={JSON.stringify(data.mappings)}>
           <table>
