@@ -242,8 +242,10 @@ describe.skipIf(NO_CHROMIUM)("issue 36: the merchant's pages in Chromium", () =>
       await look("order detail");
       await page.goto(`${stack.base}/admin/webhooks`);
       await page.getByRole("button", { name: /^Send test to / }).click();
-      await page.getByRole("region", { name: /^Deliveries to / }).getByRole("article").first().waitFor();
-      await page.getByRole("region", { name: /^Deliveries to / }).getByText("Request body").click();
+      // The list refreshes every 4 s: the first delivery's body, whichever render it is in (a loaded CI machine took longer than the default wait).
+      const deliveries = page.getByRole("region", { name: /^Deliveries to / });
+      await deliveries.getByRole("article").first().waitFor({ timeout: 30_000 });
+      await deliveries.getByRole("article").first().getByText("Request body").click({ timeout: 30_000 });
       await look("webhook deliveries");
       await page.goto(`${stack.base}/admin/funnels`);
       await page.getByRole("button", { name: "New funnel" }).click();
