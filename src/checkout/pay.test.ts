@@ -7,7 +7,8 @@ import { buildTestApp, type TestApp } from "../../test/support/app.js";
 import { createBrand, orderClaims, signToken } from "../../test/support/checkout.js";
 import { testEngine } from "../../test/support/database.js";
 import { address, card, customer, post } from "../../test/support/provider-payments.js";
-import { checkouts, demoProviderRecords, orderCharges, orders, outboxEvents, paymentAttempts, paymentDeclines } from "../db/schema/index.js";
+import { completePaid, payRecords } from "../../test/support/checkout-pay.js";
+import { checkouts, demoProviderRecords, orderCharges, orders, paymentAttempts } from "../db/schema/index.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -32,23 +33,11 @@ const payBody = (orderId: string, cardNumber = "4242424242424242") => ({ orderId
 const pay = (body: Record<string, unknown>, remoteAddress = "10.34.0.1", headers: Record<string, string> = {}) =>
   post(t, "/api/checkout/pay", body, { remoteAddress, headers: { "content-type": "application/json", ...headers } });
 
-const attemptsOf = (orderId: string) => db().select().from(paymentAttempts).where(eq(paymentAttempts.orderId, orderId)).orderBy(paymentAttempts.cascadeIndex);
-const declinesOf = (orderId: string) => db().select().from(paymentDeclines).where(eq(paymentDeclines.orderId, orderId));
-const failedEventsOf = (orderId: string) => db().select().from(outboxEvents).where(and(eq(outboxEvents.type, "payment.failed"), sql`${outboxEvents.payload}->>'orderId' = ${orderId}`));
 const succeededChargesOf = (orderId: string) =>
   db().select().from(demoProviderRecords).where(and(eq(demoProviderRecords.orderId, orderId), eq(demoProviderRecords.status, "succeeded"), sql`${demoProviderRecords.kind} in ('charge', 'payment_intent')`));
 
-const complete = (orderId: string, paid: { provider: string; transactionId: string; providerOrderId: string }) =>
-  post(t, "/api/checkout/complete", {
-    orderId,
-    provider: paid.provider,
-    transactionId: paid.transactionId,
-    providerOrderId: paid.providerOrderId,
-    customerEmail: customer.email,
-    customerName: "Ada Lovelace",
-    amount: AMOUNT,
-    currency: "USD",
-  });
+const { attemptsOf, declinesOf, failedEventsOf } = payRecords(() => t);
+const complete = (orderId: string, paid: { provider: string; transactionId: string; providerOrderId: string }) => completePaid(t, orderId, paid);
 
 describe("a brand with two card-taking providers (demo)", () => {
   let brandId: string;

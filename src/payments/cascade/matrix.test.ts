@@ -16,7 +16,8 @@ import { buildTestApp, type TestApp } from "../../../test/support/app.js";
 import { orderClaims, signToken } from "../../../test/support/checkout.js";
 import { call } from "../../../test/support/identity.js";
 import { address, card, customer, post } from "../../../test/support/provider-payments.js";
-import { demoProviderRecords, outboxEvents, paymentAttempts, paymentDeclines, providerSettings } from "../../db/schema/index.js";
+import { completePaid, payRecords } from "../../../test/support/checkout-pay.js";
+import { demoProviderRecords, providerSettings } from "../../db/schema/index.js";
 import { ORCHESTRATION_TEST_CARDS, SOFT_DECLINE_AT, TEST_CARDS, type CardTakingDemoProvider } from "../../providers/demo/cards.js";
 
 let t: TestApp;
@@ -67,21 +68,9 @@ async function initialized(brandId: string) {
 const pay = (orderId: string, cardNumber: string) =>
   post(t, "/api/checkout/pay", { orderId, ...card(cardNumber), customer, billingAddress: address }, { remoteAddress: freshAddress(), headers: { "content-type": "application/json" } });
 
-const complete = (orderId: string, paid: { provider: string; transactionId: string; providerOrderId: string }) =>
-  post(t, "/api/checkout/complete", {
-    orderId,
-    provider: paid.provider,
-    transactionId: paid.transactionId,
-    providerOrderId: paid.providerOrderId,
-    customerEmail: customer.email,
-    customerName: "Ada Lovelace",
-    amount: AMOUNT,
-    currency: "USD",
-  });
+const { attemptsOf, declinesOf, failedEventsOf } = payRecords(() => t);
+const complete = (orderId: string, paid: { provider: string; transactionId: string; providerOrderId: string }) => completePaid(t, orderId, paid);
 
-const attemptsOf = (orderId: string) => db().select().from(paymentAttempts).where(eq(paymentAttempts.orderId, orderId)).orderBy(paymentAttempts.cascadeIndex);
-const declinesOf = (orderId: string) => db().select().from(paymentDeclines).where(eq(paymentDeclines.orderId, orderId));
-const failedEventsOf = (orderId: string) => db().select().from(outboxEvents).where(and(eq(outboxEvents.type, "payment.failed"), sql`${outboxEvents.payload}->>'orderId' = ${orderId}`));
 /** The demo providers' ledger rows of the order: what each provider was asked and what it did. */
 const ledgerOf = (orderId: string) => db().select().from(demoProviderRecords).where(and(eq(demoProviderRecords.orderId, orderId), sql`${demoProviderRecords.kind} in ('charge', 'payment_intent')`));
 const REASON = /^Rule "Matrix pair": /;
